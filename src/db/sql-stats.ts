@@ -1,0 +1,79 @@
+/**
+ * Per-request SQL accounting. A driver-adapter wrapper counts every statement Prisma sends and the
+ * time it took, into the `SqlStats` of the async context that issued it. The HTTP layer opens one
+ * context per request and reports it in the `Server-Timing` header; tests use it to bound N+1.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type {
+  SqlDriverAdapter,
+  SqlDriverAdapterFactory,
+  SqlQuery,
+  SqlQueryable,
+  Transaction,
+} from "@prisma/driver-adapter-utils";
+
+/** Statements sent and the time spent on them (ms), for one request or one measured block. */
+export interface SqlStats {
+  statements: number;
+  durationMs: number;
+}
+
+const storage = new AsyncLocalStorage<SqlStats>();
+
+/** Runs `fn` with a fresh `SqlStats` that collects every statement it causes; returns both. */
+export async function measureSql<T>(fn: () => Promise<T>): Promise<{ result: T; stats: SqlStats }> {
+  const stats: SqlStats = { statements: 0, durationMs: 0 };
+  const result = await storage.run(stats, fn);
+  return { result, stats };
+}
+
+/** Runs `fn` so that its statements are counted into `stats` (owned by the caller). */
+export function runWithSqlStats<T>(stats: SqlStats, fn: () => T): T {
+  return storage.run(stats, fn);
+}
+
+async function timed<T>(run: () => Promise<T>): Promise<T> {
+  const stats = storage.getStore();
+  if (!stats) return run();
+  const started = performance.now();
+  try {
+    return await run();
+  } finally {
+    stats.statements += 1;
+    stats.durationMs += performance.now() - started;
+  }
+}
+
+function countQueries<Q extends SqlQueryable>(target: Q): Q {
+  const queryRaw = target.queryRaw.bind(target);
+  const executeRaw = target.executeRaw.bind(target);
+  target.queryRaw = (params: SqlQuery) => timed(() => queryRaw(params));
+  target.executeRaw = (params: SqlQuery) => timed(() => executeRaw(params));
+  return target;
+}
+
+function instrumentAdapter(adapter: SqlDriverAdapter): SqlDriverAdapter {
+  countQueries(adapter);
+  const startTransaction = adapter.startTransaction.bind(adapter);
+  adapter.startTransaction = async (isolationLevel) => {
+    const tx: Transaction = await timed(() => startTransaction(isolationLevel));
+    countQueries(tx);
+    const commit = tx.commit.bind(tx);
+    const rollback = tx.rollback.bind(tx);
+    tx.commit = () => timed(commit);
+    tx.rollback = () => timed(rollback);
+    return tx;
+  };
+  return adapter;
+}
+
+/** Wraps a driver-adapter factory so that every adapter it connects counts its statements. */
+export function instrumentAdapterFactory<F extends SqlDriverAdapterFactory>(
+  factory: F,
+): SqlDriverAdapterFactory {
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => instrumentAdapter(await factory.connect()),
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Runs once per test run: migrates one template database per backend, so that each test file gets
+ * a fresh, migrated database cheaply: PGlite loads a dump of the template into memory; PostgreSQL
+ * copies it with CREATE DATABASE ... TEMPLATE.
+ */
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import type { TestProject } from "vitest/node";
+import { applyMigrations } from "../../src/db/migrations.js";
+import { adminQuery, databaseUrl, postgresAnswers } from "./postgres.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Path of a tarball of the migrated PGlite template. */
+    pgliteTemplate: string;
+    /** Name of the migrated PostgreSQL template database, or null when no PostgreSQL answers. */
+    postgresTemplate: string | null;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-test-"));
+  const pglite = new PGlite();
+  await applyMigrations({ kind: "pglite", pglite });
+  const dump = await pglite.dumpDataDir("none");
+  await pglite.close();
+  const tarball = path.join(dir, "template.tar");
+  await fs.writeFile(tarball, Buffer.from(await dump.arrayBuffer()));
+  project.provide("pgliteTemplate", tarball);
+
+  let postgresTemplate: string | null = null;
+  if (await postgresAnswers()) {
+    postgresTemplate = `sbx_template_${process.pid}`;
+    await adminQuery(`DROP DATABASE IF EXISTS ${postgresTemplate}`);
+    await adminQuery(`CREATE DATABASE ${postgresTemplate}`);
+    await applyMigrations({ kind: "postgres", url: databaseUrl(postgresTemplate) });
+  } else {
+    console.warn(
+      "\n!!! No PostgreSQL answers at TEST_DATABASE_URL or 127.0.0.1:5432: the PostgreSQL half of the suite is SKIPPED. !!!\n",
+    );
+  }
+  project.provide("postgresTemplate", postgresTemplate);
+
+  return async () => {
+    if (postgresTemplate) await adminQuery(`DROP DATABASE IF EXISTS ${postgresTemplate} WITH (FORCE)`);
+    await fs.rm(dir, { recursive: true, force: true });
+  };
+}

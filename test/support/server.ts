@@ -1,0 +1,198 @@
+/**
+ * Starts the real HTTP server (src/app.ts) on a fresh, migrated database for one test file, on
+ * PGlite or on PostgreSQL, bootstraps an organization, a project, a user and an all-scopes key,
+ * and offers a small `fetch` wrapper. Nothing is mocked: requests cross a real socket.
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import { PGlite } from "@electric-sql/pglite";
+import type { FastifyInstance } from "fastify";
+import pino from "pino";
+import { afterAll, beforeAll, describe, inject } from "vitest";
+import { buildApp } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
+import { generateProjectApiToken } from "../../src/core/auth/api-keys.js";
+import { type Database, openDatabase } from "../../src/db/database.js";
+import type { PrismaClient } from "../../src/generated/prisma/client.js";
+import { createServices } from "../../src/services.js";
+import { bootstrap } from "../../src/users/bootstrap.js";
+import { createPersonalApiKey } from "../../src/users/users.service.js";
+import { adminQuery, databaseUrl } from "./postgres.js";
+
+/** A database backend the suite runs on. */
+export type Backend = "pglite" | "postgres";
+
+/** A response as tests read it. */
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Parsed JSON body, or undefined when the body is empty or not JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON shapes
+  body: any;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  body?: unknown;
+  /** Raw body text (sent as given, for malformed JSON). */
+  rawBody?: string;
+  /** The key to send as Bearer; null sends none; default the all-scopes key. */
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** A running server on its own database. */
+export interface TestServer {
+  backend: Backend;
+  baseUrl: string;
+  db: PrismaClient;
+  database: Database;
+  app: FastifyInstance;
+  projectId: number;
+  organizationId: string;
+  userId: number;
+  /** An all-scopes (`*`) key of the bootstrap user. */
+  key: string;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** A key of the bootstrap user with these scopes, optionally limited to projects. */
+  createKey(scopes: string[], projects?: number[]): Promise<string>;
+  /** Another project in the bootstrap user's organization. */
+  createProject(name: string): Promise<number>;
+  /** A project in an organization the bootstrap user is not a member of. */
+  createForeignProject(name: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function openTestDatabase(
+  backend: Backend,
+): Promise<{ database: Database; drop: () => Promise<void> }> {
+  if (backend === "pglite") {
+    const tarball = await fs.readFile(inject("pgliteTemplate"));
+    const pglite = new PGlite("memory://", { loadDataDir: new Blob([tarball]) });
+    await pglite.waitReady;
+    const database = await openDatabase({ kind: "pglite", pglite });
+    return { database, drop: () => pglite.close() };
+  }
+  const template = inject("postgresTemplate");
+  if (!template) throw new Error("no PostgreSQL template: the postgres backend should have been skipped");
+  const name = `sbx_test_${randomBytes(6).toString("hex")}`;
+  await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  const database = await openDatabase({ kind: "postgres", url: databaseUrl(name) });
+  return { database, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** Starts a server on a fresh database of `backend`. `now` overrides the services' clock. */
+export async function startTestServer(
+  backend: Backend,
+  options: { now?: () => Date } = {},
+): Promise<TestServer> {
+  const { database, drop } = await openTestDatabase(backend);
+  const db = database.prisma;
+  const boot = await bootstrap(db, {
+    email: "admin@example.com",
+    organizationName: "Acme",
+    projectName: "Web",
+  });
+  const user = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
+  const project = await db.project.findUniqueOrThrow({ where: { id: boot.project_id } });
+  const config = loadConfig({ LOG_LEVEL: "silent", PORT: "0" });
+  const app = await buildApp({
+    config,
+    database,
+    logger: pino({ level: process.env["TEST_LOG_LEVEL"] ?? "silent" }),
+    services: createServices({ now: options.now ?? (() => new Date()) }),
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  if (!address || typeof address === "string") throw new Error("server has no port");
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+
+  return {
+    backend,
+    baseUrl,
+    db,
+    database,
+    app,
+    projectId: project.id,
+    organizationId: project.organizationId,
+    userId: user.id,
+    key: boot.personal_api_key,
+    async request(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      const key = opts.key === undefined ? boot.personal_api_key : opts.key;
+      if (key) headers["authorization"] ??= `Bearer ${key}`;
+      let body: string | undefined;
+      if (opts.rawBody !== undefined) body = opts.rawBody;
+      else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+      if (body !== undefined) headers["content-type"] ??= "application/json";
+      const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, headers: response.headers, text, body: parsed };
+    },
+    async createKey(scopes, projects) {
+      const { key: raw } = await createPersonalApiKey(db, {
+        userId: user.id,
+        label: "test",
+        scopes,
+        scopedTeams: projects ?? [],
+      });
+      return raw;
+    },
+    async createProject(name) {
+      const created = await db.project.create({
+        data: { organizationId: project.organizationId, name, apiToken: generateProjectApiToken() },
+      });
+      return created.id;
+    },
+    async createForeignProject(name) {
+      const org = await db.organization.create({ data: { name: `Other ${name}` } });
+      const created = await db.project.create({
+        data: { organizationId: org.id, name, apiToken: generateProjectApiToken() },
+      });
+      return created.id;
+    },
+    async close() {
+      await app.close();
+      await database.close();
+      await drop();
+    },
+  };
+}
+
+/** Backends this run covers: PGlite always, PostgreSQL when its template was made. */
+export function availableBackends(): Backend[] {
+  return inject("postgresTemplate") ? ["pglite", "postgres"] : ["pglite"];
+}
+
+/**
+ * Declares `body` once per backend, each with its own server on a fresh database for the file.
+ * The PostgreSQL copy is skipped (and reported as skipped) where no PostgreSQL answers.
+ */
+export function describeEachBackend(
+  name: string,
+  body: (server: () => TestServer, backend: Backend) => void,
+  options: { now?: () => Date } = {},
+): void {
+  for (const backend of ["pglite", "postgres"] as const) {
+    describe.skipIf(!availableBackends().includes(backend))(`${name} [${backend}]`, () => {
+      let server: TestServer | undefined;
+      beforeAll(async () => {
+        server = await startTestServer(backend, options);
+      });
+      afterAll(async () => {
+        await server?.close();
+      });
+      body(() => {
+        if (!server) throw new Error("server not started");
+        return server;
+      }, backend);
+    });
+  }
+}
