@@ -1,0 +1,95 @@
+/**
+ * Environment → typed configuration, validated once at start. Every limit the service enforces
+ * lives here so that it can be tuned without code changes (style.md, "Limits are configuration").
+ */
+import path from "node:path";
+import { z } from "zod";
+
+const booleanFromEnv = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL")
+    .optional(),
+  DATA_DIR: z.string().min(1).default("./data"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  PUBLIC_URL: z.url().optional(),
+  TRUST_PROXY: booleanFromEnv.default(false),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(2 * 1024 * 1024),
+  MAX_PAGE_SIZE: z.coerce.number().int().positive().default(1000),
+  FLAG_MAX_CONDITION_GROUPS: z.coerce.number().int().positive().default(100),
+  FLAG_MAX_PROPERTY_VALUES: z.coerce.number().int().positive().default(1000),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+});
+
+/** Limits enforced by the domain services. */
+export interface Limits {
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** Largest `limit` a paginated list honours; larger values are clamped (DRF `max_limit`). */
+  maxPageSize: number;
+  /** Most condition groups (`filters.groups`) one flag may have. */
+  flagMaxConditionGroups: number;
+  /** Most values in one list-valued property filter (posthog-behavior.md §2.5 rule 7). */
+  flagMaxPropertyValues: number;
+}
+
+/** The service configuration. */
+export interface Config {
+  port: number;
+  host: string;
+  /** PostgreSQL URL; when absent the embedded PGlite database in `dataDir` is used. */
+  databaseUrl: string | undefined;
+  /** Absolute path of the embedded database's data directory. */
+  dataDir: string;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** Base URL for absolute links (`next`, `previous`); otherwise taken from the request's Host. */
+  publicUrl: string | undefined;
+  /** Trust `X-Forwarded-*` headers (behind a proxy). */
+  trustProxy: boolean;
+  /** Grace period for in-flight requests on SIGTERM, in ms. */
+  shutdownTimeoutMs: number;
+  limits: Limits;
+}
+
+/**
+ * Reads the configuration from environment variables.
+ * @throws Error listing every invalid variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable counts as unset (`DATABASE_URL= npm start` uses the embedded database).
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
+    trustProxy: e.TRUST_PROXY,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    limits: {
+      bodyLimitBytes: e.BODY_LIMIT_BYTES,
+      maxPageSize: e.MAX_PAGE_SIZE,
+      flagMaxConditionGroups: e.FLAG_MAX_CONDITION_GROUPS,
+      flagMaxPropertyValues: e.FLAG_MAX_PROPERTY_VALUES,
+    },
+  };
+}

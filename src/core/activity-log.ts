@@ -1,0 +1,162 @@
+/**
+ * The activity log: who changed what, field by field, written in the same transaction as the
+ * change itself (posthog/models/activity_logging/activity_log.py, posthog-behavior.md §2.9).
+ */
+import { isDeepStrictEqual } from "node:util";
+import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+
+/** The model an entry is about, named as PostHog names it. */
+export type ActivityScope = "FeatureFlag";
+
+/** One field's change: `created` (was null), `deleted` (is null) or `changed`. */
+export interface ActivityChange {
+  type: ActivityScope;
+  action: "created" | "changed" | "deleted";
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** What triggered a change other than a user (e.g. a scheduled change). */
+export interface ActivityTrigger {
+  job_type: string;
+  job_id: string;
+  payload: Record<string, unknown>;
+}
+
+/** PostHog's `detail` object of an entry. */
+export interface ActivityDetail {
+  changes: ActivityChange[] | null;
+  trigger: ActivityTrigger | null;
+  type: string | null;
+  name: string | null;
+  short_id: string | null;
+}
+
+/** A stored entry with the user who made it (null for system activity). */
+export interface ActivityEntry {
+  id: string;
+  activity: string;
+  scope: string;
+  itemId: string | null;
+  detail: ActivityDetail;
+  createdAt: Date;
+  isSystem: boolean;
+  user: { id: number; firstName: string; email: string } | null;
+}
+
+/** One page of entries, newest first. */
+export interface ActivityPage {
+  results: ActivityEntry[];
+  totalCount: number;
+  hasNext: boolean;
+  hasPrevious: boolean;
+}
+
+/**
+ * Field changes between two snapshots of a record (PostHog `changes_between`): every key of
+ * either snapshot, compared by value; `null`/absent before and a value after is `created`, the
+ * reverse `deleted`, any other difference `changed`. Callers leave excluded fields out of the snapshots.
+ */
+export function changesBetween(
+  scope: ActivityScope,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): ActivityChange[] {
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  const changes: ActivityChange[] = [];
+  for (const field of fields) {
+    const left = before[field] ?? null;
+    const right = after[field] ?? null;
+    if (left === null && right !== null) {
+      changes.push({ type: scope, action: "created", field, before: null, after: right });
+    } else if (right === null && left !== null) {
+      changes.push({ type: scope, action: "deleted", field, before: left, after: null });
+    } else if (!isDeepStrictEqual(left, right)) {
+      changes.push({ type: scope, action: "changed", field, before: left, after: right });
+    }
+  }
+  return changes;
+}
+
+/** An entry to write. */
+export interface NewActivity {
+  projectId: number;
+  userId: number | null;
+  scope: ActivityScope;
+  itemId: string;
+  activity: string;
+  name: string | null;
+  changes: ActivityChange[] | null;
+}
+
+/**
+ * Writes an entry inside the caller's transaction. An `updated` entry with no changes is not
+ * written (PostHog `log_activity`). Returns whether an entry was written.
+ */
+export async function recordActivity(tx: Prisma.TransactionClient, entry: NewActivity): Promise<boolean> {
+  if (entry.activity === "updated" && (entry.changes === null || entry.changes.length === 0)) return false;
+  const detail: ActivityDetail = {
+    changes: entry.changes,
+    trigger: null,
+    type: null,
+    name: entry.name,
+    short_id: null,
+  };
+  await tx.activityLog.create({
+    data: {
+      projectId: entry.projectId,
+      userId: entry.userId,
+      scope: entry.scope,
+      itemId: entry.itemId,
+      activity: entry.activity,
+      detail: detail as unknown as Prisma.InputJsonValue,
+    },
+  });
+  return true;
+}
+
+/** Which entries to read: a project's entries of one scope, optionally of one item, page by page. */
+export interface ActivityQuery {
+  projectId: number;
+  scope: ActivityScope;
+  itemId?: string;
+  /** Entries per page (≥ 1). */
+  limit: number;
+  /** 1-based page number. */
+  page: number;
+}
+
+/** Reads one page of entries, newest first (ties broken by the time-ordered id). */
+export async function listActivity(db: PrismaClient, query: ActivityQuery): Promise<ActivityPage> {
+  const where = {
+    projectId: query.projectId,
+    scope: query.scope,
+    ...(query.itemId === undefined ? {} : { itemId: query.itemId }),
+  };
+  const [rows, totalCount] = await Promise.all([
+    db.activityLog.findMany({
+      where,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      skip: (query.page - 1) * query.limit,
+      take: query.limit,
+      include: { user: { select: { id: true, firstName: true, email: true } } },
+    }),
+    db.activityLog.count({ where }),
+  ]);
+  return {
+    results: rows.map((row) => ({
+      id: row.id,
+      activity: row.activity,
+      scope: row.scope,
+      itemId: row.itemId,
+      detail: row.detail as unknown as ActivityDetail,
+      createdAt: row.createdAt,
+      isSystem: row.isSystem === true || row.userId === null,
+      user: row.user,
+    })),
+    totalCount,
+    hasNext: query.page * query.limit < totalCount,
+    hasPrevious: query.page > 1,
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Resolves a request's personal API key into an `Actor`, once per request (posthog/auth.py,
+ * posthog-behavior.md §1.4). Candidates, first found wins: `Authorization: Bearer <key>`, then a
+ * `personal_api_key` field of a JSON body, then a `personal_api_key` query parameter.
+ */
+import type { PrismaClient } from "../../generated/prisma/client.js";
+import { AuthenticationError } from "../errors.js";
+import { hashApiKey } from "./api-keys.js";
+
+/** Where a credential was found; PostHog names it in the 401 message. */
+export type CredentialSource = "Authorization header" | "body" | "query string";
+
+/** A raw key taken from a request. */
+export interface Credential {
+  key: string;
+  source: CredentialSource;
+}
+
+/** The user behind a key, with the fields the user object shows (spec "User object"). */
+export interface ActorUser {
+  id: number;
+  uuid: string;
+  distinctId: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  isEmailVerified: boolean | null;
+  hedgehogConfig: unknown;
+  roleAtOrganization: string | null;
+  currentProjectId: number | null;
+}
+
+/** The key itself: what it may do and where. Never holds the key's value. */
+export interface ActorKey {
+  id: string;
+  label: string;
+  maskValue: string;
+  scopes: string[];
+  /** Project ids the key is limited to; empty = all of the user's projects. */
+  scopedTeams: number[];
+  /** Organization ids the key is limited to; empty = all of the user's organizations. */
+  scopedOrganizations: string[];
+}
+
+/** The authenticated caller of a request. */
+export interface Actor {
+  user: ActorUser;
+  apiKey: ActorKey;
+  /** Organizations the user is a member of. */
+  organizationIds: string[];
+}
+
+const BEARER = /^Bearer\s+(\S.+)$/;
+const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
+
+/**
+ * Finds the personal API key of a request, or null when there is none.
+ * A Bearer token starting `pha_` (OAuth) is not a personal key and is skipped, as PostHog does.
+ */
+export function findCredential(request: {
+  authorization?: string | undefined;
+  body?: unknown;
+  query?: URLSearchParams;
+}): Credential | null {
+  const header = request.authorization?.match(BEARER)?.[1]?.trim();
+  if (header && !header.startsWith("pha_")) return { key: header, source: "Authorization header" };
+  const body = request.body;
+  if (body && typeof body === "object" && !Array.isArray(body)) {
+    const fromBody = (body as Record<string, unknown>)["personal_api_key"];
+    if (typeof fromBody === "string" && fromBody) return { key: fromBody, source: "body" };
+  }
+  const fromQuery = request.query?.get("personal_api_key");
+  if (fromQuery) return { key: fromQuery, source: "query string" };
+  return null;
+}
+
+/**
+ * Looks the credential up by its hash and returns the actor. Updates `last_used_at` at most once an hour.
+ * @throws AuthenticationError `not_authenticated` without a credential; `authentication_failed`
+ *   when no active user's key matches.
+ */
+export async function authenticate(db: PrismaClient, credential: Credential | null): Promise<Actor> {
+  if (!credential) throw new AuthenticationError();
+  const row = await db.personalApiKey.findUnique({
+    where: { secureValue: hashApiKey(credential.key) },
+    include: { user: { include: { memberships: { select: { organizationId: true } } } } },
+  });
+  if (!row?.user.isActive) {
+    throw new AuthenticationError(
+      `Personal API key found in request ${credential.source} is invalid.`,
+      "authentication_failed",
+    );
+  }
+  const now = Date.now();
+  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    await db.personalApiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
+  }
+  const { user } = row;
+  return {
+    user: {
+      id: user.id,
+      uuid: user.uuid,
+      distinctId: user.distinctId,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      email: user.email,
+      isEmailVerified: user.isEmailVerified,
+      hedgehogConfig: user.hedgehogConfig,
+      roleAtOrganization: user.roleAtOrganization,
+      currentProjectId: user.currentProjectId,
+    },
+    apiKey: {
+      id: row.id,
+      label: row.label,
+      maskValue: row.maskValue,
+      scopes: row.scopes,
+      scopedTeams: row.scopedTeams,
+      scopedOrganizations: row.scopedOrganizations,
+    },
+    organizationIds: user.memberships.map((m) => m.organizationId),
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The context every service call carries, whichever door (REST or GraphQL) it came through:
+ * the database, the authenticated actor, the configured limits and per-request caches.
+ */
+import type { Limits } from "../config.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import type { Actor } from "./auth/authenticate.js";
+
+/** A project the actor was authorised to use during this request. */
+export interface ProjectAccess {
+  id: number;
+  organizationId: string;
+  name: string;
+}
+
+/** What a domain service needs to act for a caller. Built once per request. */
+export interface ServiceContext {
+  readonly db: PrismaClient;
+  readonly actor: Actor;
+  readonly limits: Limits;
+  /** Projects already resolved in this request, by id (one lookup per project per request). */
+  readonly projects: Map<number, ProjectAccess>;
+}
+
+/** Builds a service context for an authenticated actor. */
+export function createServiceContext(db: PrismaClient, actor: Actor, limits: Limits): ServiceContext {
+  return { db, actor, limits, projects: new Map() };
+}

@@ -1,0 +1,143 @@
+/**
+ * The one error hierarchy of the service core. Every expected failure is a `DomainError`; it knows
+ * its HTTP status, PostHog's error `type` and `code`, a safe message (`detail`) and, for validation,
+ * the offending field (`attr`, nested paths joined with `__`).
+ *
+ * REST renders these as PostHog's `{type, code, detail, attr}` body
+ * (PostHog/drf-exceptions-hog `exceptions_hog/handler.py`, posthog-behavior.md §1.3);
+ * GraphQL turns them into typed error results (src/graphql/errors.graphql.ts).
+ * Anything that is not a DomainError is unexpected: logged, and masked to the caller.
+ */
+
+/** PostHog's error `type` values (drf-exceptions-hog). */
+export type PostHogErrorType =
+  | "validation_error"
+  | "authentication_error"
+  | "invalid_request"
+  | "throttled_error"
+  | "server_error";
+
+/** Base class of expected failures. `detail` is safe to show to the caller. */
+export abstract class DomainError extends Error {
+  abstract readonly httpStatus: number;
+  abstract readonly type: PostHogErrorType;
+  readonly code: string;
+  readonly attr: string | null;
+
+  constructor(detail: string, code: string, attr: string | null = null) {
+    super(detail);
+    this.name = new.target.name;
+    this.code = code;
+    this.attr = attr;
+  }
+
+  /** The caller-facing message (PostHog's `detail`). */
+  get detail(): string {
+    return this.message;
+  }
+}
+
+/** 400: bad input. `code` defaults to PostHog's `invalid_input`; `attr` names the field. */
+export class ValidationError extends DomainError {
+  readonly httpStatus = 400;
+  readonly type = "validation_error" as const;
+  constructor(detail: string, options: { attr?: string | null; code?: string } = {}) {
+    super(detail, options.code ?? "invalid_input", options.attr ?? null);
+  }
+}
+
+/** 400: the request body could not be parsed (malformed JSON). */
+export class ParseError extends DomainError {
+  readonly httpStatus = 400;
+  readonly type = "invalid_request" as const;
+  constructor(detail = "JSON parse error") {
+    super(detail, "parse_error");
+  }
+}
+
+/** 401: no credential, or a credential that matches no active key. */
+export class AuthenticationError extends DomainError {
+  readonly httpStatus = 401;
+  readonly type = "authentication_error" as const;
+  constructor(
+    detail = "Authentication credentials were not provided.",
+    code: "not_authenticated" | "authentication_failed" = "not_authenticated",
+  ) {
+    super(detail, code);
+  }
+}
+
+/** 403: authenticated, but the key lacks a scope or may not touch this project. */
+export class PermissionDeniedError extends DomainError {
+  readonly httpStatus = 403;
+  readonly type = "authentication_error" as const;
+  constructor(detail: string) {
+    super(detail, "permission_denied");
+  }
+}
+
+/** 404: the object does not exist in this project (or at all). */
+export class NotFoundError extends DomainError {
+  readonly httpStatus = 404;
+  readonly type = "invalid_request" as const;
+  constructor(detail = "Not found.") {
+    super(detail, "not_found");
+  }
+}
+
+/** 405: the method is not allowed on this path. */
+export class MethodNotAllowedError extends DomainError {
+  readonly httpStatus = 405;
+  readonly type = "invalid_request" as const;
+  constructor(method: string) {
+    super(`Method "${method}" not allowed.`, "method_not_allowed");
+  }
+}
+
+/**
+ * 409: the object changed since the caller read it (optimistic concurrency, posthog-behavior.md §2.7).
+ * PostHog's `Conflict` has no type override, so its type is `server_error`.
+ */
+export class ConflictError extends DomainError {
+  readonly httpStatus = 409;
+  readonly type = "server_error" as const;
+  constructor(detail: string) {
+    super(detail, "conflict");
+  }
+}
+
+/** 413: the request body is larger than the configured limit. */
+export class PayloadTooLargeError extends DomainError {
+  readonly httpStatus = 413;
+  readonly type = "invalid_request" as const;
+  constructor(limitBytes: number) {
+    super(`Request body is larger than the limit of ${limitBytes} bytes.`, "payload_too_large");
+  }
+}
+
+/** 415: the body is not JSON. */
+export class UnsupportedMediaTypeError extends DomainError {
+  readonly httpStatus = 415;
+  readonly type = "invalid_request" as const;
+  constructor(mediaType: string) {
+    super(`Unsupported media type "${mediaType}" in request.`, "unsupported_media_type");
+  }
+}
+
+/** 501: a documented operation this service does not provide yet; `detail` says why. */
+export class NotImplementedError extends DomainError {
+  readonly httpStatus = 501;
+  readonly type = "server_error" as const;
+  constructor(detail: string) {
+    super(detail, "not_implemented");
+  }
+}
+
+/** 503: a dependency (the database) is not ready. */
+export class ServiceUnavailableError extends DomainError {
+  readonly httpStatus = 503;
+  readonly type = "server_error" as const;
+  constructor(detail: string) {
+    super(detail, "service_unavailable");
+  }
+}

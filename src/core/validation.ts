@@ -1,0 +1,166 @@
+/**
+ * Input validation at the edge of the core: zod schemas whose failures read like Django REST
+ * Framework's, because PostHog clients match on them (posthog-behavior.md §1.3). The first issue
+ * becomes a `ValidationError` with DRF's `code` and message and `attr` = the field path joined by `__`.
+ */
+import { z } from "zod";
+import { ValidationError } from "./errors.js";
+
+/** Python's name for a JSON value's type, as DRF prints it in messages. */
+function pythonType(value: unknown): string {
+  if (value === null) return "NoneType";
+  if (Array.isArray(value)) return "list";
+  switch (typeof value) {
+    case "string":
+      return "str";
+    case "boolean":
+      return "bool";
+    case "number":
+      return Number.isInteger(value) ? "int" : "float";
+    default:
+      return "dict";
+  }
+}
+
+/** Maps a zod issue to DRF's (code, message). */
+function drfError(issue: z.core.$ZodIssue): { code: string; message: string } {
+  const input = (issue as { input?: unknown }).input;
+  switch (issue.code) {
+    case "invalid_type":
+      if (input === undefined) return { code: "required", message: "This field is required." };
+      if (input === null) return { code: "null", message: "This field may not be null." };
+      switch (issue.expected) {
+        case "boolean":
+          return { code: "invalid_input", message: "Must be a valid boolean." };
+        case "int":
+        case "number":
+          return { code: "invalid_input", message: "A valid integer is required." };
+        case "array":
+          return {
+            code: "not_a_list",
+            message: `Expected a list of items but got type "${pythonType(input)}".`,
+          };
+        case "object":
+        case "record":
+          return {
+            code: "not_a_dict",
+            message: `Expected a dictionary of items but got type "${pythonType(input)}".`,
+          };
+        default:
+          return { code: "invalid_input", message: "Not a valid string." };
+      }
+    case "invalid_value":
+      return { code: "invalid_choice", message: `"${String(input)}" is not a valid choice.` };
+    case "too_big":
+      if (issue.origin === "string") {
+        return {
+          code: "max_length",
+          message: `Ensure this field has no more than ${issue.maximum} characters.`,
+        };
+      }
+      if (issue.origin === "array") {
+        return {
+          code: "max_length",
+          message: `Ensure this field has no more than ${issue.maximum} elements.`,
+        };
+      }
+      return {
+        code: "max_value",
+        message: `Ensure this value is less than or equal to ${issue.maximum}.`,
+      };
+    case "too_small":
+      if (issue.origin === "string") return { code: "blank", message: "This field may not be blank." };
+      return {
+        code: "min_value",
+        message: `Ensure this value is greater than or equal to ${issue.minimum}.`,
+      };
+    case "custom":
+      return { code: String(issue.params?.["code"] ?? "invalid_input"), message: issue.message };
+    default:
+      return { code: "invalid_input", message: issue.message };
+  }
+}
+
+/**
+ * Parses `input` with `schema` or throws the first problem as a DRF-shaped `ValidationError`.
+ * A body that is not a JSON object fails as DRF does: `Invalid data. Expected a dictionary, but got <type>.`
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  if (
+    schema instanceof z.ZodObject &&
+    (input === null || typeof input !== "object" || Array.isArray(input))
+  ) {
+    throw new ValidationError(`Invalid data. Expected a dictionary, but got ${pythonType(input)}.`);
+  }
+  const result = schema.safeParse(input, { reportInput: true });
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const { code, message } = drfError(issue);
+  const attr = issue.path.length > 0 ? issue.path.map(String).join("__") : null;
+  throw new ValidationError(message, { attr, code });
+}
+
+const TRUE_VALUES = new Set<unknown>([
+  true,
+  1,
+  "1",
+  "t",
+  "T",
+  "y",
+  "Y",
+  "yes",
+  "Yes",
+  "YES",
+  "true",
+  "True",
+  "TRUE",
+  "on",
+  "On",
+  "ON",
+]);
+const FALSE_VALUES = new Set<unknown>([
+  false,
+  0,
+  "0",
+  "f",
+  "F",
+  "n",
+  "N",
+  "no",
+  "No",
+  "NO",
+  "false",
+  "False",
+  "FALSE",
+  "off",
+  "Off",
+  "OFF",
+]);
+
+/** DRF-compatible field schemas. */
+export const drf = {
+  /** DRF `BooleanField`: accepts its true/false spellings (`"true"`, `1`, `"yes"`, ...). */
+  boolean: () =>
+    z.preprocess((v) => (TRUE_VALUES.has(v) ? true : FALSE_VALUES.has(v) ? false : v), z.boolean()),
+  /** DRF `IntegerField`: integers and integer strings. */
+  integer: () =>
+    z.preprocess((v) => (typeof v === "string" && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.int()),
+  /** DRF `CharField`; `allowBlank` false rejects `""`. */
+  string: (options: { maxLength?: number; allowBlank?: boolean } = {}) => {
+    let schema = z.string();
+    if (options.allowBlank === false) schema = schema.min(1);
+    if (options.maxLength !== undefined) schema = schema.max(options.maxLength);
+    return schema;
+  },
+  /** DRF `ChoiceField`. */
+  choice: <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values),
+};
+
+/** Reads a query-string boolean as PostHog's list filters do (`true`/`1`/`yes`); other values are null. */
+export function queryBoolean(value: string | null | undefined): boolean | null {
+  if (value === null || value === undefined) return null;
+  const v = value.trim().toLowerCase();
+  if (v === "true" || v === "1" || v === "yes") return true;
+  if (v === "false" || v === "0" || v === "no") return false;
+  return null;
+}
