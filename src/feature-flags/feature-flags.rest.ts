@@ -1,0 +1,214 @@
+/**
+ * Feature flags on PostHog's REST paths (spec rows 1–6 and 13): request parsing and the PostHog
+ * record shape. Behaviour lives in feature-flags.service.ts.
+ */
+import { scopeSatisfied } from "../core/auth/scopes.js";
+import type { ServiceContext } from "../core/context.js";
+import { queryBoolean } from "../core/validation.js";
+import { serializeActivityPage } from "../rest/activity.js";
+import {
+  DEFAULT_PAGE_SIZE,
+  offsetPageLinks,
+  parseActivityPage,
+  parseOffsetPage,
+} from "../rest/pagination.js";
+import type { RestModule } from "../rest/routes.js";
+import { serializeUserBasic } from "../users/users.rest.js";
+import { FLAG_ORDERS, type FlagListFilters, type FlagOrder } from "./feature-flags.schemas.js";
+import { type FlagRecord, tagNames } from "./feature-flags.service.js";
+import { flagStatus, isSimpleFlag, simpleRolloutPercentage } from "./rules/status.js";
+
+const BASE = "/api/projects/:project_id/feature_flags/";
+
+/** A JSON-encoded list of strings from the query; bad JSON is ignored, as PostHog does (§2.3). */
+function jsonStringList(raw: string | null): string[] | undefined {
+  if (raw === null) return undefined;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return Array.isArray(value) ? value.map(String) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the list filters of spec row 1 (names as PostHog's `_apply_filters`); unknown values are ignored. */
+export function parseFlagListFilters(query: URLSearchParams): FlagListFilters {
+  const filters: FlagListFilters = {};
+  const active = query.get("active");
+  if (active === "STALE") filters.active = "STALE";
+  else if (active === "true" || active === "false") filters.active = active === "true";
+  const createdBy = query.get("created_by_id");
+  if (createdBy !== null && /^\d+$/.test(createdBy)) filters.createdById = Number(createdBy);
+  const runtime = query.get("evaluation_runtime");
+  if (runtime === "server" || runtime === "client" || runtime === "all") filters.evaluationRuntime = runtime;
+  else if (runtime === "both") filters.evaluationRuntime = "all";
+  const excluded = jsonStringList(query.get("excluded_properties"));
+  if (excluded) filters.excludedKeys = excluded;
+  const hasEvaluationTags = queryBoolean(query.get("has_evaluation_tags"));
+  if (hasEvaluationTags !== null) filters.hasEvaluationTags = hasEvaluationTags;
+  const search = query.get("search");
+  if (search) filters.search = search;
+  const tags = jsonStringList(query.get("tags"));
+  if (tags) filters.tags = tags;
+  const type = query.get("type");
+  if (type === "boolean" || type === "multivariant" || type === "experiment" || type === "remote_config") {
+    filters.type = type;
+  }
+  const order = query.get("order");
+  if (order && (FLAG_ORDERS as readonly string[]).includes(order)) filters.order = order as FlagOrder;
+  return filters;
+}
+
+/**
+ * The filters PostHog shows: stored filters with `groups`, or the legacy form synthesised as one group
+ * from `properties` and `rollout_percentage` (`FeatureFlag.get_filters`, §2.1).
+ */
+export function effectiveFilters(
+  filters: unknown,
+  rolloutPercentage: number | null,
+): Record<string, unknown> {
+  const stored =
+    filters && typeof filters === "object" && !Array.isArray(filters)
+      ? (filters as Record<string, unknown>)
+      : {};
+  if ("groups" in stored) return stored;
+  return {
+    ...stored,
+    groups: [
+      {
+        properties: Array.isArray(stored["properties"]) ? stored["properties"] : [],
+        rollout_percentage: rolloutPercentage,
+      },
+    ],
+  };
+}
+
+/** A flag in PostHog's response shape (spec "Feature flag record", §2.2). */
+export function serializeFlag(flag: FlagRecord, ctx: ServiceContext, now: Date): Record<string, unknown> {
+  const filters = effectiveFilters(flag.filters, flag.rolloutPercentage);
+  const canEdit = scopeSatisfied(ctx.actor.apiKey.scopes, "feature_flag:write");
+  return {
+    id: flag.id,
+    name: flag.name,
+    key: flag.key,
+    filters,
+    deleted: flag.deleted,
+    active: flag.active,
+    created_by: flag.createdBy ? serializeUserBasic(flag.createdBy) : null,
+    created_at: flag.createdAt.toISOString(),
+    updated_at: flag.updatedAt.toISOString(),
+    version: flag.version,
+    last_modified_by: flag.lastModifiedBy ? serializeUserBasic(flag.lastModifiedBy) : null,
+    is_simple_flag: isSimpleFlag(filters),
+    rollout_percentage: simpleRolloutPercentage(filters),
+    ensure_experience_continuity: flag.ensureExperienceContinuity,
+    experiment_set: [],
+    surveys: [],
+    features: [],
+    rollback_conditions: flag.rollbackConditions,
+    performed_rollback: flag.performedRollback,
+    can_edit: canEdit,
+    tags: tagNames(flag.tags),
+    evaluation_tags: tagNames(flag.evaluationTags),
+    usage_dashboard: flag.usageDashboardId,
+    analytics_dashboards: [],
+    has_enriched_analytics: flag.hasEnrichedAnalytics,
+    user_access_level: canEdit ? "editor" : "viewer",
+    creation_context: flag.creationContext,
+    is_remote_configuration: flag.isRemoteConfiguration,
+    has_encrypted_payloads: flag.hasEncryptedPayloads,
+    status: flagStatus(flag, now).status,
+    evaluation_runtime: flag.evaluationRuntime,
+    bucketing_identifier: flag.bucketingIdentifier,
+    last_called_at: flag.lastCalledAt?.toISOString() ?? null,
+    _create_in_folder: flag.createInFolder,
+    _should_create_usage_dashboard: flag.shouldCreateUsageDashboard,
+  };
+}
+
+/** The feature-flag routes. */
+export const featureFlagRoutes: RestModule = (services, limits) => {
+  const flags = services.featureFlags;
+  return [
+    {
+      method: "GET",
+      path: BASE,
+      handler: async ({ params, query, url, ctx }) => {
+        const page = parseOffsetPage(query, {
+          defaultLimit: DEFAULT_PAGE_SIZE,
+          maxLimit: limits.maxPageSize,
+        });
+        const { count, results } = await flags.list(
+          ctx,
+          params["project_id"]!,
+          parseFlagListFilters(query),
+          page,
+        );
+        const now = new Date();
+        return {
+          body: {
+            count,
+            ...offsetPageLinks(url, page, count),
+            results: results.map((f) => serializeFlag(f, ctx, now)),
+          },
+        };
+      },
+    },
+    {
+      method: "POST",
+      path: BASE,
+      handler: async ({ params, body, ctx }) => ({
+        status: 201,
+        body: serializeFlag(await flags.create(ctx, params["project_id"]!, body), ctx, new Date()),
+      }),
+    },
+    {
+      method: "GET",
+      path: `${BASE}activity/`,
+      handler: async ({ params, query, url, ctx }) => {
+        const paging = parseActivityPage(query, limits.maxPageSize);
+        return {
+          body: serializeActivityPage(
+            await flags.activity(ctx, params["project_id"]!, null, paging),
+            url,
+            paging,
+          ),
+        };
+      },
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/`,
+      handler: async ({ params, ctx }) => ({
+        body: serializeFlag(await flags.get(ctx, params["project_id"]!, params["id"]!), ctx, new Date()),
+      }),
+    },
+    {
+      method: "PATCH",
+      path: `${BASE}:id/`,
+      handler: async ({ params, body, ctx }) => ({
+        body: serializeFlag(
+          await flags.update(ctx, params["project_id"]!, params["id"]!, body),
+          ctx,
+          new Date(),
+        ),
+      }),
+    },
+    {
+      method: "DELETE",
+      path: `${BASE}:id/`,
+      emptyBodyOn: [405],
+      handler: ({ params, ctx }) => flags.destroy(ctx, params["project_id"]!),
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/activity/`,
+      emptyBodyOn: [404],
+      handler: async ({ params, query, url, ctx }) => {
+        const paging = parseActivityPage(query, limits.maxPageSize);
+        const page = await flags.activity(ctx, params["project_id"]!, params["id"]!, paging);
+        return { body: serializeActivityPage(page, url, paging) };
+      },
+    },
+  ];
+};

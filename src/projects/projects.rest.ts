@@ -1,0 +1,75 @@
+/**
+ * Projects and organizations on PostHog's paths (posthog/api/project.py, posthog/api/organization.py):
+ * how a PostHog client finds its `project_id`.
+ */
+import type { Organization, Project } from "../generated/prisma/client.js";
+import { DEFAULT_PAGE_SIZE, offsetPageLinks, parseOffsetPage } from "../rest/pagination.js";
+import type { RestModule } from "../rest/routes.js";
+
+/** A project in PostHog's shape (ids are integers; `organization` is the organization's UUID). */
+export function serializeProject(project: Project): Record<string, unknown> {
+  return {
+    id: project.id,
+    organization: project.organizationId,
+    name: project.name,
+    api_token: project.apiToken,
+    timezone: project.timezone,
+    created_at: project.createdAt.toISOString(),
+    updated_at: project.updatedAt.toISOString(),
+  };
+}
+
+function serializeOrganization(
+  organization: Organization & { projects: Project[]; membershipLevel: number | null },
+): Record<string, unknown> {
+  return {
+    id: organization.id,
+    name: organization.name,
+    created_at: organization.createdAt.toISOString(),
+    updated_at: organization.updatedAt.toISOString(),
+    membership_level: organization.membershipLevel,
+    projects: organization.projects.map((p) => ({ id: p.id, name: p.name })),
+    teams: organization.projects.map((p) => ({ id: p.id, name: p.name, api_token: p.apiToken })),
+  };
+}
+
+/** The project and organization routes. */
+export const projectRoutes: RestModule = (services, limits) => {
+  const projects = services.projects;
+  const listPage = async (
+    query: URLSearchParams,
+    url: URL,
+    ctx: Parameters<typeof projects.listProjects>[0],
+    org?: string,
+  ) => {
+    const page = parseOffsetPage(query, { defaultLimit: DEFAULT_PAGE_SIZE, maxLimit: limits.maxPageSize });
+    const { count, results } = await projects.listProjects(ctx, page, org);
+    return { body: { count, ...offsetPageLinks(url, page, count), results: results.map(serializeProject) } };
+  };
+  return [
+    { method: "GET", path: "/api/projects/", handler: ({ query, url, ctx }) => listPage(query, url, ctx) },
+    {
+      method: "GET",
+      path: "/api/projects/:project_id/",
+      handler: async ({ params, ctx }) => ({
+        body: serializeProject(await projects.getProject(ctx, params["project_id"]!)),
+      }),
+    },
+    {
+      method: "GET",
+      path: "/api/organizations/:organization_id/",
+      handler: async ({ params, ctx }) => ({
+        body: serializeOrganization(await projects.getOrganization(ctx, params["organization_id"]!)),
+      }),
+    },
+    {
+      method: "GET",
+      path: "/api/organizations/:organization_id/projects/",
+      handler: async ({ params, query, url, ctx }) => {
+        // Reaching the organization first gives PostHog's 404 for an organization the user is not in.
+        await projects.getOrganization(ctx, params["organization_id"]!);
+        return listPage(query, url, ctx, params["organization_id"]!);
+      },
+    },
+  ];
+};

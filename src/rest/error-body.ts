@@ -1,0 +1,58 @@
+/**
+ * PostHog's REST error body `{type, code, detail, attr}` (drf-exceptions-hog `exceptions_hog/handler.py`,
+ * posthog-behavior.md §1.3), from our error hierarchy and from the HTTP layer's own failures.
+ */
+import {
+  DomainError,
+  NotFoundError,
+  ParseError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from "../core/errors.js";
+
+/** The body PostHog answers every error with. */
+export interface PostHogErrorBody {
+  type: string;
+  code: string;
+  detail: string;
+  attr: string | null;
+}
+
+/** The body of a domain error. */
+export function errorBody(error: DomainError): PostHogErrorBody {
+  return { type: error.type, code: error.code, detail: error.detail, attr: error.attr };
+}
+
+/** What an unexpected error shows: nothing of its cause (DRF's generic 500). */
+export const SERVER_ERROR_BODY: PostHogErrorBody = {
+  type: "server_error",
+  code: "error",
+  detail: "A server error occurred.",
+  attr: null,
+};
+
+/**
+ * Turns a failure of the HTTP layer (fastify's body parsing and routing errors, which carry a
+ * `code` such as `FST_ERR_CTP_BODY_TOO_LARGE`) into a domain error; returns null for anything else.
+ */
+export function httpLayerError(error: unknown, bodyLimitBytes: number): DomainError | null {
+  if (error instanceof DomainError) return error;
+  const { code, message, statusCode } = error as { code?: string; message?: string; statusCode?: number };
+  switch (code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new PayloadTooLargeError(bodyLimitBytes);
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new UnsupportedMediaTypeError(message?.match(/'(.*)'/)?.[1] ?? "unknown");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new ParseError("JSON parse error - Expecting value: line 1 column 1 (char 0)");
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+      return new ParseError(`JSON parse error - ${message ?? "invalid JSON"}`);
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return new ParseError("Request body size did not match Content-Length");
+    case "FST_ERR_NOT_FOUND":
+      return new NotFoundError();
+  }
+  if (statusCode === 400 && message) return new ValidationError(message);
+  return null;
+}

@@ -1,0 +1,91 @@
+/**
+ * REST paging as PostHog's clients expect it.
+ * - Offset pages (DRF `LimitOffsetPagination`, posthog-behavior.md §1.2): `limit`/`offset` query
+ *   parameters; a bad value falls back to the default as DRF does; `limit` is clamped to the
+ *   configured maximum; `next`/`previous` are absolute URLs that keep the other parameters.
+ * - Activity pages (§2.9): `limit` (default 10) and 1-based `page`; a bad value is a 400.
+ */
+import { ValidationError } from "../core/errors.js";
+
+/** DRF's default page size for model viewsets. */
+export const DEFAULT_PAGE_SIZE = 100;
+/** Default entries per activity page. */
+export const DEFAULT_ACTIVITY_PAGE_SIZE = 10;
+
+function positiveInt(raw: string | null, strict: boolean): number | null {
+  if (raw === null || !/^\s*\d+\s*$/.test(raw)) return null;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || (strict && value === 0)) return null;
+  return value;
+}
+
+/** Reads `limit`/`offset` as DRF does: invalid or zero `limit` → the default, invalid `offset` → 0. */
+export function parseOffsetPage(
+  query: URLSearchParams,
+  options: { defaultLimit: number; maxLimit: number },
+): { limit: number; offset: number } {
+  const limit = Math.min(positiveInt(query.get("limit"), true) ?? options.defaultLimit, options.maxLimit);
+  const offset = positiveInt(query.get("offset"), false) ?? 0;
+  return { limit, offset };
+}
+
+function withParams(url: URL, set: Record<string, number>, remove: string[] = []): string {
+  const next = new URL(url);
+  for (const [name, value] of Object.entries(set)) next.searchParams.set(name, String(value));
+  for (const name of remove) next.searchParams.delete(name);
+  return next.toString();
+}
+
+/** DRF's `next`/`previous` links of an offset page of `count` rows. */
+export function offsetPageLinks(
+  url: URL,
+  page: { limit: number; offset: number },
+  count: number,
+): { next: string | null; previous: string | null } {
+  const next =
+    page.offset + page.limit < count
+      ? withParams(url, { limit: page.limit, offset: page.offset + page.limit })
+      : null;
+  let previous: string | null = null;
+  if (page.offset > 0) {
+    previous =
+      page.offset - page.limit <= 0
+        ? withParams(url, { limit: page.limit }, ["offset"])
+        : withParams(url, { limit: page.limit, offset: page.offset - page.limit });
+  }
+  return { next, previous };
+}
+
+function activityInt(query: URLSearchParams, name: string, fallback: number): number {
+  const raw = query.get(name);
+  if (raw === null) return fallback;
+  const value = positiveInt(raw, true);
+  if (value === null) {
+    throw new ValidationError(`Ensure this value is a whole number greater than or equal to 1.`, {
+      attr: name,
+      code: "invalid_input",
+    });
+  }
+  return value;
+}
+
+/** Reads activity paging: `limit` ≥ 1 (clamped to `maxLimit`), `page` ≥ 1. @throws ValidationError. */
+export function parseActivityPage(query: URLSearchParams, maxLimit: number): { limit: number; page: number } {
+  return {
+    limit: Math.min(activityInt(query, "limit", DEFAULT_ACTIVITY_PAGE_SIZE), maxLimit),
+    page: activityInt(query, "page", 1),
+  };
+}
+
+/** The activity page's `next`/`previous` links (`page=<p±1>&limit=<l>`). */
+export function activityPageLinks(
+  url: URL,
+  paging: { limit: number; page: number },
+  hasNext: boolean,
+  hasPrevious: boolean,
+): { next: string | null; previous: string | null } {
+  return {
+    next: hasNext ? withParams(url, { page: paging.page + 1, limit: paging.limit }) : null,
+    previous: hasPrevious ? withParams(url, { page: paging.page - 1, limit: paging.limit }) : null,
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * `GET /api/users/@me/` and `GET /api/personal_api_keys/@current` in PostHog's shapes
+ * (posthog/api/user.py, posthog/api/personal_api_key.py, `UserBasicSerializer`).
+ */
+import type { Organization, PersonalApiKey, Project, User } from "../generated/prisma/client.js";
+import type { RestModule } from "../rest/routes.js";
+
+/** PostHog's `UserBasic` (the spec's user object inside `created_by` and `last_modified_by`). */
+export function serializeUserBasic(user: User): Record<string, unknown> {
+  return {
+    id: user.id,
+    uuid: user.uuid,
+    distinct_id: user.distinctId,
+    first_name: user.firstName,
+    last_name: user.lastName,
+    email: user.email,
+    is_email_verified: user.isEmailVerified,
+    hedgehog_config: user.hedgehogConfig,
+    role_at_organization: user.roleAtOrganization,
+  };
+}
+
+function serializeTeam(project: Project): Record<string, unknown> {
+  return {
+    id: project.id,
+    organization: project.organizationId,
+    name: project.name,
+    api_token: project.apiToken,
+    timezone: project.timezone,
+  };
+}
+
+function serializeOrganizationBasic(organization: Organization): Record<string, unknown> {
+  return { id: organization.id, name: organization.name };
+}
+
+/** A key without its value (`value` is only ever shown once, at creation). */
+export function serializeApiKey(key: PersonalApiKey): Record<string, unknown> {
+  return {
+    id: key.id,
+    label: key.label,
+    value: null,
+    mask_value: key.maskValue,
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    user_id: key.userId,
+    scopes: key.scopes,
+    scoped_teams: key.scopedTeams,
+    scoped_organizations: key.scopedOrganizations,
+  };
+}
+
+/** The identity routes. */
+export const userRoutes: RestModule = (services) => [
+  {
+    method: "GET",
+    path: "/api/users/@me/",
+    handler: async ({ ctx }) => {
+      const me = await services.users.me(ctx);
+      return {
+        body: {
+          ...serializeUserBasic(me.user),
+          team: me.team ? serializeTeam(me.team) : null,
+          organization: me.organization ? serializeOrganizationBasic(me.organization) : null,
+          organizations: me.organizations.map(serializeOrganizationBasic),
+        },
+      };
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/personal_api_keys/@current",
+    handler: async ({ ctx }) => ({ body: serializeApiKey(await services.users.currentKey(ctx)) }),
+  },
+];
