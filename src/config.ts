@@ -31,6 +31,9 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });
 
+/** Rows per page when a list request gives no size (DRF `PAGE_SIZE` in posthog/settings/web.py). */
+export const DEFAULT_PAGE_SIZE = 100;
+
 /** Limits enforced by the domain services. */
 export interface Limits {
   /** Largest accepted request body, in bytes. */

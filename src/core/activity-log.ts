@@ -4,6 +4,34 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import { ValidationError } from "./errors.js";
+
+/** Default entries per activity page (posthog-behavior.md §2.9). */
+export const DEFAULT_ACTIVITY_PAGE_SIZE = 10;
+
+/**
+ * The paging an activity read asked for: `limit` ≥ 1 (default 10, clamped to `maxLimit`), 1-based
+ * `page` ≥ 1 (default 1). Absent values take the defaults.
+ * @throws ValidationError (attr `limit` or `page`) for a value that is not a whole number ≥ 1.
+ */
+export function activityPaging(
+  requested: { limit?: number | null; page?: number | null },
+  maxLimit: number,
+): { limit: number; page: number } {
+  const check = (name: "limit" | "page", value: number | null | undefined, fallback: number) => {
+    if (value === null || value === undefined) return fallback;
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new ValidationError("Ensure this value is a whole number greater than or equal to 1.", {
+        attr: name,
+      });
+    }
+    return value;
+  };
+  return {
+    limit: Math.min(check("limit", requested.limit, DEFAULT_ACTIVITY_PAGE_SIZE), maxLimit),
+    page: check("page", requested.page, 1),
+  };
+}
 
 /** The model an entry is about, named as PostHog names it. */
 export type ActivityScope = "FeatureFlag";

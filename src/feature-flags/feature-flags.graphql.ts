@@ -12,6 +12,9 @@
  * - Flags are shown as REST shows them: `filters` is the effective filters (legacy flags get their
  *   synthesised group), and `raw` is exactly REST's `filters` object.
  */
+
+import { DEFAULT_PAGE_SIZE } from "../config.js";
+import { activityPaging } from "../core/activity-log.js";
 import type { ServiceContext } from "../core/context.js";
 import {
   AuthenticationError,
@@ -21,17 +24,15 @@ import {
   PermissionDeniedError,
   ValidationError,
 } from "../core/errors.js";
-import { ActivityPageRef, activityPageArgs, activityPaging } from "../graphql/activity-log.graphql.js";
+import { ActivityPageRef, activityPageArgs } from "../graphql/activity-log.graphql.js";
 import { builder, connectionTotalCount } from "../graphql/builder.js";
 import type { GraphQLContext } from "../graphql/context.js";
 import type { ErrorClass } from "../graphql/errors.graphql.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
-import { DEFAULT_PAGE_SIZE } from "../rest/pagination.js";
-import { effectiveFilters } from "./feature-flags.rest.js";
 import type { FlagListFilters } from "./feature-flags.schemas.js";
 import { type FlagQuery, tagNames } from "./feature-flags.service.js";
-import { flagStatus, isSimpleFlag, simpleRolloutPercentage } from "./rules/status.js";
-import { conditionGroups, groupProperties, isJsonObject } from "./rules/stored-filters.js";
+import { isSimpleFlag, simpleRolloutPercentage } from "./rules/status.js";
+import { conditionGroups, effectiveFilters, groupProperties, isJsonObject } from "./rules/stored-filters.js";
 
 // ---------------------------------------------------------------------------------------------
 // Enums. Values are PostHog's strings (what REST sends and stores); names are GraphQL's UPPER_CASE.
@@ -77,7 +78,9 @@ const FeatureFlagStatusEnum = builder.enumType("FeatureFlagStatus", {
       description: "Active but not called for 30 days, or never called and fully rolled out for 30 days.",
     },
     DELETED: { description: "Soft-deleted." },
-    UNKNOWN: { description: "No such flag (PostHog's status endpoint); never the status of an existing flag." },
+    UNKNOWN: {
+      description: "No such flag (PostHog's status endpoint); never the status of an existing flag.",
+    },
   } as const,
 });
 
@@ -400,11 +403,11 @@ builder.prismaObject("FeatureFlag", {
     status: t.field({
       type: FeatureFlagStatusEnum,
       description: "The flag's health now (REST's `status`).",
-      resolve: (flag) => flagStatus(flag, new Date()).status,
+      resolve: (flag, _args, ctx) => ctx.services.featureFlags.status(flag).status,
     }),
     statusReason: t.string({
       description: "Why the flag has its status, in PostHog's words (REST's `GET :id/status` `reason`).",
-      resolve: (flag) => flagStatus(flag, new Date()).reason,
+      resolve: (flag, _args, ctx) => ctx.services.featureFlags.status(flag).reason,
     }),
     isSimpleFlag: t.boolean({
       description:
@@ -429,7 +432,7 @@ builder.prismaObject("FeatureFlag", {
           await ctx.serviceContext(),
           flag.projectId,
           flag.id,
-          activityPaging(args, ctx.limits),
+          activityPaging(args, ctx.limits.maxPageSize),
         ),
     }),
   }),
@@ -554,7 +557,7 @@ builder.objectFields(ProjectRef, (t) => ({
         await ctx.serviceContext(),
         project.id,
         null,
-        activityPaging(args, ctx.limits),
+        activityPaging(args, ctx.limits.maxPageSize),
       ),
   }),
 }));

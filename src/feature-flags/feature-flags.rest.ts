@@ -2,21 +2,19 @@
  * Feature flags on PostHog's REST paths (spec rows 1–6 and 13): request parsing and the PostHog
  * record shape. Behaviour lives in feature-flags.service.ts.
  */
+
+import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import { queryBoolean } from "../core/validation.js";
 import { serializeActivityPage } from "../rest/activity.js";
-import {
-  DEFAULT_PAGE_SIZE,
-  offsetPageLinks,
-  parseActivityPage,
-  parseOffsetPage,
-} from "../rest/pagination.js";
+import { offsetPageLinks, parseActivityPage, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule } from "../rest/routes.js";
 import { serializeUserBasic } from "../users/users.rest.js";
 import { FLAG_ORDERS, type FlagListFilters, type FlagOrder } from "./feature-flags.schemas.js";
 import { type FlagRecord, tagNames } from "./feature-flags.service.js";
-import { flagStatus, isSimpleFlag, simpleRolloutPercentage } from "./rules/status.js";
+import { type FlagStatusResult, isSimpleFlag, simpleRolloutPercentage } from "./rules/status.js";
+import { effectiveFilters } from "./rules/stored-filters.js";
 
 const BASE = "/api/projects/:project_id/feature_flags/";
 
@@ -59,32 +57,12 @@ export function parseFlagListFilters(query: URLSearchParams): FlagListFilters {
   return filters;
 }
 
-/**
- * The filters PostHog shows: stored filters with `groups`, or the legacy form synthesised as one group
- * from `properties` and `rollout_percentage` (`FeatureFlag.get_filters`, §2.1).
- */
-export function effectiveFilters(
-  filters: unknown,
-  rolloutPercentage: number | null,
-): Record<string, unknown> {
-  const stored =
-    filters && typeof filters === "object" && !Array.isArray(filters)
-      ? (filters as Record<string, unknown>)
-      : {};
-  if ("groups" in stored) return stored;
-  return {
-    ...stored,
-    groups: [
-      {
-        properties: Array.isArray(stored["properties"]) ? stored["properties"] : [],
-        rollout_percentage: rolloutPercentage,
-      },
-    ],
-  };
-}
-
 /** A flag in PostHog's response shape (spec "Feature flag record", §2.2). */
-export function serializeFlag(flag: FlagRecord, ctx: ServiceContext, now: Date): Record<string, unknown> {
+export function serializeFlag(
+  flag: FlagRecord,
+  ctx: ServiceContext,
+  status: FlagStatusResult,
+): Record<string, unknown> {
   const filters = effectiveFilters(flag.filters, flag.rolloutPercentage);
   const canEdit = scopeSatisfied(ctx.actor.apiKey.scopes, "feature_flag:write");
   return {
@@ -117,7 +95,7 @@ export function serializeFlag(flag: FlagRecord, ctx: ServiceContext, now: Date):
     creation_context: flag.creationContext,
     is_remote_configuration: flag.isRemoteConfiguration,
     has_encrypted_payloads: flag.hasEncryptedPayloads,
-    status: flagStatus(flag, now).status,
+    status: status.status,
     evaluation_runtime: flag.evaluationRuntime,
     bucketing_identifier: flag.bucketingIdentifier,
     last_called_at: flag.lastCalledAt?.toISOString() ?? null,
@@ -129,6 +107,7 @@ export function serializeFlag(flag: FlagRecord, ctx: ServiceContext, now: Date):
 /** The feature-flag routes. */
 export const featureFlagRoutes: RestModule = (services, limits) => {
   const flags = services.featureFlags;
+  const record = (flag: FlagRecord, ctx: ServiceContext) => serializeFlag(flag, ctx, flags.status(flag));
   return [
     {
       method: "GET",
@@ -144,12 +123,11 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
           parseFlagListFilters(query),
           page,
         );
-        const now = new Date();
         return {
           body: {
             count,
             ...offsetPageLinks(url, page, count),
-            results: results.map((f) => serializeFlag(f, ctx, now)),
+            results: results.map((f) => record(f, ctx)),
           },
         };
       },
@@ -159,7 +137,7 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       path: BASE,
       handler: async ({ params, body, ctx }) => ({
         status: 201,
-        body: serializeFlag(await flags.create(ctx, params["project_id"]!, body), ctx, new Date()),
+        body: record(await flags.create(ctx, params["project_id"]!, body), ctx),
       }),
     },
     {
@@ -180,18 +158,14 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       method: "GET",
       path: `${BASE}:id/`,
       handler: async ({ params, ctx }) => ({
-        body: serializeFlag(await flags.get(ctx, params["project_id"]!, params["id"]!), ctx, new Date()),
+        body: record(await flags.get(ctx, params["project_id"]!, params["id"]!), ctx),
       }),
     },
     {
       method: "PATCH",
       path: `${BASE}:id/`,
       handler: async ({ params, body, ctx }) => ({
-        body: serializeFlag(
-          await flags.update(ctx, params["project_id"]!, params["id"]!, body),
-          ctx,
-          new Date(),
-        ),
+        body: record(await flags.update(ctx, params["project_id"]!, params["id"]!, body), ctx),
       }),
     },
     {

@@ -33,7 +33,7 @@ import {
   referencedFlagIds,
   validateFilters,
 } from "./rules/filters.js";
-import { isFullyRolledOut } from "./rules/status.js";
+import { type FlagStatusResult, flagStatus, isFullyRolledOut } from "./rules/status.js";
 
 /** Days without a call (or, never called, since creation) after which an active flag is STALE (§2.8). */
 export const STALE_AFTER_DAYS = 30;
@@ -299,6 +299,11 @@ export function createFeatureFlagService(deps: FeatureFlagServiceDeps) {
   }
 
   return {
+    /** A flag's status (ACTIVE, STALE, DELETED) at the service's clock (§2.8). */
+    status(flag: Parameters<typeof flagStatus>[0]): FlagStatusResult {
+      return flagStatus(flag, deps.now());
+    },
+
     /**
      * One page of the project's non-deleted flags (spec row 1), with the total count.
      * Scope `feature_flag:read`. @throws NotFoundError, PermissionDeniedError.

@@ -5,12 +5,7 @@
  *   configured maximum; `next`/`previous` are absolute URLs that keep the other parameters.
  * - Activity pages (§2.9): `limit` (default 10) and 1-based `page`; a bad value is a 400.
  */
-import { ValidationError } from "../core/errors.js";
-
-/** DRF's default page size for model viewsets. */
-export const DEFAULT_PAGE_SIZE = 100;
-/** Default entries per activity page. */
-export const DEFAULT_ACTIVITY_PAGE_SIZE = 10;
+import { activityPaging } from "../core/activity-log.js";
 
 function positiveInt(raw: string | null, strict: boolean): number | null {
   if (raw === null || !/^\s*\d+\s*$/.test(raw)) return null;
@@ -56,25 +51,17 @@ export function offsetPageLinks(
   return { next, previous };
 }
 
-function activityInt(query: URLSearchParams, name: string, fallback: number): number {
-  const raw = query.get(name);
-  if (raw === null) return fallback;
-  const value = positiveInt(raw, true);
-  if (value === null) {
-    throw new ValidationError(`Ensure this value is a whole number greater than or equal to 1.`, {
-      attr: name,
-      code: "invalid_input",
-    });
-  }
-  return value;
-}
-
-/** Reads activity paging: `limit` ≥ 1 (clamped to `maxLimit`), `page` ≥ 1. @throws ValidationError. */
+/**
+ * Reads activity paging from the query (`limit`, `page`); see `activityPaging` for the rule.
+ * @throws ValidationError for a value that is not a whole number ≥ 1.
+ */
 export function parseActivityPage(query: URLSearchParams, maxLimit: number): { limit: number; page: number } {
-  return {
-    limit: Math.min(activityInt(query, "limit", DEFAULT_ACTIVITY_PAGE_SIZE), maxLimit),
-    page: activityInt(query, "page", 1),
+  const read = (name: string) => {
+    const raw = query.get(name);
+    if (raw === null) return undefined;
+    return /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   };
+  return activityPaging({ limit: read("limit"), page: read("page") }, maxLimit);
 }
 
 /** The activity page's `next`/`previous` links (`page=<p±1>&limit=<l>`). */

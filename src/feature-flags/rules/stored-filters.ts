@@ -33,3 +33,27 @@ export function parseId(value: unknown): number | null {
   const id = Number(value.trim());
   return Number.isSafeInteger(id) ? id : null;
 }
+
+/**
+ * The filters PostHog shows: stored filters with `groups`, or the legacy form synthesised as one group
+ * from `properties` and `rollout_percentage` (`FeatureFlag.get_filters`, §2.1).
+ */
+export function effectiveFilters(
+  filters: unknown,
+  rolloutPercentage: number | null,
+): Record<string, unknown> {
+  const stored =
+    filters && typeof filters === "object" && !Array.isArray(filters)
+      ? (filters as Record<string, unknown>)
+      : {};
+  if ("groups" in stored) return stored;
+  return {
+    ...stored,
+    groups: [
+      {
+        properties: Array.isArray(stored["properties"]) ? stored["properties"] : [],
+        rollout_percentage: rolloutPercentage,
+      },
+    ],
+  };
+}
