@@ -1,0 +1,94 @@
+/**
+ * The one Pothos schema builder. It defines no object types: each domain's `*.graphql.ts` adds its
+ * own, and src/graphql/schema.ts assembles them (hayes/pothos "app layout"). What lives here is the
+ * plumbing every domain shares: the plugins, the scalars and the nullability defaults.
+ *
+ * Plugin order matters: the errors plugin comes before prisma and dataloader so that their field
+ * builders (`t.prismaField`, `t.loadable`) honour `errors` options (plugin-errors README).
+ */
+import SchemaBuilder from "@pothos/core";
+import DataloaderPlugin from "@pothos/plugin-dataloader";
+import ErrorsPlugin from "@pothos/plugin-errors";
+import PrismaPlugin from "@pothos/plugin-prisma";
+import RelayPlugin from "@pothos/plugin-relay";
+import { DateTimeResolver, JSONResolver, UUIDResolver } from "graphql-scalars";
+import type PrismaTypes from "../generated/pothos-prisma-types.js";
+import { getDatamodel } from "../generated/pothos-prisma-types.js";
+import type { GraphQLContext } from "./context.js";
+
+/**
+ * What connection resolvers add to a page: its total, as a number (offset connections) or as the
+ * loader plugin-prisma's `totalCount` option installs (called only when the field is selected).
+ */
+export interface ConnectionTotals {
+  totalCount?: number | (() => number | Promise<number>);
+}
+
+/** Resolves a connection's `totalCount` field from either form of `ConnectionTotals`. */
+export function connectionTotalCount(connection: ConnectionTotals): number | Promise<number> {
+  return typeof connection.totalCount === "function" ? connection.totalCount() : (connection.totalCount ?? 0);
+}
+
+/**
+ * The builder of the Signalbox schema.
+ *
+ * Fields are non-null unless declared otherwise (`defaultFieldNullability: false`): the services
+ * return complete records, so "non-null" is the truth for almost every field and clients get precise
+ * types. A field is declared nullable on purpose where its value can be absent (a deleted creator,
+ * a flag never called) or where it needs a scope of its own (`organization:read`, `user:read`,
+ * `activity_log:read`): a missing scope then nulls that field alone, with an error beside it,
+ * instead of wiping its parent. Root fields are nullable for the same reason.
+ */
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  PrismaTypes: PrismaTypes;
+  DefaultFieldNullability: false;
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
+  Connection: ConnectionTotals;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    JSON: { Input: unknown; Output: unknown };
+    UUID: { Input: string; Output: string };
+  };
+}>({
+  plugins: [ErrorsPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    // A function of the context, so that the schema builds (and codegen prints it) without a database.
+    client: (ctx) => ctx.db,
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    filterConnectionTotalCount: true,
+  },
+  relay: {
+    clientMutationId: "omit",
+    cursorType: "String",
+    // No Node interface: ids are PostHog's integers, shared with REST and the SDKs (see schema.ts).
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+    edgesFieldOptions: { nullable: false, description: "The items of this page, each with its cursor." },
+    nodeFieldOptions: { nullable: false, description: "The item." },
+    cursorFieldOptions: {
+      description: "An opaque position: pass it as `after` or `before` to page from here.",
+    },
+    pageInfoFieldOptions: { description: "Where this page sits in the whole list." },
+    pageInfoTypeOptions: { description: "Where a page sits in a list (Relay cursor connections)." },
+    hasNextPageFieldOptions: { description: "Whether items follow this page." },
+    hasPreviousPageFieldOptions: { description: "Whether items precede this page." },
+    startCursorFieldOptions: { description: "The cursor of the page's first item; null for an empty page." },
+    endCursorFieldOptions: { description: "The cursor of the page's last item; null for an empty page." },
+    firstArgOptions: { description: "Return at most this many items from the start (or from `after`)." },
+    afterArgOptions: { description: "Return items after this cursor." },
+    lastArgOptions: { description: "Return at most this many items from the end (or from `before`)." },
+    beforeArgOptions: { description: "Return items before this cursor." },
+  },
+});
+
+builder.addScalarType("DateTime", DateTimeResolver, {
+  description: "An instant in time, as an ISO-8601 string in UTC (e.g. `2025-11-03T09:12:45.123Z`).",
+});
+builder.addScalarType("JSON", JSONResolver, {
+  description: "Any JSON value, passed through as stored (PostHog's snake_case shapes where noted).",
+});
+builder.addScalarType("UUID", UUIDResolver, { description: "A UUID string (RFC 9562)." });

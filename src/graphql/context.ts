@@ -1,0 +1,50 @@
+/**
+ * The per-request GraphQL context. Authentication is lazy: the key is looked up the first time a
+ * resolver needs the actor, so introspection and GraphiQL work without a key while every field that
+ * touches data requires one. Both the actor and the service context are built at most once per request.
+ */
+import type { Limits } from "../config.js";
+import { type Actor, authenticate, type Credential } from "../core/auth/authenticate.js";
+import { createServiceContext, type ServiceContext } from "../core/context.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import type { Services } from "../services.js";
+
+/** What every resolver receives. */
+export interface GraphQLContext {
+  /** The database client; plugin-prisma plans queries with it, resolvers reach data only through `services`. */
+  readonly db: PrismaClient;
+  readonly services: Services;
+  readonly limits: Limits;
+  /** The personal API key found in the request, or null. */
+  readonly credential: Credential | null;
+  /**
+   * The authenticated caller, looked up once per request.
+   * @throws AuthenticationError without a key (`not_authenticated`) or with an unknown one (`authentication_failed`).
+   */
+  actor(): Promise<Actor>;
+  /** The context the services take, built once per request from `actor()`. @throws as `actor()`. */
+  serviceContext(): Promise<ServiceContext>;
+}
+
+/** Builds the context of one request. */
+export function createGraphQLContext(deps: {
+  db: PrismaClient;
+  services: Services;
+  limits: Limits;
+  credential: Credential | null;
+}): GraphQLContext {
+  let actor: Promise<Actor> | undefined;
+  let serviceContext: Promise<ServiceContext> | undefined;
+  const context: GraphQLContext = {
+    ...deps,
+    actor() {
+      actor ??= authenticate(deps.db, deps.credential);
+      return actor;
+    },
+    serviceContext() {
+      serviceContext ??= context.actor().then((a) => createServiceContext(deps.db, a, deps.limits));
+      return serviceContext;
+    },
+  };
+  return context;
+}

@@ -1,0 +1,121 @@
+/**
+ * The GraphQL front door: a yoga server over the Pothos schema at `/graphql`, with GraphiQL served
+ * from the bundled `@graphql-yoga/render-graphiql` (no CDN, so it works offline). It does not
+ * listen: src/app.ts mounts it in a fastify route and passes the Node request as server context.
+ *
+ * Errors: a DomainError a field does not return as a typed result becomes a GraphQL error with
+ * PostHog's code (errors.graphql.ts); anything else is masked by yoga ("Unexpected error.") and
+ * logged at error level. Expected failures are logged at debug level only.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import { format } from "node:util";
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
+import type { GraphQLError } from "graphql";
+import { createYoga, maskError, type YogaServerInstance } from "graphql-yoga";
+import type { Logger } from "pino";
+import type { Limits } from "../config.js";
+import { findCredential } from "../core/auth/authenticate.js";
+import { DomainError } from "../core/errors.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import type { Services } from "../services.js";
+import { createGraphQLContext, type GraphQLContext } from "./context.js";
+import { toGraphQLError } from "./errors.graphql.js";
+import { schema } from "./schema.js";
+
+/** What the HTTP layer passes with each request: the Node request it came in on. */
+export interface GraphQLServerContext {
+  req: { headers: IncomingHttpHeaders };
+}
+
+/** What the server is built from: the same objects the REST door uses. */
+export interface GraphQLServerDeps {
+  db: PrismaClient;
+  services: Services;
+  limits: Limits;
+  logger: Logger;
+}
+
+const DEFAULT_QUERY = `# Signalbox GraphQL: PostHog's configuration API with camelCase names.
+#
+# Every field that reads or writes data needs a personal API key. Open the
+# "Headers" tab below and enter:
+#
+#   {"Authorization": "Bearer <personal API key>"}
+#
+# (\`signalbox bootstrap\` prints a key.) Introspection and autocompletion work
+# without one; the Docs pane lists every type, with the scope each field needs.
+
+query Viewer {
+  viewer {
+    user { email }
+    apiKey { label scopes }
+    team {
+      id
+      name
+      featureFlags(first: 10) {
+        totalCount
+        edges { node { id key active status } }
+      }
+    }
+  }
+}
+`;
+
+/**
+ * The error a GraphQL error wraps (`originalError`), or the error itself. Read by shape, not with
+ * `instanceof GraphQLError`: a test runner may load a second copy of `graphql` beside the one
+ * Pothos and yoga use, and its GraphQLError class would not match theirs.
+ */
+function originalOf(error: unknown): unknown {
+  const wrapped = typeof error === "object" && error !== null ? (error as { originalError?: unknown }) : null;
+  return wrapped?.originalError ?? error;
+}
+
+function isExpected(error: unknown): boolean {
+  return originalOf(error) instanceof DomainError;
+}
+
+/** yoga's logger on top of pino: errors become `err` fields; expected failures are debug noise, not errors. */
+function yogaLogger(logger: Logger) {
+  const at =
+    (level: "debug" | "info" | "warn" | "error") =>
+    (...args: unknown[]) => {
+      const [first, ...rest] = args;
+      const effective = level === "error" && isExpected(first) ? "debug" : level;
+      if (first instanceof Error)
+        logger[effective]({ err: first }, rest.length > 0 ? format(...rest) : first.message);
+      else logger[effective](format(...args));
+    };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+/** Creates the yoga server; the caller routes `yoga.graphqlEndpoint` to it. */
+export function createGraphQLServer(
+  deps: GraphQLServerDeps,
+): YogaServerInstance<GraphQLServerContext, GraphQLContext> {
+  const { db, services, limits, logger } = deps;
+  return createYoga<GraphQLServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: "/graphql",
+    logging: yogaLogger(logger),
+    graphiql: { title: "Signalbox GraphQL", defaultQuery: DEFAULT_QUERY },
+    renderGraphiQL,
+    maskedErrors: {
+      maskError: (error, message, isDev) => {
+        const original = originalOf(error);
+        if (!(original instanceof DomainError)) return maskError(error, message, isDev);
+        return toGraphQLError(original, original === error ? undefined : (error as GraphQLError));
+      },
+    },
+    context: ({ req, request }) =>
+      createGraphQLContext({
+        db,
+        services,
+        limits,
+        credential: findCredential({
+          authorization: req.headers.authorization,
+          query: new URL(request.url).searchParams,
+        }),
+      }),
+  });
+}
