@@ -1,0 +1,63 @@
+/**
+ * The CLI's administrative commands (`bootstrap`, `keys create`) as plain functions over a database,
+ * so that the same code runs in the CLI process or, when a server holds the embedded data directory,
+ * inside that server through the admin socket (src/cli/admin-socket.ts).
+ */
+import { z } from "zod";
+import { ValidationError } from "../core/errors.js";
+import { parseInput } from "../core/validation.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { type BootstrapResult, bootstrap } from "../users/bootstrap.js";
+import { createPersonalApiKey } from "../users/users.service.js";
+
+/** `bootstrap`'s options. */
+export const bootstrapCommandSchema = z.object({
+  email: z.string().min(1),
+  organizationName: z.string().min(1),
+  projectName: z.string().min(1),
+});
+
+/** `keys create`'s options. */
+export const createKeyCommandSchema = z.object({
+  email: z.string().min(1),
+  label: z.string(),
+  scopes: z.array(z.string()),
+  projects: z.array(z.int().positive()),
+  organizations: z.array(z.string()),
+});
+
+/** An administrative command and its options. */
+export type AdminCommand =
+  | { name: "bootstrap"; options: z.infer<typeof bootstrapCommandSchema> }
+  | { name: "keys-create"; options: z.infer<typeof createKeyCommandSchema> };
+
+/** What a command prints: bootstrap's JSON object, or the new key. */
+export type AdminResult = BootstrapResult | { personal_api_key: string };
+
+/**
+ * Runs an administrative command against `db`.
+ * @throws ValidationError for bad options, an unknown user, or a key the user may not have.
+ */
+export async function runAdminCommand(db: PrismaClient, command: AdminCommand): Promise<AdminResult> {
+  switch (command.name) {
+    case "bootstrap":
+      return bootstrap(db, parseInput(bootstrapCommandSchema, command.options));
+    case "keys-create": {
+      const options = parseInput(createKeyCommandSchema, command.options);
+      const user = await db.user.findUnique({ where: { email: options.email } });
+      if (!user) {
+        throw new ValidationError(`No user with e-mail ${options.email}. Run 'signalbox bootstrap' first.`, {
+          attr: "email",
+        });
+      }
+      const { key } = await createPersonalApiKey(db, {
+        userId: user.id,
+        label: options.label,
+        scopes: options.scopes,
+        scopedTeams: options.projects,
+        scopedOrganizations: options.organizations,
+      });
+      return { personal_api_key: key };
+    }
+  }
+}

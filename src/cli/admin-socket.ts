@@ -1,0 +1,83 @@
+/**
+ * The admin socket: while `serve` holds an embedded data directory, no other process may open it,
+ * so CLI commands that only need the running server's database (`bootstrap`, `keys create`) are
+ * sent to the server over a Unix socket inside that directory and run there. The socket is created
+ * owner-only (0600) in the data directory, so it grants nothing that reading the directory would not.
+ */
+import fs from "node:fs/promises";
+import http from "node:http";
+import path from "node:path";
+import { DomainError } from "../core/errors.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { type AdminCommand, type AdminResult, runAdminCommand } from "./admin-commands.js";
+
+const SOCKET_NAME = ".signalbox.sock";
+
+/** Path of the admin socket of a data directory. */
+export function adminSocketPath(dataDir: string): string {
+  return path.join(dataDir, SOCKET_NAME);
+}
+
+/** A command failed in the server; `message` is safe to print. */
+export class AdminCommandError extends Error {}
+
+/**
+ * Listens on the data directory's admin socket and runs the commands sent to it against `db`.
+ * Returns a function that stops listening and removes the socket.
+ */
+export async function listenAdminSocket(dataDir: string, db: PrismaClient): Promise<() => Promise<void>> {
+  const socketPath = adminSocketPath(dataDir);
+  // A socket file left by a process that died is stale: we hold the data-dir lock, so nobody serves it.
+  await fs.rm(socketPath, { force: true });
+  const server = http.createServer(async (request, response) => {
+    let status = 200;
+    let body: unknown;
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      body = await runAdminCommand(db, JSON.parse(Buffer.concat(chunks).toString("utf8")) as AdminCommand);
+    } catch (error) {
+      status = error instanceof DomainError ? error.httpStatus : 500;
+      body = { error: error instanceof DomainError ? error.detail : "The server could not run the command." };
+    }
+    response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, resolve);
+  });
+  await fs.chmod(socketPath, 0o600);
+  return async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await fs.rm(socketPath, { force: true });
+  };
+}
+
+/**
+ * Sends a command to the server holding `dataDir`; null when no server listens there.
+ * @throws AdminCommandError with the server's message when the command fails.
+ */
+export function sendAdminCommand(dataDir: string, command: AdminCommand): Promise<AdminResult | null> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        socketPath: adminSocketPath(dataDir),
+        method: "POST",
+        path: "/",
+        headers: { "content-type": "application/json" },
+      },
+      async (response) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of response) chunks.push(chunk as Buffer);
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        if (response.statusCode === 200) resolve(body as AdminResult);
+        else reject(new AdminCommandError(String(body.error)));
+      },
+    );
+    request.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT" || error.code === "ECONNREFUSED") resolve(null);
+      else reject(error);
+    });
+    request.end(JSON.stringify(command));
+  });
+}

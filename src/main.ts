@@ -1,0 +1,231 @@
+#!/usr/bin/env node
+/**
+ * The `signalbox` command line: `serve`, `migrate`, `bootstrap`, `keys create`.
+ * With no DATABASE_URL every command uses the embedded database in DATA_DIR (migrated automatically);
+ * with DATABASE_URL, PostgreSQL (migrated by `signalbox migrate`). Configuration: src/config.ts.
+ */
+import { Command, InvalidArgumentError } from "commander";
+import pino, { type Logger } from "pino";
+import { buildApp } from "./app.js";
+import { type AdminCommand, type AdminResult, runAdminCommand } from "./cli/admin-commands.js";
+import { AdminCommandError, listenAdminSocket, sendAdminCommand } from "./cli/admin-socket.js";
+import { type Config, loadConfig } from "./config.js";
+import { DomainError } from "./core/errors.js";
+import { type Database, DataDirectoryLockedError, openDatabase } from "./db/database.js";
+import { applyMigrations, migrationStatus } from "./db/migrations.js";
+
+/** An error the CLI reports as one line, without a stack. */
+class CliError extends Error {}
+
+function logger(config: Config, toStderr: boolean): Logger {
+  return pino({ level: config.logLevel, base: { service: "signalbox" } }, pino.destination(toStderr ? 2 : 1));
+}
+
+/** Opens the configured database; the embedded one is migrated, PostgreSQL must already be. */
+async function open(config: Config, log: Logger, requireMigrated: boolean): Promise<Database> {
+  const database = await openDatabase(
+    config.databaseUrl
+      ? { kind: "postgres", url: config.databaseUrl }
+      : { kind: "embedded", dataDir: config.dataDir },
+  );
+  try {
+    if (database.kind === "embedded") {
+      const { applied } = await applyMigrations(database.migrationTarget);
+      if (applied.length) log.info({ applied }, "applied migrations");
+    } else if (requireMigrated) {
+      const status = await migrationStatus(database.migrationTarget);
+      if (status.pending.length || status.failed.length) {
+        throw new CliError(
+          `The database at ${database.description} is not migrated (pending: ${status.pending.join(", ") || "none"}; failed: ${status.failed.join(", ") || "none"}). Run 'signalbox migrate' first.`,
+        );
+      }
+    }
+    return database;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+async function serve(): Promise<void> {
+  const config = loadConfig();
+  const log = logger(config, false);
+  const database = await open(config, log, false);
+  if (database.kind === "postgres") {
+    const status = await migrationStatus(database.migrationTarget);
+    if (status.pending.length)
+      log.warn(
+        { pending: status.pending },
+        "migrations pending: /readyz reports not ready until 'signalbox migrate' runs",
+      );
+  }
+  const app = await buildApp({ config, database, logger: log });
+  await app.listen({ port: config.port, host: config.host });
+  // The embedded database admits only this process: CLI commands reach it through the admin socket.
+  const closeAdminSocket =
+    database.kind === "embedded" ? await listenAdminSocket(config.dataDir, database.prisma) : null;
+  log.info({ database: database.description, graphql: "/graphql" }, "signalbox serving");
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down: finishing in-flight requests");
+    const timer = setTimeout(() => {
+      log.error("shutdown timed out; exiting");
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    timer.unref();
+    await app.close();
+    await closeAdminSocket?.();
+    await database.close();
+    log.info("stopped");
+    // PGlite resets process.exitCode on close (offline-prisma.md trap 4): exit explicitly.
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+/**
+ * Runs an administrative command on the configured database; when a running server holds the
+ * embedded data directory, the server runs it instead (src/cli/admin-socket.ts).
+ */
+async function admin(command: AdminCommand): Promise<AdminResult> {
+  const config = loadConfig();
+  const log = logger(config, true);
+  let database: Database;
+  try {
+    database = await open(config, log, true);
+  } catch (error) {
+    if (error instanceof DataDirectoryLockedError) {
+      const result = await sendAdminCommand(config.dataDir, command);
+      if (result) return result;
+    }
+    throw error;
+  }
+  try {
+    return await runAdminCommand(database.prisma, command);
+  } finally {
+    await database.close();
+  }
+}
+
+function integerList(value: string): number[] {
+  return value.split(",").map((part) => {
+    const n = Number(part.trim());
+    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`"${part}" is not a project id.`);
+    return n;
+  });
+}
+
+function stringList(value: string): string[] {
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+const program = new Command()
+  .name("signalbox")
+  .description("PostHog-compatible feature flags and analytics configuration, over REST and GraphQL.")
+  .showHelpAfterError();
+
+program
+  .command("serve")
+  .description("Serve REST (/api/...) and GraphQL (/graphql) on HOST:PORT (default 127.0.0.1:8000).")
+  .action(serve);
+
+program
+  .command("migrate")
+  .description("Apply pending migrations to the database (DATABASE_URL, or the embedded one in DATA_DIR).")
+  .option("--status", "only report applied and pending migrations")
+  .action(async (options: { status?: boolean }) => {
+    const config = loadConfig();
+    const database = await openDatabase(
+      config.databaseUrl
+        ? { kind: "postgres", url: config.databaseUrl }
+        : { kind: "embedded", dataDir: config.dataDir },
+    );
+    try {
+      const report = options.status
+        ? await migrationStatus(database.migrationTarget)
+        : await applyMigrations(database.migrationTarget);
+      process.stdout.write(`${JSON.stringify({ database: database.description, ...report })}\n`);
+    } finally {
+      await database.close();
+    }
+  });
+
+program
+  .command("bootstrap")
+  .description(
+    "Create an organization, a project and a user on first run (reused after) and issue a new personal API key with all scopes. Prints JSON: project_id, project_api_token, personal_api_key.",
+  )
+  .option("--email <email>", "the user's e-mail", "admin@signalbox.local")
+  .option("--organization <name>", "organization name on first run", "Default organization")
+  .option("--project <name>", "project name on first run", "Default project")
+  .action(async (options: { email: string; organization: string; project: string }) => {
+    const result = await admin({
+      name: "bootstrap",
+      options: { email: options.email, organizationName: options.organization, projectName: options.project },
+    });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  });
+
+const keys = program.command("keys").description("Manage personal API keys.");
+keys
+  .command("create")
+  .description(
+    "Issue a personal API key for a user (the bootstrap user by default) and print it. It is shown only once.",
+  )
+  .requiredOption(
+    "--scopes <scopes>",
+    "comma-separated scopes, e.g. feature_flag:read,activity_log:read or *",
+    stringList,
+  )
+  .option("--projects <ids>", "comma-separated project ids the key is limited to", integerList)
+  .option("--organizations <ids>", "comma-separated organization ids the key is limited to", stringList)
+  .option("--label <label>", "a label for the key (at most 40 characters)", "cli")
+  .option("--email <email>", "the key's user", "admin@signalbox.local")
+  .action(
+    async (options: {
+      scopes: string[];
+      projects?: number[];
+      organizations?: string[];
+      label: string;
+      email: string;
+    }) => {
+      const result = await admin({
+        name: "keys-create",
+        options: {
+          email: options.email,
+          label: options.label,
+          scopes: options.scopes,
+          projects: options.projects ?? [],
+          organizations: options.organizations ?? [],
+        },
+      });
+      if ("personal_api_key" in result) process.stdout.write(`${result.personal_api_key}\n`);
+    },
+  );
+
+program.parseAsync(process.argv).then(
+  () => {
+    // `serve` keeps running; one-shot commands exit with their code (PGlite may reset process.exitCode).
+    if (program.args[0] !== "serve") process.exit(0);
+  },
+  (error: unknown) => {
+    const message =
+      error instanceof CliError ||
+      error instanceof DomainError ||
+      error instanceof AdminCommandError ||
+      error instanceof DataDirectoryLockedError
+        ? (error as Error).message
+        : error instanceof Error && error.message.startsWith("Invalid configuration")
+          ? error.message
+          : String((error as Error)?.stack ?? error);
+    process.stderr.write(`signalbox: ${message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,56 @@
+import { expect, it } from "vitest";
+import { describeEachBackend } from "../support/server.js";
+
+describeEachBackend("operability", (server) => {
+  it("answers /healthz while the process is up", async () => {
+    const response = await server().request("GET", "/healthz", { key: null });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: "ok" });
+  });
+
+  it("answers /readyz when the database answers and every migration is applied", async () => {
+    const response = await server().request("GET", "/readyz", { key: null });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: "ready", pending: [] });
+  });
+
+  it("reports not ready when a migration is missing from the database", async () => {
+    const s = server();
+    const [row] = await s.db.$queryRaw<
+      { migration_name: string }[]
+    >`SELECT migration_name FROM _prisma_migrations LIMIT 1`;
+    await s.db
+      .$executeRaw`UPDATE _prisma_migrations SET migration_name = 'renamed' WHERE migration_name = ${row!.migration_name}`;
+    try {
+      const response = await s.request("GET", "/readyz", { key: null });
+      expect(response.status).toBe(503);
+      expect(response.body).toMatchObject({ status: "not_ready", pending: [row!.migration_name] });
+    } finally {
+      await s.db
+        .$executeRaw`UPDATE _prisma_migrations SET migration_name = ${row!.migration_name} WHERE migration_name = 'renamed'`;
+    }
+  });
+
+  it("sends Server-Timing with database time and statement count, and a request id", async () => {
+    const s = server();
+    const response = await s.request("GET", `/api/projects/${s.projectId}/feature_flags/`);
+    const timing = response.headers.get("server-timing");
+    expect(timing).toMatch(/^db;dur=\d+\.\d;desc="\d+ statements?"$/);
+    const statements = Number(timing!.match(/desc="(\d+)/)![1]);
+    expect(statements).toBeGreaterThanOrEqual(3);
+    expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await s.request("GET", "/healthz", { key: null, headers: { "x-request-id": "abc-123" } });
+    expect(echoed.headers.get("x-request-id")).toBe("abc-123");
+  });
+
+  it("answers unknown paths with PostHog's 404 body", async () => {
+    const response = await server().request("GET", "/api/nothing-here/");
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({
+      type: "invalid_request",
+      code: "not_found",
+      detail: "Not found.",
+      attr: null,
+    });
+  });
+});

@@ -1,0 +1,166 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { adminQuery, databaseUrl } from "../support/postgres.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const TSX = path.join(ROOT, "node_modules", ".bin", "tsx");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, ["src/main.ts", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: "warn", DATABASE_URL: "", ...env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function startServer(dataDir: string): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "info", DATABASE_URL: "" };
+    const child = spawn(TSX, ["src/main.ts", "serve"], { cwd: ROOT, env });
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    child.stdout.on("data", (d) => {
+      output += d;
+      const match = output.match(/listening at http:\/\/127\.0\.0\.1:(\d+)/);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(match[1]), output: () => output });
+      }
+    });
+    child.stderr.on("data", (d) => {
+      output += d;
+    });
+    child.on("exit", (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+  });
+}
+
+describe("signalbox CLI on the embedded database", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-cli-"));
+  });
+  afterAll(async () => {
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  const run = (args: string[]) => cli(args, { DATA_DIR: dataDir });
+
+  it("bootstraps once and reuses the project after, with a new key each run", async () => {
+    const first = await run(["bootstrap"]);
+    expect(first.code, first.stderr).toBe(0);
+    const a = JSON.parse(first.stdout);
+    expect(Object.keys(a).sort()).toEqual(["personal_api_key", "project_api_token", "project_id"]);
+    expect(a.personal_api_key).toMatch(/^phx_[0-9A-Za-z]+$/);
+    expect(a.project_api_token).toMatch(/^phc_/);
+    const second = JSON.parse((await run(["bootstrap"])).stdout);
+    expect(second.project_id).toBe(a.project_id);
+    expect(second.project_api_token).toBe(a.project_api_token);
+    expect(second.personal_api_key).not.toBe(a.personal_api_key);
+  });
+
+  it("creates keys with chosen scopes, and rejects an invalid scope", async () => {
+    const created = await run([
+      "keys",
+      "create",
+      "--scopes",
+      "feature_flag:read,activity_log:read",
+      "--projects",
+      "1",
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout.trim()).toMatch(/^phx_[0-9A-Za-z]+$/);
+    const bad = await run(["keys", "create", "--scopes", "flags:everything"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("Invalid scope: flags:everything");
+    const badProject = await run(["keys", "create", "--scopes", "*", "--projects", "x"]);
+    expect(badProject.code).toBe(1);
+    expect(badProject.stderr).toContain('"x" is not a project id.');
+  });
+
+  it("prints help and rejects unknown commands", async () => {
+    const help = await run(["--help"]);
+    expect(help.code).toBe(0);
+    for (const command of ["serve", "migrate", "bootstrap", "keys"]) expect(help.stdout).toContain(command);
+    const unknown = await run(["frobnicate"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it("lets one process hold the data directory: the server runs CLI commands, migrate is refused", async () => {
+    const before = JSON.parse((await run(["bootstrap"])).stdout);
+    const server = await startServer(dataDir);
+    try {
+      const ready = await fetch(`http://127.0.0.1:${server.port}/readyz`);
+      expect(ready.status).toBe(200);
+      const viaServer = await run(["bootstrap"]);
+      expect(viaServer.code, viaServer.stderr).toBe(0);
+      const boot = JSON.parse(viaServer.stdout);
+      expect(boot.project_id).toBe(before.project_id);
+      const flags = await fetch(
+        `http://127.0.0.1:${server.port}/api/projects/${boot.project_id}/feature_flags/`,
+        {
+          headers: { authorization: `Bearer ${boot.personal_api_key}` },
+        },
+      );
+      expect(flags.status).toBe(200);
+      const key = await run(["keys", "create", "--scopes", "feature_flag:read"]);
+      expect(key.stdout.trim()).toMatch(/^phx_/);
+      const badScope = await run(["keys", "create", "--scopes", "nope"]);
+      expect(badScope.code).toBe(1);
+      expect(badScope.stderr).toContain("Invalid scope: nope");
+      const blocked = await run(["migrate"]);
+      expect(blocked.code).toBe(1);
+      expect(blocked.stderr).toContain("is in use by another Signalbox process");
+    } finally {
+      const exited = new Promise<number | null>((resolve) => server.child.on("exit", resolve));
+      server.child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    }
+    expect(server.output()).toContain("shutting down");
+    await expect(fs.stat(path.join(dataDir, ".signalbox.sock"))).rejects.toThrow();
+    const after = await run(["bootstrap"]);
+    expect(after.code, after.stderr).toBe(0);
+  });
+});
+
+describe.skipIf(!inject("postgresTemplate"))("signalbox CLI on PostgreSQL", () => {
+  const name = `sbx_cli_${randomBytes(5).toString("hex")}`;
+  beforeAll(() => adminQuery(`CREATE DATABASE ${name}`));
+  afterAll(() => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+
+  it("refuses to bootstrap before migrate, then migrates and bootstraps", async () => {
+    const env = { DATABASE_URL: databaseUrl(name) };
+    const early = await cli(["bootstrap"], env);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain("Run 'signalbox migrate' first");
+    const migrated = await cli(["migrate"], env);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(JSON.parse(migrated.stdout).applied.length).toBeGreaterThan(0);
+    const status = JSON.parse((await cli(["migrate", "--status"], env)).stdout);
+    expect(status).toMatchObject({ pending: [], failed: [] });
+    const boot = await cli(["bootstrap"], env);
+    expect(boot.code, boot.stderr).toBe(0);
+    expect(JSON.parse(boot.stdout).project_id).toBeGreaterThan(0);
+  });
+});
