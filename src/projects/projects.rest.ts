@@ -2,8 +2,10 @@
  * Projects and organizations on PostHog's paths (posthog/api/project.py, posthog/api/organization.py):
  * how a PostHog client finds its `project_id`.
  */
+
+import { DEFAULT_PAGE_SIZE } from "../config.js";
 import type { Organization, Project } from "../generated/prisma/client.js";
-import { DEFAULT_PAGE_SIZE, offsetPageLinks, parseOffsetPage } from "../rest/pagination.js";
+import { offsetPageLinks, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule } from "../rest/routes.js";
 
 /** A project in PostHog's shape (ids are integers; `organization` is the organization's UUID). */
