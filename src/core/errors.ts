@@ -85,6 +85,13 @@ export class NotFoundError extends DomainError {
   }
 }
 
+/** 404 for the project in the path: unknown, or not an integer (posthog/api/routing.py). */
+export class ProjectNotFoundError extends NotFoundError {
+  constructor() {
+    super("Project not found.");
+  }
+}
+
 /** 405: the method is not allowed on this path. */
 export class MethodNotAllowedError extends DomainError {
   readonly httpStatus = 405;

@@ -6,6 +6,7 @@
 import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
+import { MethodNotAllowedError, NotFoundError, ProjectNotFoundError } from "../core/errors.js";
 import { queryBoolean } from "../core/validation.js";
 import { serializeActivityPage } from "../rest/activity.js";
 import { offsetPageLinks, parseActivityPage, parseOffsetPage } from "../rest/pagination.js";
@@ -171,13 +172,14 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
     {
       method: "DELETE",
       path: `${BASE}:id/`,
-      emptyBodyOn: [405],
+      emptyBodyOn: (error) => error instanceof MethodNotAllowedError,
       handler: ({ params, ctx }) => flags.destroy(ctx, params["project_id"]!),
     },
     {
       method: "GET",
       path: `${BASE}:id/activity/`,
-      emptyBodyOn: [404],
+      // The missing flag is a bare 404; an unknown project keeps its body (`feature_flag.py` activity action).
+      emptyBodyOn: (error) => error instanceof NotFoundError && !(error instanceof ProjectNotFoundError),
       handler: async ({ params, query, url, ctx }) => {
         const paging = parseActivityPage(query, limits.maxPageSize);
         const page = await flags.activity(ctx, params["project_id"]!, params["id"]!, paging);

@@ -38,8 +38,8 @@ export interface RestRoute {
   method: HttpMethod;
   path: string;
   handler: (request: RestRequest) => Promise<RestReply>;
-  /** Error statuses PostHog answers on this route with an empty body (e.g. 405 on flag DELETE). */
-  emptyBodyOn?: readonly number[];
+  /** Errors PostHog answers on this route with an empty body (e.g. 405 on flag DELETE). */
+  emptyBodyOn?: (error: DomainError) => boolean;
 }
 
 /** What the REST door needs from the composition root. */
@@ -100,7 +100,7 @@ export function registerRestRoutes(app: FastifyInstance, routes: readonly RestRo
           });
           return reply.status(result.status ?? 200).send(result.body);
         } catch (error) {
-          if (error instanceof DomainError && route.emptyBodyOn?.includes(error.httpStatus)) {
+          if (error instanceof DomainError && route.emptyBodyOn?.(error)) {
             throw new EmptyBodyError(error.httpStatus);
           }
           throw error;

@@ -54,3 +54,48 @@ describeEachBackend("operability", (server) => {
     });
   });
 });
+
+describeEachBackend("statement counts and unexpected errors", (server) => {
+  it("lists a REST page of 100 flags with creators and tags in as many statements as a page of 10", async () => {
+    const s = server();
+    const projectId = await s.createProject("Counted");
+    await s.db.featureFlag.createMany({
+      data: Array.from({ length: 120 }, (_, i) => ({
+        projectId,
+        key: `counted-${i}`,
+        createdById: s.userId,
+      })),
+    });
+    const page = async (limit: number) => {
+      const response = await s.request("GET", `/api/projects/${projectId}/feature_flags/?limit=${limit}`);
+      expect(response.body.results).toHaveLength(limit);
+      return Number(response.headers.get("server-timing")!.match(/desc="(\d+)/)![1]);
+    };
+    await page(1); // the key's hourly last_used_at write happens once
+    const ten = await page(10);
+    expect(await page(100)).toBe(ten);
+    // The key (with user and memberships), the project, the count, the page with its relations joined.
+    expect(ten).toBeLessThanOrEqual(4);
+  });
+
+  it("masks an unexpected failure as PostHog's 500 body and logs it", async () => {
+    const s = server();
+    await s.db.$executeRawUnsafe("ALTER TABLE feature_flags RENAME TO feature_flags_away");
+    try {
+      const response = await s.request("GET", `/api/projects/${s.projectId}/feature_flags/`);
+      expect(response.status).toBe(500);
+      expect(response.body).toEqual({
+        type: "server_error",
+        code: "error",
+        detail: "A server error occurred.",
+        attr: null,
+      });
+      expect(response.text).not.toContain("feature_flags");
+      const logged = s.errorLogs.find((entry) => entry["msg"] === "unexpected error");
+      expect(logged).toBeDefined();
+      expect(JSON.stringify(logged)).toContain("feature_flags");
+    } finally {
+      await s.db.$executeRawUnsafe("ALTER TABLE feature_flags_away RENAME TO feature_flags");
+    }
+  });
+});

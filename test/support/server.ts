@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
+import { Writable } from "node:stream";
 import { PGlite } from "@electric-sql/pglite";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
@@ -61,6 +62,8 @@ export interface TestServer {
   createProject(name: string): Promise<number>;
   /** A project in an organization the bootstrap user is not a member of. */
   createForeignProject(name: string): Promise<number>;
+  /** The server's log records (parsed pino lines) at `error` level and above. */
+  errorLogs: Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -97,10 +100,17 @@ export async function startTestServer(
   const user = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
   const project = await db.project.findUniqueOrThrow({ where: { id: boot.project_id } });
   const config = loadConfig({ LOG_LEVEL: "silent", PORT: "0" });
+  const errorLogs: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split("\n").filter(Boolean)) errorLogs.push(JSON.parse(line));
+      done();
+    },
+  });
   const app = await buildApp({
     config,
     database,
-    logger: pino({ level: process.env["TEST_LOG_LEVEL"] ?? "silent" }),
+    logger: pino({ level: "error" }, sink),
     services: createServices({ now: options.now ?? (() => new Date()) }),
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
@@ -118,6 +128,7 @@ export async function startTestServer(
     organizationId: project.organizationId,
     userId: user.id,
     key: boot.personal_api_key,
+    errorLogs,
     async request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
       const key = opts.key === undefined ? boot.personal_api_key : opts.key;

@@ -5,7 +5,7 @@
  * holds the scope (403), the user is a member of the project's organization (403).
  */
 import type { ProjectAccess, ServiceContext } from "../context.js";
-import { NotFoundError, PermissionDeniedError } from "../errors.js";
+import { PermissionDeniedError, ProjectNotFoundError } from "../errors.js";
 import { requireScope, type Scope } from "./scopes.js";
 
 /** Parses a project id from a path or argument; anything but a positive integer is not a project. */
@@ -23,7 +23,7 @@ async function loadProject(ctx: ServiceContext, projectId: number): Promise<Proj
     where: { id: projectId },
     select: { id: true, organizationId: true, name: true },
   });
-  if (!project) throw new NotFoundError("Project not found.");
+  if (!project) throw new ProjectNotFoundError();
   ctx.projects.set(projectId, project);
   return project;
 }
@@ -43,7 +43,7 @@ export function canReachProject(ctx: ServiceContext, project: ProjectAccess): bo
 
 /**
  * Resolves `rawProjectId` and checks the actor may use it with `scope`.
- * @throws NotFoundError `Project not found.` for a non-integer or unknown id.
+ * @throws ProjectNotFoundError `Project not found.` for a non-integer or unknown id.
  * @throws PermissionDeniedError when the key is limited to other projects or organizations, lacks
  *   the scope, or the user is not a member of the project's organization.
  */
@@ -53,7 +53,7 @@ export async function authorizeProject(
   scope: Scope,
 ): Promise<ProjectAccess> {
   const projectId = parseProjectId(rawProjectId);
-  if (projectId === null) throw new NotFoundError("Project not found.");
+  if (projectId === null) throw new ProjectNotFoundError();
   const project = await loadProject(ctx, projectId);
   const { apiKey, organizationIds } = ctx.actor;
   if (apiKey.scopedTeams.length > 0 && !apiKey.scopedTeams.includes(project.id)) {
