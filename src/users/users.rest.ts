@@ -2,7 +2,8 @@
  * `GET /api/users/@me/` and `GET /api/personal_api_keys/@current` in PostHog's shapes
  * (posthog/api/user.py, posthog/api/personal_api_key.py, `UserBasicSerializer`).
  */
-import type { Organization, PersonalApiKey, Project, User } from "../generated/prisma/client.js";
+import type { Organization, PersonalApiKey, User } from "../generated/prisma/client.js";
+import { serializeProject } from "../projects/projects.rest.js";
 import type { RestModule } from "../rest/routes.js";
 
 /** PostHog's `UserBasic` (the spec's user object inside `created_by` and `last_modified_by`). */
@@ -17,16 +18,6 @@ export function serializeUserBasic(user: User): Record<string, unknown> {
     is_email_verified: user.isEmailVerified,
     hedgehog_config: user.hedgehogConfig,
     role_at_organization: user.roleAtOrganization,
-  };
-}
-
-function serializeTeam(project: Project): Record<string, unknown> {
-  return {
-    id: project.id,
-    organization: project.organizationId,
-    name: project.name,
-    api_token: project.apiToken,
-    timezone: project.timezone,
   };
 }
 
@@ -60,7 +51,7 @@ export const userRoutes: RestModule = (services) => [
       return {
         body: {
           ...serializeUserBasic(me.user),
-          team: me.team ? serializeTeam(me.team) : null,
+          team: me.team ? serializeProject(me.team) : null,
           organization: me.organization ? serializeOrganizationBasic(me.organization) : null,
           organizations: me.organizations.map(serializeOrganizationBasic),
         },
