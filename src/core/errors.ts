@@ -85,10 +85,15 @@ export class NotFoundError extends DomainError {
   }
 }
 
-/** 404 for the project in the path: unknown, or not an integer (posthog/api/routing.py). */
+/**
+ * 404 for the project in the path: unknown, or not an integer (posthog/api/routing.py). Shown as a
+ * plain NotFoundError everywhere; the subclass only lets a route tell a missing project from a
+ * missing object (PostHog answers some missing objects with an empty body, never a missing project).
+ */
 export class ProjectNotFoundError extends NotFoundError {
   constructor() {
     super("Project not found.");
+    this.name = "NotFoundError";
   }
 }
 
