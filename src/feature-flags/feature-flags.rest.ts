@@ -6,11 +6,16 @@
 import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
-import { MethodNotAllowedError, NotFoundError, ProjectNotFoundError } from "../core/errors.js";
+import {
+  MethodNotAllowedError,
+  NotFoundError,
+  NotImplementedError,
+  ProjectNotFoundError,
+} from "../core/errors.js";
 import { queryBoolean } from "../core/validation.js";
 import { serializeActivityPage } from "../rest/activity.js";
 import { offsetPageLinks, parseActivityPage, parseOffsetPage } from "../rest/pagination.js";
-import type { RestModule } from "../rest/routes.js";
+import type { HttpMethod, RestModule, RestRoute } from "../rest/routes.js";
 import { serializeUserBasic } from "../users/users.rest.js";
 import { FLAG_ORDERS, type FlagListFilters, type FlagOrder } from "./feature-flags.schemas.js";
 import { type FlagRecord, tagNames } from "./feature-flags.service.js";
@@ -105,6 +110,40 @@ export function serializeFlag(
   };
 }
 
+/**
+ * Flag operations of the spec (rows 7–12, 14–18) that this service does not provide yet, each with
+ * the reason. They answer 501 (after authentication) instead of being mistaken for `:id/` routes.
+ */
+const NOT_BUILT: ReadonlyArray<{ method: HttpMethod; path: string; reason: string }> = [
+  {
+    method: "POST",
+    path: ":id/create_static_cohort_for_flag/",
+    reason: "cohorts are not part of this service yet",
+  },
+  { method: "POST", path: ":id/dashboard/", reason: "dashboards are not part of this service yet" },
+  {
+    method: "POST",
+    path: ":id/enrich_usage_dashboard/",
+    reason: "dashboards are not part of this service yet",
+  },
+  {
+    method: "POST",
+    path: ":id/has_active_dependents/",
+    reason: "dependency reports arrive with flag evaluation",
+  },
+  { method: "GET", path: ":id/remote_config/", reason: "remote configuration arrives with flag evaluation" },
+  { method: "GET", path: ":id/status/", reason: "the status action arrives with flag evaluation" },
+  { method: "POST", path: "bulk_keys/", reason: "bulk key lookup arrives with flag evaluation" },
+  { method: "GET", path: "evaluation_reasons/", reason: "flag evaluation is not built yet" },
+  { method: "GET", path: "local_evaluation/", reason: "flag evaluation is not built yet" },
+  { method: "GET", path: "my_flags/", reason: "flag evaluation is not built yet" },
+  {
+    method: "POST",
+    path: "user_blast_radius/",
+    reason: "persons and events are not part of this service yet",
+  },
+];
+
 /** The feature-flag routes. */
 export const featureFlagRoutes: RestModule = (services, limits) => {
   const flags = services.featureFlags;
@@ -186,5 +225,14 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
         return { body: serializeActivityPage(page, url, paging) };
       },
     },
+    ...NOT_BUILT.map(
+      ({ method, path, reason }): RestRoute => ({
+        method,
+        path: `${BASE}${path}`,
+        handler: async () => {
+          throw new NotImplementedError(`${method} ${BASE}${path} is not implemented yet: ${reason}.`);
+        },
+      }),
+    ),
   ];
 };

@@ -134,3 +134,31 @@ describeEachBackend("every flag path", (server) => {
     });
   }
 });
+
+describeEachBackend("flag operations not built yet", (server) => {
+  const NOT_BUILT: Array<[string, string]> = [
+    ["POST", "1/create_static_cohort_for_flag/"],
+    ["POST", "1/dashboard/"],
+    ["POST", "1/enrich_usage_dashboard/"],
+    ["POST", "1/has_active_dependents/"],
+    ["GET", "1/remote_config/"],
+    ["GET", "1/status/"],
+    ["POST", "bulk_keys/"],
+    ["GET", "evaluation_reasons/"],
+    ["GET", "local_evaluation/"],
+    ["GET", "my_flags/"],
+    ["POST", "user_blast_radius/"],
+  ];
+
+  it("answer 501 with the reason, after authentication, instead of passing for other routes", async () => {
+    const s = server();
+    for (const [method, suffix] of NOT_BUILT) {
+      const path = `${base(s.projectId)}${suffix}`;
+      const response = await s.request(method, path, method === "POST" ? { body: {} } : {});
+      expect(response.status, `${method} ${suffix}`).toBe(501);
+      expect(response.body).toMatchObject({ type: "server_error", code: "not_implemented", attr: null });
+      expect(response.body.detail).toMatch(/is not implemented yet: .+\.$/);
+      expect((await s.request(method, path, { key: null })).status).toBe(401);
+    }
+  });
+});
