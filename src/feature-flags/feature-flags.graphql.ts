@@ -15,7 +15,6 @@
 
 import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { activityPaging } from "../core/activity-log.js";
-import type { ServiceContext } from "../core/context.js";
 import {
   AuthenticationError,
   ConflictError,
@@ -24,9 +23,9 @@ import {
   PermissionDeniedError,
   ValidationError,
 } from "../core/errors.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import { ActivityPageRef, activityPageArgs } from "../graphql/activity-log.graphql.js";
 import { builder, connectionTotalCount } from "../graphql/builder.js";
-import type { GraphQLContext } from "../graphql/context.js";
 import type { ErrorClass } from "../graphql/errors.graphql.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import type { FlagListFilters } from "./feature-flags.schemas.js";
@@ -881,17 +880,14 @@ function flagResult(name: string, verb: string, types: ErrorClass[]) {
   };
 }
 
-/** The flag as the caller's selection needs it, read back through the service after a write. */
-async function reload(
-  ctx: GraphQLContext,
-  serviceContext: ServiceContext,
-  projectId: string,
-  id: number,
-  query: FlagQuery,
-) {
-  const flag = await ctx.services.featureFlags.find(serviceContext, projectId, { id }, query);
-  if (!flag) throw new NotFoundError();
-  return flag;
+/**
+ * plugin-prisma's selection for a written flag, as the include the service reads it back with.
+ * `FeatureFlag` is a prismaObject without a `select` option, so selections come in include mode and
+ * always carry every scalar; a `select` here would mean that changed.
+ */
+function includeOf(query: FlagQuery): Prisma.FeatureFlagInclude {
+  if (query.select) throw new Error("FeatureFlag selections are expected in include mode");
+  return query.include ?? {};
 }
 
 builder.mutationField("createFeatureFlag", (t) =>
@@ -914,8 +910,7 @@ builder.mutationField("createFeatureFlag", (t) =>
         },
         { filters: filtersBody },
       );
-      const flag = await ctx.services.featureFlags.create(serviceContext, String(projectId), body);
-      return reload(ctx, serviceContext, String(projectId), flag.id, query);
+      return ctx.services.featureFlags.create(serviceContext, String(projectId), body, includeOf(query));
     },
   }),
 );
@@ -935,8 +930,7 @@ builder.mutationField("updateFeatureFlag", (t) =>
         { ...PATCH_FIELD_NAMES, expectedVersion: "version" },
         { filters: filtersBody },
       );
-      await ctx.services.featureFlags.update(serviceContext, String(projectId), id, body);
-      return reload(ctx, serviceContext, String(projectId), id, query);
+      return ctx.services.featureFlags.update(serviceContext, String(projectId), id, body, includeOf(query));
     },
   }),
 );
@@ -961,8 +955,13 @@ function deletionMutation(
         const serviceContext = await ctx.serviceContext();
         const { projectId, id, ...fields } = args.input;
         const body = { ...postHogFields(fields, { expectedVersion: "version" }), deleted };
-        await ctx.services.featureFlags.update(serviceContext, String(projectId), id, body);
-        return reload(ctx, serviceContext, String(projectId), id, query);
+        return ctx.services.featureFlags.update(
+          serviceContext,
+          String(projectId),
+          id,
+          body,
+          includeOf(query),
+        );
       },
     }),
   );

@@ -213,7 +213,11 @@ export function createFeatureFlagService(deps: FeatureFlagServiceDeps) {
     return new Map(rows.map((row) => [row.id, row]));
   }
 
-  function checkTagInputs(input: UpdateFlagInput) {
+  /**
+   * Rules on the fields beside `filters`: dashboards (none exist yet), encrypted payloads (not built),
+   * evaluation tags a subset of the same request's tags.
+   */
+  function checkFieldsBesideFilters(input: UpdateFlagInput) {
     if (input.analytics_dashboards?.length) {
       // Dashboards are not part of this service yet, so no dashboard id can exist.
       throw new ValidationError(`Invalid pk "${input.analytics_dashboards[0]}" - object does not exist.`, {
@@ -265,16 +269,14 @@ export function createFeatureFlagService(deps: FeatureFlagServiceDeps) {
     names: string[],
     relation: "tags" | "evaluationTags",
   ) {
-    const tagIds: number[] = [];
-    for (const name of names) {
-      const tag = await tx.tag.upsert({
-        where: { projectId_name: { projectId, name } },
-        create: { projectId, name },
-        update: {},
-        select: { id: true },
-      });
-      tagIds.push(tag.id);
+    if (names.length) {
+      await tx.tag.createMany({ data: names.map((name) => ({ projectId, name })), skipDuplicates: true });
     }
+    const tagIds = names.length
+      ? (await tx.tag.findMany({ where: { projectId, name: { in: names } }, select: { id: true } })).map(
+          (t) => t.id,
+        )
+      : [];
     const links = tagIds.map((tagId) => ({ projectId, featureFlagId: flagId, tagId }));
     if (relation === "tags") {
       await tx.featureFlagTag.deleteMany({ where: { featureFlagId: flagId } });
@@ -296,6 +298,226 @@ export function createFeatureFlagService(deps: FeatureFlagServiceDeps) {
     const flag = await ctx.db.featureFlag.findFirst({ where: { id: flagId, projectId }, ...query });
     if (!flag) throw new NotFoundError();
     return flag;
+  }
+
+  /**
+   * Creates a flag (spec row 2, §2.4) and returns it with `include` (default: a REST record's
+   * relations), read inside the write's transaction. Scope `feature_flag:write`.
+   * @throws ValidationError for any rule of §2.4–2.6; NotImplementedError for encrypted payloads.
+   */
+  function create(ctx: ServiceContext, rawProjectId: string | number, body: unknown): Promise<FlagRecord>;
+  function create(
+    ctx: ServiceContext,
+    rawProjectId: string | number,
+    body: unknown,
+    include: Prisma.FeatureFlagInclude,
+  ): Promise<FeatureFlag>;
+  async function create(
+    ctx: ServiceContext,
+    rawProjectId: string | number,
+    body: unknown,
+    include: Prisma.FeatureFlagInclude = FLAG_RECORD_INCLUDE,
+  ): Promise<FeatureFlag> {
+    const project = await authorizeProject(ctx, rawProjectId, "feature_flag:write");
+    const input: CreateFlagInput = parseInput(createFlagSchema, body);
+    await validateKey(ctx, project.id, input.key, null);
+    checkFieldsBesideFilters(input);
+    const filters =
+      input.filters === undefined
+        ? ({} as FeatureFlagFilters)
+        : await validatedFilters(ctx, input.filters, { id: null, key: input.key }, true, () =>
+            loadFlagSummaries(ctx, project.id),
+          );
+    const tags = normalizeTags(input.tags ?? []);
+    const evaluationTags = normalizeTags(input.evaluation_tags ?? []);
+    const userId = ctx.actor.user.id;
+    try {
+      return await ctx.db.$transaction(async (tx) => {
+        // The (project, key) constraint covers soft-deleted rows too: a new flag replaces a deleted one (§2.4).
+        await tx.featureFlag.deleteMany({
+          where: { projectId: project.id, key: input.key, deleted: true },
+        });
+        const flag = await tx.featureFlag.create({
+          data: {
+            projectId: project.id,
+            key: input.key,
+            name: input.name ?? "",
+            filters: filters as Prisma.InputJsonValue,
+            active: input.active ?? true,
+            ensureExperienceContinuity: input.ensure_experience_continuity ?? false,
+            rollbackConditions: (input.rollback_conditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
+            performedRollback: input.performed_rollback ?? null,
+            hasEnrichedAnalytics: input.has_enriched_analytics ?? false,
+            isRemoteConfiguration: input.is_remote_configuration ?? false,
+            hasEncryptedPayloads: false,
+            evaluationRuntime: input.evaluation_runtime ?? "all",
+            bucketingIdentifier: input.bucketing_identifier ?? "distinct_id",
+            creationContext: input.creation_context ?? "feature_flags",
+            createInFolder: input._create_in_folder ?? null,
+            shouldCreateUsageDashboard: input._should_create_usage_dashboard ?? true,
+            variantCount: filters.multivariate?.variants?.length ?? 0,
+            fullyRolledOut: isFullyRolledOut(filters),
+            createdById: userId,
+            lastModifiedById: userId,
+          },
+        });
+        if (tags.length) await setTags(tx, project.id, flag.id, tags, "tags");
+        if (evaluationTags.length) await setTags(tx, project.id, flag.id, evaluationTags, "evaluationTags");
+        await recordActivity(tx, {
+          projectId: project.id,
+          userId,
+          scope: "FeatureFlag",
+          itemId: String(flag.id),
+          activity: "created",
+          name: flag.key,
+          changes: [],
+        });
+        return tx.featureFlag.findUniqueOrThrow({ where: { id: flag.id }, include });
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateKey();
+      throw error;
+    }
+  }
+
+  /**
+   * Partially updates a flag (spec row 4, §2.7); `deleted` soft-deletes or restores it. Every update
+   * bumps `version`; a body `version` other than the stored one is a conflict. Returns the flag with
+   * `include` (default: a REST record's relations), read inside the write's transaction.
+   * Scope `feature_flag:write`.
+   * @throws NotFoundError, ValidationError, ConflictError (409).
+   */
+  function update(
+    ctx: ServiceContext,
+    rawProjectId: string | number,
+    id: number | string,
+    body: unknown,
+  ): Promise<FlagRecord>;
+  function update(
+    ctx: ServiceContext,
+    rawProjectId: string | number,
+    id: number | string,
+    body: unknown,
+    include: Prisma.FeatureFlagInclude,
+  ): Promise<FeatureFlag>;
+  async function update(
+    ctx: ServiceContext,
+    rawProjectId: string | number,
+    id: number | string,
+    body: unknown,
+    include: Prisma.FeatureFlagInclude = FLAG_RECORD_INCLUDE,
+  ): Promise<FeatureFlag> {
+    const project = await authorizeProject(ctx, rawProjectId, "feature_flag:write");
+    const input: UpdateFlagInput = parseInput(updateFlagSchema, body);
+    const current = (await findInProject(ctx, project.id, id, {
+      include: FLAG_RECORD_INCLUDE,
+    })) as FlagRecord;
+    const conflict = () =>
+      new ConflictError(
+        `The feature flag was updated by ${current.lastModifiedBy?.email ?? "another user"} since you started editing it. Please refresh and try again.`,
+      );
+    if (input.version !== undefined && input.version !== current.version) throw conflict();
+    const key = input.key ?? current.key;
+    if (input.key !== undefined && input.key !== current.key)
+      await validateKey(ctx, project.id, key, current.id);
+    checkFieldsBesideFilters(input);
+
+    let summaries: Map<number, FlagSummary> | null = null;
+    const loadSummaries = async () => {
+      summaries ??= await loadFlagSummaries(ctx, project.id);
+      return summaries;
+    };
+    // A PATCH whose `filters` has no `groups` keeps the stored filters (§2.5 rule 1).
+    const incoming =
+      input.filters === undefined ? undefined : filtersForUpdate(current.filters, input.filters);
+    const filters =
+      incoming === undefined || incoming.keepStored
+        ? (current.filters as FeatureFlagFilters)
+        : await validatedFilters(
+            ctx,
+            incoming.filters,
+            { id: current.id, key: current.key },
+            false,
+            loadSummaries,
+          );
+
+    const active = input.active ?? current.active;
+    const deleted = input.deleted ?? current.deleted;
+    if (active !== current.active || (deleted && !current.deleted)) {
+      const flags = await loadSummaries();
+      if (active !== current.active) checkActivationChange({ ...current, filters }, active, flags.values());
+      if (deleted && !current.deleted) checkDeletion(current.id, flags.values());
+    }
+
+    const tags = input.tags === undefined ? tagNames(current.tags) : normalizeTags(input.tags);
+    const evaluationTags =
+      input.evaluation_tags === undefined
+        ? tagNames(current.evaluationTags)
+        : normalizeTags(input.evaluation_tags);
+    const userId = ctx.actor.user.id;
+    try {
+      return await ctx.db.$transaction(async (tx) => {
+        // Compare-and-swap on the version read above: a concurrent writer makes this match no row.
+        const swapped = await tx.featureFlag.updateMany({
+          where: { id: current.id, projectId: project.id, version: current.version },
+          data: {
+            key,
+            name: input.name ?? current.name,
+            filters: filters as Prisma.InputJsonValue,
+            active,
+            deleted,
+            version: current.version + 1,
+            ensureExperienceContinuity:
+              input.ensure_experience_continuity ?? current.ensureExperienceContinuity,
+            ...(input.rollback_conditions === undefined
+              ? {}
+              : {
+                  rollbackConditions: (input.rollback_conditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
+                }),
+            // Re-enabling a flag clears a performed rollback (§2.7).
+            performedRollback:
+              input.active === true
+                ? false
+                : input.performed_rollback === undefined
+                  ? current.performedRollback
+                  : input.performed_rollback,
+            hasEnrichedAnalytics: input.has_enriched_analytics ?? current.hasEnrichedAnalytics,
+            isRemoteConfiguration: input.is_remote_configuration ?? current.isRemoteConfiguration,
+            evaluationRuntime: input.evaluation_runtime ?? current.evaluationRuntime,
+            bucketingIdentifier: input.bucketing_identifier ?? current.bucketingIdentifier,
+            variantCount: filters.multivariate?.variants?.length ?? 0,
+            fullyRolledOut: isFullyRolledOut(filters),
+            lastModifiedById: userId,
+          },
+        });
+        if (swapped.count !== 1) throw conflict();
+        if (input.tags !== undefined) await setTags(tx, project.id, current.id, tags, "tags");
+        if (input.evaluation_tags !== undefined) {
+          await setTags(tx, project.id, current.id, evaluationTags, "evaluationTags");
+        }
+        const updated = await tx.featureFlag.findUniqueOrThrow({ where: { id: current.id }, include });
+        const changes = changesBetween(
+          "FeatureFlag",
+          activitySnapshot(current, tagNames(current.tags), tagNames(current.evaluationTags)),
+          activitySnapshot(updated, tags, evaluationTags),
+        );
+        const activity =
+          deleted && !current.deleted ? "deleted" : !deleted && current.deleted ? "restored" : "updated";
+        await recordActivity(tx, {
+          projectId: project.id,
+          userId,
+          scope: "FeatureFlag",
+          itemId: String(current.id),
+          activity,
+          name: updated.key,
+          changes,
+        });
+        return updated;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateKey();
+      throw error;
+    }
   }
 
   return {
@@ -379,200 +601,8 @@ export function createFeatureFlagService(deps: FeatureFlagServiceDeps) {
       return ctx.db.featureFlag.findFirst({ where, ...query });
     },
 
-    /**
-     * Creates a flag (spec row 2, §2.4). Scope `feature_flag:write`.
-     * @throws ValidationError for any rule of §2.4–2.6; NotImplementedError for encrypted payloads.
-     */
-    async create(ctx: ServiceContext, rawProjectId: string | number, body: unknown): Promise<FlagRecord> {
-      const project = await authorizeProject(ctx, rawProjectId, "feature_flag:write");
-      const input: CreateFlagInput = parseInput(createFlagSchema, body);
-      await validateKey(ctx, project.id, input.key, null);
-      checkTagInputs(input);
-      const filters =
-        input.filters === undefined
-          ? ({} as FeatureFlagFilters)
-          : await validatedFilters(ctx, input.filters, { id: null, key: input.key }, true, () =>
-              loadFlagSummaries(ctx, project.id),
-            );
-      const tags = normalizeTags(input.tags ?? []);
-      const evaluationTags = normalizeTags(input.evaluation_tags ?? []);
-      const userId = ctx.actor.user.id;
-      try {
-        const id = await ctx.db.$transaction(async (tx) => {
-          // The (project, key) constraint covers soft-deleted rows too: a new flag replaces a deleted one (§2.4).
-          await tx.featureFlag.deleteMany({
-            where: { projectId: project.id, key: input.key, deleted: true },
-          });
-          const flag = await tx.featureFlag.create({
-            data: {
-              projectId: project.id,
-              key: input.key,
-              name: input.name ?? "",
-              filters: filters as Prisma.InputJsonValue,
-              active: input.active ?? true,
-              ensureExperienceContinuity: input.ensure_experience_continuity ?? false,
-              rollbackConditions: (input.rollback_conditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
-              performedRollback: input.performed_rollback ?? null,
-              hasEnrichedAnalytics: input.has_enriched_analytics ?? false,
-              isRemoteConfiguration: input.is_remote_configuration ?? false,
-              hasEncryptedPayloads: false,
-              evaluationRuntime: input.evaluation_runtime ?? "all",
-              bucketingIdentifier: input.bucketing_identifier ?? "distinct_id",
-              creationContext: input.creation_context ?? "feature_flags",
-              createInFolder: input._create_in_folder ?? null,
-              shouldCreateUsageDashboard: input._should_create_usage_dashboard ?? true,
-              variantCount: filters.multivariate?.variants?.length ?? 0,
-              fullyRolledOut: isFullyRolledOut(filters),
-              createdById: userId,
-              lastModifiedById: userId,
-            },
-          });
-          if (tags.length) await setTags(tx, project.id, flag.id, tags, "tags");
-          if (evaluationTags.length) await setTags(tx, project.id, flag.id, evaluationTags, "evaluationTags");
-          await recordActivity(tx, {
-            projectId: project.id,
-            userId,
-            scope: "FeatureFlag",
-            itemId: String(flag.id),
-            activity: "created",
-            name: flag.key,
-            changes: [],
-          });
-          return flag.id;
-        });
-        return (await findInProject(ctx, project.id, id, { include: FLAG_RECORD_INCLUDE })) as FlagRecord;
-      } catch (error) {
-        if (isUniqueViolation(error)) throw duplicateKey();
-        throw error;
-      }
-    },
-
-    /**
-     * Partially updates a flag (spec row 4, §2.7); `deleted` soft-deletes or restores it.
-     * Every update bumps `version`; a body `version` other than the stored one is a conflict.
-     * Scope `feature_flag:write`.
-     * @throws NotFoundError, ValidationError, ConflictError (409).
-     */
-    async update(
-      ctx: ServiceContext,
-      rawProjectId: string | number,
-      id: number | string,
-      body: unknown,
-    ): Promise<FlagRecord> {
-      const project = await authorizeProject(ctx, rawProjectId, "feature_flag:write");
-      const input: UpdateFlagInput = parseInput(updateFlagSchema, body);
-      const current = (await findInProject(ctx, project.id, id, {
-        include: FLAG_RECORD_INCLUDE,
-      })) as FlagRecord;
-      const conflict = () =>
-        new ConflictError(
-          `The feature flag was updated by ${current.lastModifiedBy?.email ?? "another user"} since you started editing it. Please refresh and try again.`,
-        );
-      if (input.version !== undefined && input.version !== current.version) throw conflict();
-      const key = input.key ?? current.key;
-      if (input.key !== undefined && input.key !== current.key)
-        await validateKey(ctx, project.id, key, current.id);
-      checkTagInputs({ ...input, tags: input.tags ?? (input.evaluation_tags ? [] : undefined) });
-
-      let summaries: Map<number, FlagSummary> | null = null;
-      const loadSummaries = async () => {
-        summaries ??= await loadFlagSummaries(ctx, project.id);
-        return summaries;
-      };
-      // A PATCH whose `filters` has no `groups` keeps the stored filters (§2.5 rule 1).
-      const incoming =
-        input.filters === undefined ? undefined : filtersForUpdate(current.filters, input.filters);
-      const filters =
-        incoming === undefined || incoming.keepStored
-          ? (current.filters as FeatureFlagFilters)
-          : await validatedFilters(
-              ctx,
-              incoming.filters,
-              { id: current.id, key: current.key },
-              false,
-              loadSummaries,
-            );
-
-      const active = input.active ?? current.active;
-      const deleted = input.deleted ?? current.deleted;
-      if (active !== current.active || (deleted && !current.deleted)) {
-        const flags = await loadSummaries();
-        if (active !== current.active) checkActivationChange({ ...current, filters }, active, flags.values());
-        if (deleted && !current.deleted) checkDeletion(current.id, flags.values());
-      }
-
-      const tags = input.tags === undefined ? tagNames(current.tags) : normalizeTags(input.tags);
-      const evaluationTags =
-        input.evaluation_tags === undefined
-          ? tagNames(current.evaluationTags)
-          : normalizeTags(input.evaluation_tags);
-      const userId = ctx.actor.user.id;
-      try {
-        await ctx.db.$transaction(async (tx) => {
-          // Compare-and-swap on the version read above: a concurrent writer makes this match no row.
-          const swapped = await tx.featureFlag.updateMany({
-            where: { id: current.id, projectId: project.id, version: current.version },
-            data: {
-              key,
-              name: input.name ?? current.name,
-              filters: filters as Prisma.InputJsonValue,
-              active,
-              deleted,
-              version: current.version + 1,
-              ensureExperienceContinuity:
-                input.ensure_experience_continuity ?? current.ensureExperienceContinuity,
-              ...(input.rollback_conditions === undefined
-                ? {}
-                : {
-                    rollbackConditions: (input.rollback_conditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
-                  }),
-              // Re-enabling a flag clears a performed rollback (§2.7).
-              performedRollback:
-                input.active === true
-                  ? false
-                  : input.performed_rollback === undefined
-                    ? current.performedRollback
-                    : input.performed_rollback,
-              hasEnrichedAnalytics: input.has_enriched_analytics ?? current.hasEnrichedAnalytics,
-              isRemoteConfiguration: input.is_remote_configuration ?? current.isRemoteConfiguration,
-              evaluationRuntime: input.evaluation_runtime ?? current.evaluationRuntime,
-              bucketingIdentifier: input.bucketing_identifier ?? current.bucketingIdentifier,
-              variantCount: filters.multivariate?.variants?.length ?? 0,
-              fullyRolledOut: isFullyRolledOut(filters),
-              lastModifiedById: userId,
-            },
-          });
-          if (swapped.count !== 1) throw conflict();
-          if (input.tags !== undefined) await setTags(tx, project.id, current.id, tags, "tags");
-          if (input.evaluation_tags !== undefined) {
-            await setTags(tx, project.id, current.id, evaluationTags, "evaluationTags");
-          }
-          const updated = await tx.featureFlag.findUniqueOrThrow({ where: { id: current.id } });
-          const changes = changesBetween(
-            "FeatureFlag",
-            activitySnapshot(current, tagNames(current.tags), tagNames(current.evaluationTags)),
-            activitySnapshot(updated, tags, evaluationTags),
-          );
-          const activity =
-            deleted && !current.deleted ? "deleted" : !deleted && current.deleted ? "restored" : "updated";
-          await recordActivity(tx, {
-            projectId: project.id,
-            userId,
-            scope: "FeatureFlag",
-            itemId: String(current.id),
-            activity,
-            name: updated.key,
-            changes,
-          });
-        });
-      } catch (error) {
-        if (isUniqueViolation(error)) throw duplicateKey();
-        throw error;
-      }
-      return (await findInProject(ctx, project.id, current.id, {
-        include: FLAG_RECORD_INCLUDE,
-      })) as FlagRecord;
-    },
+    create,
+    update,
 
     /**
      * Hard delete, which PostHog refuses (spec row 5, `posthog/api/forbid_destroy_model.py`): soft delete
