@@ -4,7 +4,7 @@
  * organizations, narrowed by the key's `scoped_teams` / `scoped_organizations` (§1.4).
  * Scopes: `project:read` for projects, `organization:read` for organizations (posthog/scopes.py).
  */
-import { authorizeProject, canReachProject } from "../core/auth/access.js";
+import { authorizeProject } from "../core/auth/access.js";
 import { requireScope } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, PermissionDeniedError } from "../core/errors.js";
@@ -84,11 +84,6 @@ export function createProjectService() {
       if (!organization) throw new NotFoundError("Organization not found.");
       const { memberships, ...rest } = organization;
       return { ...rest, membershipLevel: memberships[0]?.level ?? null };
-    },
-
-    /** Whether the key can reach a project (no scope needed); used to pick the user's current team. */
-    canReach(ctx: ServiceContext, project: Project): boolean {
-      return canReachProject(ctx, project);
     },
   };
 }

@@ -2,6 +2,8 @@
  * The caller's own identity: `GET /api/users/@me/` and `GET /api/personal_api_keys/@current`
  * (posthog/api/user.py, posthog/api/personal_api_key.py), and issuing keys for the CLI.
  */
+
+import { canReachProject } from "../core/auth/access.js";
 import { generatePersonalApiKey, hashApiKey, maskApiKey, randomToken } from "../core/auth/api-keys.js";
 import { requireScope, validateScopes } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
@@ -104,14 +106,10 @@ export function createUserService() {
           memberships: { include: { organization: { include: { projects: { orderBy: { id: "asc" } } } } } },
         },
       });
-      const { apiKey } = ctx.actor;
-      const reachable = (p: Project) =>
-        (!apiKey.scopedTeams.length || apiKey.scopedTeams.includes(p.id)) &&
-        (!apiKey.scopedOrganizations.length || apiKey.scopedOrganizations.includes(p.organizationId));
       const organizations = user.memberships
         .map((m) => m.organization)
         .sort((a, b) => a.name.localeCompare(b.name));
-      const projects = organizations.flatMap((o) => o.projects).filter(reachable);
+      const projects = organizations.flatMap((o) => o.projects).filter((p) => canReachProject(ctx, p));
       const team = projects.find((p) => p.id === user.currentProjectId) ?? projects[0] ?? null;
       const organization =
         organizations.find((o) => o.id === team?.organizationId) ?? organizations[0] ?? null;
