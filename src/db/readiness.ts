@@ -2,9 +2,9 @@
  * Readiness: the database answers and every migration on disk is recorded as applied. Reads
  * Prisma's `_prisma_migrations` table directly so a probe costs one cheap statement.
  */
-import fs from "node:fs/promises";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { DEFAULT_MIGRATIONS_DIR } from "./migrations.js";
+import { readMigrationsDir } from "./schema-engine.js";
 
 /** The outcome of a readiness check. */
 export interface Readiness {
@@ -15,13 +15,10 @@ export interface Readiness {
   pending: string[];
 }
 
-/** Names of the migration folders on disk, in order. */
+/** Names of the migrations on disk, in the order they apply (as the schema engine reads them). */
 export async function migrationNamesOnDisk(migrationsDir = DEFAULT_MIGRATIONS_DIR): Promise<string[]> {
-  const entries = await fs.readdir(migrationsDir, { withFileTypes: true });
-  return entries
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort();
+  const list = await readMigrationsDir(migrationsDir);
+  return list.migrationDirectories.map((directory) => directory.path);
 }
 
 /** Checks the database and the applied migrations against `expected` (names on disk). */
