@@ -156,6 +156,20 @@ export const drf = {
   choice: <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values),
 };
 
+/** Largest PostgreSQL `integer`, the type of our autoincrement ids. */
+const MAX_INTEGER_ID = 2_147_483_647;
+
+/**
+ * Parses an integer id from a path or argument; anything but a positive integer that fits
+ * PostgreSQL's `integer` is no id (null), so callers answer 404 rather than a database error.
+ */
+export function parseIntegerId(raw: string | number): number | null {
+  const text = String(raw);
+  if (!/^\d{1,10}$/.test(text)) return null;
+  const id = Number(text);
+  return id > 0 && id <= MAX_INTEGER_ID ? id : null;
+}
+
 /** Reads a query-string boolean as PostHog's list filters do (`true`/`1`/`yes`); other values are null. */
 export function queryBoolean(value: string | null | undefined): boolean | null {
   if (value === null || value === undefined) return null;

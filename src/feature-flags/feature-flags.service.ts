@@ -14,7 +14,7 @@ import {
   NotImplementedError,
   ValidationError,
 } from "../core/errors.js";
-import { parseInput } from "../core/validation.js";
+import { parseInput, parseIntegerId } from "../core/validation.js";
 import { type FeatureFlag, Prisma } from "../generated/prisma/client.js";
 import {
   type CreateFlagInput,
@@ -293,7 +293,7 @@ export function createFeatureFlagService(deps: FeatureFlagServiceDeps) {
     id: number | string,
     query: FlagQuery,
   ) {
-    const flagId = typeof id === "number" ? id : /^\d{1,9}$/.test(id) ? Number(id) : null;
+    const flagId = parseIntegerId(id);
     if (flagId === null) throw new NotFoundError();
     const flag = await ctx.db.featureFlag.findFirst({ where: { id: flagId, projectId }, ...query });
     if (!flag) throw new NotFoundError();

@@ -6,15 +6,8 @@
  */
 import type { ProjectAccess, ServiceContext } from "../context.js";
 import { PermissionDeniedError, ProjectNotFoundError } from "../errors.js";
+import { parseIntegerId } from "../validation.js";
 import { requireScope, type Scope } from "./scopes.js";
-
-/** Parses a project id from a path or argument; anything but a positive integer is not a project. */
-export function parseProjectId(raw: string | number): number | null {
-  const text = String(raw);
-  if (!/^\d{1,9}$/.test(text)) return null;
-  const id = Number(text);
-  return id > 0 ? id : null;
-}
 
 async function loadProject(ctx: ServiceContext, projectId: number): Promise<ProjectAccess> {
   const cached = ctx.projects.get(projectId);
@@ -52,7 +45,7 @@ export async function authorizeProject(
   rawProjectId: string | number,
   scope: Scope,
 ): Promise<ProjectAccess> {
-  const projectId = parseProjectId(rawProjectId);
+  const projectId = parseIntegerId(rawProjectId);
   if (projectId === null) throw new ProjectNotFoundError();
   const project = await loadProject(ctx, projectId);
   const { apiKey, organizationIds } = ctx.actor;
