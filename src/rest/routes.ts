@@ -5,7 +5,8 @@
  * values (no body is `{}`, as DRF's empty `request.data`), writes the answer with the route's
  * response schema (src/rest/route-responses.ts), and answers every other method on a known path with 405.
  * Paths are written with their trailing slash; the server answers with and without it.
- * Every GET on a path with `:project_id` is conditional (`ETag`, `If-None-Match` → 304): see conditional.ts.
+ * Every GET on a path with `:project_id` is conditional (`ETag`, `If-None-Match` → 304) unless its
+ * route says `conditional: false`: see conditional.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
@@ -70,6 +71,11 @@ export interface RestRoute {
    */
   responses: Readonly<Partial<Record<number, z.ZodType | null>>>;
   handler: (request: RestRequest) => Promise<RestReply>;
+  /**
+   * False for a GET whose body reads data tables (events, persons, groups, cohort members), which
+   * do not bump the project's revision: it answers no ETag and never 304. Default: true.
+   */
+  conditional?: boolean;
   /** Errors PostHog answers on this route with an empty body (e.g. 405 on flag DELETE). */
   emptyBodyOn?: (error: DomainError) => boolean;
 }
@@ -149,7 +155,8 @@ async function contextFor(
 export function registerRestRoutes(app: FastifyInstance, routes: readonly RestRoute[], deps: RestDeps): void {
   const methodsByPath = new Map<string, Set<HttpMethod>>();
   for (const route of routes) {
-    const conditional = route.method === "GET" && route.path.includes(":project_id/");
+    const conditional =
+      route.method === "GET" && route.path.includes(":project_id/") && route.conditional !== false;
     app.route({
       method: route.method,
       url: route.path,

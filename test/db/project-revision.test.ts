@@ -22,10 +22,17 @@ describeEachBackend("project revision", (server) => {
       FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
       WHERE t.tgdeferrable AND t.tginitdeferred AND (t.tgtype & 28) = 28`;
     const names = new Set(triggers.map((t) => `${t.table_name}.${t.trigger_name}`));
+    // Data tables change with every captured batch and are read by non-conditional GETs only
+    // (migration `analytics_data`): they are the one deliberate exception.
+    const dataTables = new Set(["events", "persons", "person_distinct_ids", "groups", "cohort_people"]);
     expect(tables.map((t) => t.table_name)).toEqual(
       expect.arrayContaining(["activity_logs", "feature_flag_tags", "feature_flags", "tags"]),
     );
     for (const { table_name: table } of tables) {
+      if (dataTables.has(table)) {
+        expect(names.has(`${table}.${table}_revision`), `${table} is not tracked`).toBe(false);
+        continue;
+      }
       expect(names.has(`${table}.${table}_revision`), `${table}_revision`).toBe(true);
     }
   });
