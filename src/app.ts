@@ -1,7 +1,8 @@
 /**
  * The HTTP app: from a configuration and an open database it takes what the composition root
  * (src/composition.ts) assembles, the services, the REST route tables and the GraphQL schema, and
- * serves both front doors, REST (PostHog's paths) and GraphQL (/graphql), on one fastify server.
+ * serves the front doors, REST (PostHog's paths), GraphQL (/graphql) and the SDK paths (capture's
+ * `/e/`, `/batch/`, ..., src/sdk/), on one fastify server.
  * Cross-cutting HTTP concerns live here: request ids and pino request logs, body limits, the
  * `Server-Timing` header with per-request SQL figures, health probes. Body parsing
  * (rest/body-parsers.ts) and PostHog error bodies (rest/error-handlers.ts) are registered from here.
@@ -10,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { OpenAPIObject } from "openapi3-ts/oas31";
 import type { Logger } from "pino";
-import { createServices, REST_MODULES, schema } from "./composition.js";
+import { createServices, REST_MODULES, SDK_MODULES, schema } from "./composition.js";
 import type { Config, Limits } from "./config.js";
 import type { Services } from "./core/services.js";
 import type { Database } from "./db/database.js";
@@ -22,6 +23,7 @@ import { registerBodyParsers } from "./rest/body-parsers.js";
 import { httpServerOptions, registerErrorHandlers } from "./rest/error-handlers.js";
 import { buildOpenApiDocument, registerOpenApiRoute } from "./rest/openapi.js";
 import { type RestRoute, registerRestRoutes } from "./rest/routes.js";
+import { registerSdkRoutes, type SdkRoute } from "./sdk/routes.js";
 import { trackServedRoutes } from "./served-routes.js";
 
 declare module "fastify" {
@@ -51,6 +53,11 @@ export function serverTiming(stats: SqlStats): string {
 /** Every domain's REST routes, in registration order. */
 export function restRoutes(services: Services, limits: Limits): RestRoute[] {
   return REST_MODULES.flatMap((module) => module(services, limits));
+}
+
+/** Every domain's SDK routes (src/sdk/), in registration order. */
+export function sdkRoutes(services: Services, limits: Limits): SdkRoute[] {
+  return SDK_MODULES.flatMap((module) => module(services, limits));
 }
 
 /**
@@ -122,5 +129,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const routes = restRoutes(services, config.limits);
   registerRestRoutes(app, routes, restDeps);
   registerOpenApiRoute(app, openApiDocument(routes));
+  await registerSdkRoutes(app, sdkRoutes(services, config.limits), { db: database.prisma });
   return app;
 }

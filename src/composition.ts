@@ -1,6 +1,7 @@
 /**
  * The composition root: the one place that knows every domain. It builds the domain services once
- * and assembles what the two front doors are handed: the REST route tables and the GraphQL schema.
+ * and assembles what the front doors are handed: the REST route tables, the GraphQL schema and the
+ * SDK route tables (token-authenticated paths PostHog's SDKs call).
  * src/app.ts takes these and serves them; the doors themselves (`rest/`, `graphql/`) import no domain
  * (checked by `npm run lint`, see .dependency-cruiser.cjs).
  *
@@ -13,11 +14,14 @@ import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
 import { builder } from "./graphql/builder.js";
+import { ingestionSdkRoutes } from "./ingestion/ingestion.sdk.js";
+import { createIngestionService } from "./ingestion/ingestion.service.js";
 import "./graphql/root.js";
 import { projectRoutes } from "./projects/projects.rest.js";
 import "./projects/projects.graphql.js";
 import { createProjectService } from "./projects/projects.service.js";
 import type { RestModule } from "./rest/routes.js";
+import type { SdkModule } from "./sdk/routes.js";
 import { userRoutes } from "./users/users.rest.js";
 import "./users/users.graphql.js";
 import { createUserService } from "./users/users.service.js";
@@ -27,6 +31,7 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
   return {
     activityLog: createActivityLogService(),
     featureFlags: createFeatureFlagService(deps),
+    ingestion: createIngestionService(deps),
     projects: createProjectService(),
     users: createUserService(),
   };
@@ -34,6 +39,9 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
 
 /** Every domain's REST module, in registration order. */
 export const REST_MODULES: readonly RestModule[] = [projectRoutes, userRoutes, featureFlagRoutes];
+
+/** Every domain's SDK module (token-authenticated paths: capture, and the flag paths next). */
+export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes];
 
 /**
  * The executable GraphQL schema: the root types and every domain's types. codegen.ts prints it,

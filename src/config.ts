@@ -32,6 +32,16 @@ const envSchema = z.object({
     .int()
     .positive()
     .default(2 * 1024 * 1024),
+  CAPTURE_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(2 * 1024 * 1024),
+  CAPTURE_BATCH_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 * 1024),
   MAX_PAGE_SIZE: z.coerce.number().int().positive().default(1000),
   FLAG_MAX_CONDITION_GROUPS: z.coerce.number().int().positive().default(100),
   FLAG_MAX_PROPERTY_VALUES: z.coerce.number().int().positive().default(1000),
@@ -55,6 +65,13 @@ export const DEFAULT_PAGE_SIZE = 100;
 export interface Limits {
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
+  /**
+   * Largest capture request body on the event paths (`/e/`, `/capture/`, ...), in bytes, before and
+   * after decompression (413 beyond): rust/capture/src/router.rs `EVENT_BODY_SIZE`, 2 MB.
+   */
+  captureBodyLimitBytes: number;
+  /** The same for `/batch/`: rust/capture/src/router.rs `BATCH_BODY_SIZE`, 20 MB. */
+  captureBatchBodyLimitBytes: number;
   /** Largest `limit` a paginated list honours; larger values are clamped (DRF `max_limit`). */
   maxPageSize: number;
   /** Most condition groups (`filters.groups`) one flag may have. */
@@ -122,6 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     limits: {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
+      captureBodyLimitBytes: e.CAPTURE_BODY_LIMIT_BYTES,
+      captureBatchBodyLimitBytes: e.CAPTURE_BATCH_BODY_LIMIT_BYTES,
       maxPageSize: e.MAX_PAGE_SIZE,
       flagMaxConditionGroups: e.FLAG_MAX_CONDITION_GROUPS,
       flagMaxPropertyValues: e.FLAG_MAX_PROPERTY_VALUES,

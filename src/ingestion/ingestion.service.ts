@@ -1,0 +1,75 @@
+/**
+ * Capture (issue 7 §1, §5): a request's events, validated, stored in ONE transaction with the
+ * catalogue they add to; idempotent per event uuid. The SDK door (src/sdk/) has already decoded the
+ * payload and found the project by its public token; nothing here needs a personal API key or a
+ * scope (PostHog's capture takes the public token alone).
+ *
+ * Per request, whatever the number of events: one INSERT of the events, and at most three
+ * catalogue statements (none once this process has recorded the same names within the hour, see
+ * catalogue-cache.ts). A request with one bad event stores nothing (rules/capture-events.ts).
+ */
+import type { ProjectRecord } from "../core/records.js";
+import type { ServiceDeps } from "../core/services.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { CatalogueCache } from "./catalogue-cache.js";
+import { groupTypeIndexes, insertEvents, writeCatalogue } from "./ingestion.queries.js";
+import { readCaptureEvents } from "./rules/capture-events.js";
+import { catalogueEntries, groupTypesToResolve } from "./rules/catalogue.js";
+
+/** How one capture request came in. */
+export interface CaptureRequest {
+  /** The SDK path, e.g. `/e/` or `/engage/` (an `/engage/` event without a name is an `$identify`). */
+  path: string;
+  query: URLSearchParams;
+  /** Deepest nesting accepted in an event's properties (`Limits.maxJsonDepth`). */
+  maxJsonDepth: number;
+}
+
+/** What capture answers: how many events the request held and how many were new (not resent). */
+export interface CaptureResult {
+  received: number;
+  stored: number;
+}
+
+/** Capture's behaviour. */
+export interface IngestionService {
+  /**
+   * Validates and stores the events of a decoded capture payload for `project`.
+   * @throws ParseError / ValidationError (400) as `readCaptureEvents`, with nothing stored.
+   */
+  capture(
+    db: PrismaClient,
+    project: ProjectRecord,
+    payload: unknown,
+    request: CaptureRequest,
+  ): Promise<CaptureResult>;
+}
+
+/** Builds the ingestion service; `deps.now` is the server's clock (`now` of clock-skew correction). */
+export function createIngestionService(deps: ServiceDeps): IngestionService {
+  const cache = new CatalogueCache();
+  return {
+    async capture(db, project, payload, request) {
+      const now = deps.now();
+      const events = readCaptureEvents(payload, { ...request, now });
+      let written: ReturnType<CatalogueCache["unwritten"]> | undefined;
+      const stored = await db.$transaction(async (tx) => {
+        const personIds = events.map(() => null);
+        const inserted = await insertEvents(tx, project.id, events, personIds);
+        const indexes = await groupTypeIndexes(tx, project.id, groupTypesToResolve(events));
+        written = cache.unwritten(project.id, catalogueEntries(events, indexes, now), now);
+        await writeCatalogue(tx, project.id, written, now);
+        return inserted;
+      });
+      if (written) cache.markWritten(project.id, written, now);
+      return { received: events.length, stored };
+    },
+  };
+}
+
+declare module "../core/services.js" {
+  interface Services {
+    /** See `createIngestionService`. */
+    ingestion: IngestionService;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * CORS of the SDK door, as PostHog's capture service sets it (rust/capture/src/router.rs: "Very
+ * permissive CORS policy, as old SDK versions and reverse proxies might send funky headers"):
+ * tower-http's `CorsLayer` with the request's origin mirrored, credentials allowed, methods
+ * `GET, POST, OPTIONS` and the preflight's requested headers mirrored. A page on any origin can send
+ * events with `fetch(..., {credentials: "include"})` or `navigator.sendBeacon`.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+
+/** The methods a preflight is told the SDK paths take. */
+const ALLOWED_METHODS = "GET,POST,OPTIONS";
+
+/** Sets the CORS headers every answer of an SDK path carries (errors included). */
+export function setCorsHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  const origin = request.headers.origin;
+  reply.header("Vary", "origin, access-control-request-method, access-control-request-headers");
+  if (!origin) return;
+  reply.header("Access-Control-Allow-Origin", origin);
+  reply.header("Access-Control-Allow-Credentials", "true");
+}
+
+/** Whether `request` is a CORS preflight (an OPTIONS with `Access-Control-Request-Method`). */
+export function isPreflight(request: FastifyRequest): boolean {
+  return request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
+}
+
+/** Sets the preflight's own headers: the allowed methods and the requested headers, mirrored. */
+export function setPreflightHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header("Access-Control-Allow-Methods", ALLOWED_METHODS);
+  const requested = request.headers["access-control-request-headers"];
+  if (requested) reply.header("Access-Control-Allow-Headers", requested);
+}

@@ -1,0 +1,136 @@
+/**
+ * The SDK door: the paths PostHog's SDKs call with a project's public token (`phc_…`) rather than a
+ * personal API key, beside the REST and GraphQL doors. A domain declares its SDK paths as
+ * `SdkRoute`s (capture's `/e/`, `/batch/`, ...; the flag paths of issue 8 next), the composition root
+ * lists them, and this module serves them, each with and without its trailing slash:
+ * - CORS on every answer and preflight (./cors.ts, as rust/capture/src/router.rs);
+ * - the body read as bytes whatever its type (JSON, `text/plain` from `sendBeacon`, forms, gzip),
+ *   up to the route's `bodyLimitBytes` (413 beyond), then decoded (./payload.ts);
+ * - the project found by the token in the payload or the query (./token.ts), with one indexed
+ *   lookup (core/auth/project-token.ts); no token or an unknown one is a 401;
+ * - errors in PostHog's JSON error body `{type, code, detail, attr}` (rest/error-body.ts; the
+ *   `detail` is capture's message, rust/capture/src/api.rs `CaptureError`), never an HTML page.
+ * The handler gets the project and the decoded payload; the domain service does the rest.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Limits } from "../config.js";
+import { findProjectByToken } from "../core/auth/project-token.js";
+import { AuthenticationError } from "../core/errors.js";
+import type { ProjectRecord } from "../core/records.js";
+import type { Services } from "../core/services.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { errorBody, httpLayerError, SERVER_ERROR_BODY } from "../rest/error-body.js";
+import { isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
+import { decodePayload } from "./payload.js";
+import { findProjectToken } from "./token.js";
+
+/** Methods an SDK path takes (OPTIONS is answered for every path). */
+export type SdkMethod = "GET" | "POST";
+
+/** What an SDK handler gets. */
+export interface SdkRequest {
+  /** The project the request's token names. */
+  project: ProjectRecord;
+  /** The decoded JSON payload (an event, an array of events, a batch, a flags body...). */
+  payload: unknown;
+  query: URLSearchParams;
+  /** The route's path as declared (with its trailing slash), e.g. `/engage/`. */
+  path: string;
+  db: PrismaClient;
+}
+
+/** A handler's answer: a JSON body with a status (200 unless given). */
+export interface SdkReply {
+  status?: number;
+  body: unknown;
+}
+
+/** One token-authenticated SDK path. */
+export interface SdkRoute {
+  methods: readonly SdkMethod[];
+  /** The path with its trailing slash; the server answers without it too. */
+  path: string;
+  /** One line on what the route does. */
+  summary: string;
+  /** Largest body, and largest decoded payload, in bytes (413 beyond). */
+  bodyLimitBytes: number;
+  handler: (request: SdkRequest) => Promise<SdkReply>;
+}
+
+/** A domain's SDK module: builds its routes from the services. */
+export type SdkModule = (services: Services, limits: Limits) => SdkRoute[];
+
+/** What the SDK door needs from the composition root. */
+export interface SdkDeps {
+  db: PrismaClient;
+}
+
+/** Answers `error` in PostHog's JSON error body, with the CORS headers; unexpected errors are logged. */
+async function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  setCorsHeaders(request, reply);
+  const known = httpLayerError(error, request.routeOptions.bodyLimit ?? 0);
+  if (known) return reply.status(known.httpStatus).send(errorBody(known));
+  request.log.error({ err: error }, "unexpected error");
+  return reply.status(500).send(SERVER_ERROR_BODY);
+}
+
+async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, reply: FastifyReply) {
+  setCorsHeaders(request, reply);
+  const query = new URL(request.url, "http://sdk.invalid").searchParams;
+  const payload = decodePayload({
+    body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+    query,
+    contentType: request.headers["content-type"],
+    contentEncoding: request.headers["content-encoding"],
+    limitBytes: route.bodyLimitBytes,
+  });
+  const token = findProjectToken(payload, query);
+  const project = await findProjectByToken(deps.db, token);
+  if (!project) {
+    throw new AuthenticationError(
+      "Project API key invalid. You can find your project API key in PostHog project settings.",
+      "authentication_failed",
+    );
+  }
+  const result = await route.handler({ project, payload, query, path: route.path, db: deps.db });
+  return reply.status(result.status ?? 200).send(result.body);
+}
+
+/**
+ * Serves `routes` in a scope of their own (their body parsing and error answers are the door's,
+ * not the REST door's): each path answers its methods and OPTIONS (a preflight gets its CORS
+ * headers and an empty 200; a plain OPTIONS capture's `{"status": "Ok"}`).
+ */
+export async function registerSdkRoutes(
+  app: FastifyInstance,
+  routes: readonly SdkRoute[],
+  deps: SdkDeps,
+): Promise<void> {
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      "*",
+      { parseAs: "buffer" },
+      async (_request: FastifyRequest, body: Buffer) => body,
+    );
+    scope.setErrorHandler((error, request, reply) => answerError(error, request, reply));
+    for (const route of routes) {
+      scope.route({
+        method: [...route.methods],
+        url: route.path,
+        bodyLimit: route.bodyLimitBytes,
+        handler: (request, reply) => handle(route, deps, request, reply),
+      });
+      scope.route({
+        method: "OPTIONS",
+        url: route.path,
+        handler: async (request, reply) => {
+          setCorsHeaders(request, reply);
+          if (!isPreflight(request)) return reply.send({ status: "Ok" });
+          setPreflightHeaders(request, reply);
+          return reply.status(200).send();
+        },
+      });
+    }
+  });
+}
