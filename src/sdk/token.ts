@@ -6,7 +6,7 @@
  * or a `/flags` body) the same way. When the payload names none, the query's `token` or `api_key`
  * (older clients, posthog/api/capture.py `_get_token`).
  */
-import { AuthenticationError } from "../core/errors.js";
+import { AuthenticationError, ParseError } from "../core/errors.js";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -45,13 +45,16 @@ function tokenOfEvents(events: readonly unknown[]): string | undefined {
 
 /**
  * The token of a decoded SDK payload (see the module comment).
+ * @throws ParseError `failed to parse request: ...` (400) for a payload that is neither an object nor
+ *   a list (capture fails to parse such a request before it looks for a token).
  * @throws AuthenticationError `event submitted without an api_key` (401) when there is none or it is
  *   empty; `batch submitted with inconsistent api_key values` when events disagree.
  */
 export function findProjectToken(payload: unknown, query: URLSearchParams): string {
   let token: string | undefined;
   if (Array.isArray(payload)) token = tokenOfEvents(payload);
-  else if (isRecord(payload)) {
+  else if (!isRecord(payload)) throw new ParseError("failed to parse request: expected a JSON object or list");
+  else {
     token = stringField(payload, "api_key", "token");
     if (token === undefined && Array.isArray(payload["batch"])) token = tokenOfEvents(payload["batch"]);
     token ??= tokenOf(payload);
