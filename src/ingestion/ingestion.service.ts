@@ -1,18 +1,22 @@
 /**
- * Capture (issue 7 §1, §5): a request's events, validated, stored in ONE transaction with the
- * catalogue they add to; idempotent per event uuid. The SDK door (src/sdk/) has already decoded the
+ * Capture (issue 7 §1, §5): a request's events, validated, then in ONE transaction: person state
+ * (person-state.ts: persons created, identified, merged, their properties set), group state
+ * (group-state.ts), the events stored with the person each resolved to (idempotent per event uuid),
+ * and the catalogue they add to. The SDK door (src/sdk/) has already decoded the
  * payload and found the project by its public token; nothing here needs a personal API key or a
  * scope (PostHog's capture takes the public token alone).
  *
- * Per request, whatever the number of events: one INSERT of the events, and at most three
- * catalogue statements (none once this process has recorded the same names within the hour, see
+ * Per request, whatever the number of events: person state's few statements (see its header), one
+ * INSERT of the events, and at most three catalogue statements (none once this process has recorded the same names within the hour, see
  * catalogue-cache.ts). A request with one bad event stores nothing (rules/capture-events.ts).
  */
 import type { ProjectRecord } from "../core/records.js";
 import type { ServiceDeps } from "../core/services.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { CatalogueCache } from "./catalogue-cache.js";
+import { applyGroupState } from "./group-state.js";
 import { groupTypeIndexes, insertEvents, writeCatalogue } from "./ingestion.queries.js";
+import { applyPersonState } from "./person-state.js";
 import { readCaptureEvents } from "./rules/capture-events.js";
 import { catalogueEntries, groupTypesToResolve } from "./rules/catalogue.js";
 
@@ -54,7 +58,8 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
       const events = readCaptureEvents(payload, { ...request, now });
       let written: ReturnType<CatalogueCache["unwritten"]> | undefined;
       const stored = await db.$transaction(async (tx) => {
-        const personIds = events.map(() => null);
+        const personIds = await applyPersonState(tx, project.id, events);
+        await applyGroupState(tx, project.id, events);
         const inserted = await insertEvents(tx, project.id, events, personIds);
         const indexes = await groupTypeIndexes(tx, project.id, groupTypesToResolve(events));
         written = cache.unwritten(project.id, catalogueEntries(events, indexes, now), now);

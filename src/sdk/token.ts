@@ -53,7 +53,8 @@ function tokenOfEvents(events: readonly unknown[]): string | undefined {
 export function findProjectToken(payload: unknown, query: URLSearchParams): string {
   let token: string | undefined;
   if (Array.isArray(payload)) token = tokenOfEvents(payload);
-  else if (!isRecord(payload)) throw new ParseError("failed to parse request: expected a JSON object or list");
+  else if (!isRecord(payload))
+    throw new ParseError("failed to parse request: expected a JSON object or list");
   else {
     token = stringField(payload, "api_key", "token");
     if (token === undefined && Array.isArray(payload["batch"])) token = tokenOfEvents(payload["batch"]);
