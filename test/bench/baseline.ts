@@ -5,6 +5,9 @@
  * driver (the same PGlite instance, or a `pg` Pool on the same database), then `JSON.stringify`s
  * the same response bytes (run.ts checks they are identical). No Prisma, no fastify, no GraphQL.
  *
+ * For the capture figure, `POST /capture/batch` stores a batch's events with one hand-written
+ * multi-row INSERT (no person state, no catalogue): what storing the rows alone costs.
+ *
  * List shapes, so the bench can show what a cheaper query would give (authentication and the
  * project check are the same hand-written statements in each):
  * - `GET /rows/flags`: one statement, plain joins to the two users, tag names as arrays, the total
@@ -16,6 +19,7 @@
 import http from "node:http";
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
+import { v7 as uuidv7 } from "uuid";
 import { hashApiKey } from "../../src/core/auth/api-keys.js";
 import { scopeSatisfied } from "../../src/core/auth/scopes.js";
 import { flagStatus, isSimpleFlag, simpleRolloutPercentage } from "../../src/feature-flags/rules/status.js";
@@ -293,6 +297,33 @@ function counting(sql: Sql): { sql: Sql; statements: () => number } {
   };
 }
 
+/** An event of the capture figure's batch, as the bench sends it. */
+interface BatchEvent {
+  event: string;
+  distinct_id: string;
+  properties: Record<string, unknown>;
+  timestamp: string;
+}
+
+/**
+ * The capture figure's baseline: the batch's events (each given a UUIDv7) stored by one hand-written
+ * multi-row `INSERT ... VALUES (...), (...)` with bound parameters, `ON CONFLICT DO NOTHING` as ours.
+ */
+async function insertEventsByHand(sql: Pick<Sql, "query">, projectId: number, events: BatchEvent[]) {
+  const values: string[] = [];
+  const params: unknown[] = [projectId];
+  for (const event of events) {
+    const at = params.length;
+    values.push(`($1, $${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5})`);
+    params.push(uuidv7(), event.event, event.distinct_id, JSON.stringify(event.properties), event.timestamp);
+  }
+  await sql.query(
+    `INSERT INTO events (project_id, uuid, event, distinct_id, properties, timestamp) VALUES ${values.join(", ")}
+     ON CONFLICT (project_id, uuid) DO NOTHING`,
+    params,
+  );
+}
+
 async function readBody(request: http.IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -301,7 +332,8 @@ async function readBody(request: http.IncomingMessage): Promise<Record<string, u
 
 /**
  * Starts the baseline on 127.0.0.1 (a free port) for `projectId`. Routes: `GET /<shape>/flags?limit=`
- * (shapes in the module header), `GET /rows/flags/:id`, `PATCH /rows/flags/:id` (body `{name}`).
+ * (shapes in the module header), `GET /rows/flags/:id`, `PATCH /rows/flags/:id` (body `{name}`),
+ * `POST /capture/batch` (body `{api_key, batch}`: `insertEventsByHand`).
  * Its `Server-Timing` counts its statements.
  */
 export async function startBaseline(
@@ -348,6 +380,10 @@ export async function startBaseline(
         const [row] = await sql.query<Record<string, unknown>>(ROWS_ONE, [Number(id), projectId]);
         if (!row) throw new HttpError(404);
         body = flagJson(flagFromRow(row), caller, now);
+      } else if (request.method === "POST" && shape === "capture") {
+        const input = await readBody(request);
+        await insertEventsByHand(sql, projectId, input["batch"] as BatchEvent[]);
+        body = { status: "Ok" };
       } else if (request.method === "PATCH") {
         const caller = await authorize(sql, request.headers.authorization, projectId, "feature_flag:write");
         const input = await readBody(request);

@@ -18,7 +18,11 @@
  *   all would measure version conflicts, not writes); writes of one project still serialise on the
  *   project's revision row, which is part of what is measured;
  * - `create`: POST of a new flag, in a second project so that the list stays as seeded (no
- *   baseline; shows the statements a create costs).
+ *   baseline; shows the statements a create costs);
+ * - `capture`: `POST /batch/` of 100 events (100 known distinct ids, each request new events with
+ *   new uuids) through the whole pipeline (token lookup, person and group state, events, catalogue),
+ *   vs the same events stored by one hand-written multi-row INSERT over the same driver; printed
+ *   also as events per second.
  *
  * Figures are measured in rounds, ours and its comparison back to back, and the table shows the
  * median round (the ratio is the median of the rounds' ratios), so that load from other processes
@@ -141,6 +145,8 @@ interface Figure {
   name: string;
   ours: Side;
   against?: Side | { name: string; figure: string };
+  /** Events each request carries, when the figure is also read as events per second. */
+  eventsPerRequest?: number;
 }
 
 /** What a figure measured over the rounds. */
@@ -221,6 +227,48 @@ function patchTarget(
       context["flag"] ??= ids[next++ % ids.length];
       const path = new URL(url(context["flag"] as number)).pathname;
       return { ...request, path, body: JSON.stringify({ name: `renamed ${n++}` }) };
+    },
+  };
+}
+
+/** Events per capture request in the `capture` figure. */
+const CAPTURE_BATCH = 100;
+
+/**
+ * The capture figure's body for connection `connection`: `CAPTURE_BATCH` events of that connection's
+ * own distinct ids (known after its first request), as posthog-node batches them. Connections do not
+ * share users, as concurrent requests of real traffic rarely do (person rows are locked per request).
+ */
+function captureBody(token: string, connection: number): string {
+  const at = new Date().toISOString();
+  return JSON.stringify({
+    api_key: token,
+    sent_at: at,
+    batch: Array.from({ length: CAPTURE_BATCH }, (_, i) => ({
+      event: i % 10 === 0 ? "$pageview" : "button clicked",
+      distinct_id: `bench-user-${connection}-${i}`,
+      timestamp: at,
+      properties: {
+        $current_url: "https://example.com/pricing",
+        $lib: "posthog-node",
+        plan: "pro",
+        index: i,
+      },
+    })),
+  });
+}
+
+/** A capture target: each connection (`context`) sends its own users' batch. */
+function captureTarget(url: string, token: string): Target {
+  const bodies = Array.from({ length: CONNECTIONS }, (_, connection) => captureBody(token, connection));
+  let next = 0;
+  return {
+    url,
+    method: "POST",
+    body: bodies[0]!,
+    setup: (request, context) => {
+      context["connection"] ??= next++ % bodies.length;
+      return { ...request, body: bodies[context["connection"] as number]! };
     },
   };
 }
@@ -329,6 +377,21 @@ function figuresFor(ready: BenchReady): Figure[] {
         target: patchTarget(ready.flagIds, (id) => `${ready.baseline}/rows/flags/${id}`, auth),
         expected: [200],
       },
+    },
+    {
+      id: "capture",
+      name: `POST /batch/ ${CAPTURE_BATCH} events`,
+      ours: {
+        name: "capture",
+        target: captureTarget(`${ready.ours}/batch/`, ready.projectToken),
+        expected: [200],
+      },
+      against: {
+        name: "SQL multi-row",
+        target: captureTarget(`${ready.baseline}/capture/batch`, ready.projectToken),
+        expected: [200],
+      },
+      eventsPerRequest: CAPTURE_BATCH,
     },
     {
       id: "create",
@@ -474,6 +537,12 @@ function printTable(label: string, results: Result[]): void {
         ratio,
       ].join(" "),
     );
+  }
+  for (const { figure, ours, against } of results) {
+    if (!figure.eventsPerRequest) continue;
+    const perSecond = (runs: Measured[]) => (pick(runs).perSecond * figure.eventsPerRequest!).toFixed(0);
+    const comparison = against.length > 0 ? `, ${figure.against?.name}: ${perSecond(against)} events/s` : "";
+    console.log(`${figure.name}: ${perSecond(ours)} events/s${comparison}`);
   }
 }
 

@@ -34,6 +34,8 @@ export interface BenchReady {
   baseline: string;
   key: string;
   projectId: number;
+  /** The project's public token (capture's `api_key`). */
+  projectToken: string;
   /** Ids of the seeded flags, oldest first. */
   flagIds: number[];
   /** A second, empty project of the same organization, where the create figure writes (so the list stays as seeded). */
@@ -129,13 +131,14 @@ async function seed(database: Database): Promise<Omit<BenchReady, "ours" | "base
       [tags[i % 3]!, tags[(i + 1) % 3]!].map((tag) => ({ projectId, featureFlagId: flag.id, tagId: tag.id })),
     ),
   });
-  const { organizationId } = await db.project.findUniqueOrThrow({ where: { id: projectId } });
+  const { organizationId, apiToken } = await db.project.findUniqueOrThrow({ where: { id: projectId } });
   const createProject = await db.project.create({
     data: { organizationId, name: "Bench creates", apiToken: generateProjectApiToken() },
   });
   return {
     key: boot.personal_api_key,
     projectId,
+    projectToken: apiToken,
     flagIds: flags.map((f) => f.id),
     createProjectId: createProject.id,
   };
