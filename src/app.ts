@@ -56,7 +56,7 @@ export function restRoutes(services: Services, limits: Limits): RestRoute[] {
 }
 
 /** Every domain's SDK routes (src/sdk/), in registration order. */
-export function sdkRoutes(services: Services, limits: Limits): SdkRoute[] {
+function sdkRoutes(services: Services, limits: Limits): SdkRoute[] {
   return SDK_MODULES.flatMap((module) => module(services, limits));
 }
 

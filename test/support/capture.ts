@@ -2,7 +2,7 @@
  * Sending to the SDK paths of a test server as SDKs do (the project's public token, raw bodies in
  * any encoding, no personal API key), and reading back what capture stored.
  */
-import type { TestResponse, TestServer } from "./server.js";
+import { readResponse, type TestResponse, type TestServer } from "./server.js";
 
 /** One request to an SDK path. */
 export interface SdkRequestOptions {
@@ -33,19 +33,8 @@ export async function sendToSdk(
   } else if (options.raw !== undefined) {
     body = typeof options.raw === "string" ? options.raw : new Uint8Array(options.raw);
   }
-  const response = await fetch(`${s.baseUrl}${path}`, {
-    method: options.method ?? (body === undefined ? "GET" : "POST"),
-    headers,
-    body,
-  });
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, body: parsed };
+  const method = options.method ?? (body === undefined ? "GET" : "POST");
+  return readResponse(await fetch(`${s.baseUrl}${path}`, { method, headers, body }));
 }
 
 /** A stored event as tests read it. */

@@ -43,6 +43,18 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** A fetch response read whole, its body parsed when it is JSON. */
+export async function readResponse(response: Response): Promise<TestResponse> {
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed };
+}
+
 /** A running server on its own database. */
 export interface TestServer {
   backend: Backend;
@@ -146,15 +158,7 @@ export async function startTestServer(
       if (opts.rawBody !== undefined) body = opts.rawBody;
       else if (opts.body !== undefined) body = JSON.stringify(opts.body);
       if (body !== undefined) headers["content-type"] ??= "application/json";
-      const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
-      const text = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: response.status, headers: response.headers, text, body: parsed };
+      return readResponse(await fetch(`${baseUrl}${path}`, { method, headers, body }));
     },
     async createKey(scopes, projects, organizations) {
       const { key: raw } = await createPersonalApiKey(db, {

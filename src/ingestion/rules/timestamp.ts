@@ -24,7 +24,7 @@ const HAS_ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
 const DIGITS = /^\d+$/;
 
 /** The instant a client's date string names, or null (rust/common/types/src/timestamp.rs `parse_date`). */
-export function parseDate(text: string): Date | null {
+function parseDate(text: string): Date | null {
   let value = text.trim();
   if (SHORT_ZONE.test(value)) value = `${value}:00`;
   if (DIGITS.test(value)) {
