@@ -125,6 +125,17 @@ describeEachBackend("capture paths and body shapes", (server) => {
     expect(stored?.event).toBe("$identify");
   });
 
+  it("stores NUL and lone surrogates as U+FFFD, and cuts distinct ids to 200 characters", async () => {
+    const answer = await sendToSdk(server(), "/e/", {
+      raw: `{"event":"odd\\u0000text","distinct_id":"${"d".repeat(250)}","token":"${token}","properties":{"k\\ud800":"v\\u0000"}}`,
+      headers: { "content-type": "application/json" },
+    });
+    expect(answer.status, answer.text).toBe(200);
+    const stored = (await storedEvents(server())).find((e) => e.event === "odd\ufffdtext");
+    expect(stored?.distinctId).toBe("d".repeat(200));
+    expect(stored?.properties).toMatchObject({ "k\ufffd": "v\ufffd" });
+  });
+
   it("stores a resent uuid once", async () => {
     const uuid = "0190b2d4-4c4e-7c4e-8d7e-9a1b2c3d4e5f";
     for (let i = 0; i < 2; i++) {

@@ -28,6 +28,8 @@ const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$
 /** NUL, or a surrogate half without its partner (code units, hence no `u` flag). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this pattern finds
 const UNSTORABLE = /\x00|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** The same pattern, to test for a match (a global pattern's `test` keeps state between calls). */
+const HAS_UNSTORABLE = new RegExp(UNSTORABLE.source);
 
 /** What the events of one request are read with. */
 export interface CaptureContext {
@@ -52,10 +54,30 @@ function storable(text: string): string {
   return text.replace(UNSTORABLE, "\ufffd");
 }
 
-/** `value` with every string (keys included) made storable; walks iteratively, copies only objects and arrays. */
+/** Whether any string of `value` (keys included) holds something `storable` replaces; walks iteratively. */
+function needsRepair(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === "string") {
+      if (HAS_UNSTORABLE.test(current)) return true;
+    } else if (current !== null && typeof current === "object") {
+      for (const [key, item] of Object.entries(current)) {
+        if (HAS_UNSTORABLE.test(key)) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * `value` with every string (keys included) made storable: `value` itself when nothing needs it
+ * (the common case, no copy), else a copy; walks iteratively.
+ */
 function storableJson(value: unknown): unknown {
   if (typeof value === "string") return storable(value);
-  if (value === null || typeof value !== "object") return value;
+  if (value === null || typeof value !== "object" || !needsRepair(value)) return value;
   const root: unknown = Array.isArray(value) ? [] : {};
   const stack: Array<[unknown, Record<string, unknown> | unknown[]]> = [[value, root as never]];
   while (stack.length > 0) {
