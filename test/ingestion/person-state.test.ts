@@ -134,6 +134,32 @@ describeEachBackend("person state", (server, backend) => {
       expect((await personOf(s, id))!.version).toBe(0n);
     });
 
+    it("lifts page properties onto the person, writing a mere URL change only with the next write", async () => {
+      const s = server();
+      const id = freshId("pages");
+      await applyBatch(s, [ingestEvent(id, { $current_url: "https://a.example/1", utm_source: "ads" })]);
+      expect((await personOf(s, id))!.properties).toMatchObject({
+        $current_url: "https://a.example/1",
+        $initial_current_url: "https://a.example/1",
+        utm_source: "ads",
+        $initial_utm_source: "ads",
+      });
+      const browsing = await statementsOf(s, [ingestEvent(id, { $current_url: "https://a.example/2" })]);
+      expect(browsing.statements).toBe(1); // the load: nothing written
+      await applyBatch(s, [
+        ingestEvent(id, { $current_url: "https://a.example/3" }),
+        ingestEvent(id, { $set: { plan: "pro" } }),
+      ]);
+      expect(await personOf(s, id)).toMatchObject({
+        version: 1n,
+        properties: {
+          $current_url: "https://a.example/3",
+          $initial_current_url: "https://a.example/1",
+          plan: "pro",
+        },
+      });
+    });
+
     it("ignores top-level $unset and the person properties of $exception events, as PostHog does", async () => {
       const s = server();
       const id = freshId("ignored");
