@@ -3,7 +3,7 @@
  * and a bounded number to write what the batch decided (`PersonWritePlan`), whatever its size:
  * every multi-row write passes its rows as one JSON parameter (`jsonb_to_recordset`).
  *
- * Concurrency (PostgreSQL): loaded persons are locked `FOR UPDATE` in id order until the request's
+ * Concurrency (PostgreSQL): loaded persons are locked `FOR UPDATE` until the request's
  * transaction ends, so no other request changes or merges them meanwhile. New persons and new
  * distinct ids are inserted `ON CONFLICT DO NOTHING`: when a concurrent request created one of them
  * first (the unique index makes us wait for its commit), the insert reports it, this module removes
@@ -72,22 +72,36 @@ interface LoadedRow {
   created_at: Date;
 }
 
-/** Loads and locks (`FOR UPDATE`, in id order) the persons holding any of `distinctIds`; one statement. */
+/**
+ * Loads and locks (`FOR UPDATE`) the persons holding any of `distinctIds`; one statement. Each id is
+ * looked up on its own by the full primary keys (`LATERAL`, kept from being flattened by `OFFSET 0`
+ * and the row lock), so the cost follows the batch, never the project's size, whatever the planner's
+ * statistics say. Ids are visited in sorted order, so concurrent batches lock shared persons alike.
+ */
 export async function loadPersons(
   tx: IngestTx,
   projectId: number,
   distinctIds: readonly string[],
 ): Promise<LoadedPerson[]> {
   if (distinctIds.length === 0) return [];
+  const sorted = [...distinctIds].sort();
   const rows = await tx.$queryRaw<LoadedRow[]>`
-    SELECT d.distinct_id, p.id, p.uuid::text AS uuid, p.properties, p.properties_last_updated_at,
+    SELECT k.distinct_id, p.id, p.uuid, p.properties, p.properties_last_updated_at,
            p.properties_last_operation, p.is_identified, p.version, p.created_at
-    FROM person_distinct_ids d
-    JOIN persons p ON p.project_id = d.project_id AND p.id = d.person_id
-    WHERE d.project_id = ${projectId}
-      AND d.distinct_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(distinctIds)}::jsonb))
-    ORDER BY p.id
-    FOR UPDATE OF p`;
+    FROM unnest(${sorted}::text[]) WITH ORDINALITY AS k(distinct_id, n)
+    CROSS JOIN LATERAL (
+      SELECT d.person_id FROM person_distinct_ids d
+      WHERE d.project_id = ${projectId} AND d.distinct_id = k.distinct_id
+      OFFSET 0
+    ) d
+    CROSS JOIN LATERAL (
+      SELECT p.id, p.uuid::text AS uuid, p.properties, p.properties_last_updated_at,
+             p.properties_last_operation, p.is_identified, p.version, p.created_at
+      FROM persons p
+      WHERE p.project_id = ${projectId} AND p.id = d.person_id
+      FOR UPDATE
+    ) p
+    ORDER BY k.n`;
   return rows.map((row) => ({
     distinctId: row.distinct_id,
     id: row.id,
@@ -170,14 +184,11 @@ async function undoInserts(
   if (distinctIds.length > 0) {
     await tx.$executeRaw`
       DELETE FROM person_distinct_ids
-      WHERE project_id = ${projectId}
-        AND distinct_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(distinctIds)}::jsonb))`;
+      WHERE project_id = ${projectId} AND distinct_id = ANY(${distinctIds}::text[])`;
   }
   if (personIds.length > 0) {
     await tx.$executeRaw`
-      DELETE FROM persons
-      WHERE project_id = ${projectId}
-        AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(personIds.map(String))}::jsonb)::bigint)`;
+      DELETE FROM persons WHERE project_id = ${projectId} AND id = ANY(${personIds.map(String)}::bigint[])`;
   }
 }
 
