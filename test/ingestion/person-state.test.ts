@@ -303,6 +303,48 @@ describeEachBackend("person state", (server, backend) => {
       expect((await personOf(s, anon))!.properties).toMatchObject({ step: 1 });
     });
 
+    it("merges a stored person into one the same batch creates", async () => {
+      const s = server();
+      const [anon, user] = [freshId("anon"), freshId("user")];
+      const [anonUuid] = await applyBatch(s, [ingestEvent(anon, { $set: { old: true } })]);
+      const uuids = await applyBatch(s, [
+        ingestEvent(user, { $set: { fresh: true } }),
+        ingestEvent(user, { $anon_distinct_id: anon }, { event: "$identify" }),
+      ]);
+      const survivor = personUuidFor(s.projectId, user);
+      expect(uuids).toEqual([survivor, survivor]);
+      expect(await personCount(s, anonUuid!)).toBe(0);
+      const person = (await personOf(s, anon))!;
+      expect(person).toMatchObject({
+        uuid: survivor,
+        isIdentified: true,
+        properties: { old: true, fresh: true },
+      });
+      expect(person.distinctIds.map((d) => d.distinctId).sort()).toEqual([anon, user].sort());
+    });
+
+    it("re-attributes personless events of an id that joins another person", async () => {
+      const s = server();
+      const [anon, user] = [freshId("anon"), freshId("user")];
+      const [userUuid] = await applyBatch(s, [ingestEvent(user)]);
+      const [personlessUuid] = await applyBatch(s, [ingestEvent(anon, { $process_person_profile: false })]);
+      const stored = await s.db.event.create({
+        data: {
+          projectId: s.projectId,
+          uuid: crypto.randomUUID(),
+          event: "$pageview",
+          distinctId: anon,
+          personId: personlessUuid!,
+          timestamp: new Date(),
+        },
+      });
+      await applyBatch(s, [ingestEvent(user, { $anon_distinct_id: anon }, { event: "$identify" })]);
+      const event = await s.db.event.findUniqueOrThrow({
+        where: { projectId_uuid: { projectId: s.projectId, uuid: stored.uuid } },
+      });
+      expect(event.personId).toBe(userUuid);
+    });
+
     it("neither merges nor identifies with an illegal or equal id", async () => {
       const s = server();
       const user = freshId("user");

@@ -58,27 +58,34 @@ const PERSON_EVENTS = new Set(["$identify", "$create_alias", "$merge_dangerously
 /** Events whose own properties are not lifted onto the person (`normalizeEvent`). */
 const NO_DERIVED_PROPERTIES_EVENTS = new Set(["$snapshot", "$performance_event"]);
 
-/** Event properties lifted onto the person (PostHog's `eventToPersonProperties`, in its order). */
-const EVENT_TO_PERSON_PROPERTIES = [
-  "$app_build",
-  "$app_name",
-  "$app_namespace",
-  "$app_version",
-  "$browser",
-  "$browser_version",
-  "$device_type",
+/** Page and screen properties of an event: lifted onto the person, and too volatile to write alone. */
+const PAGE_PROPERTIES = [
   "$current_url",
   "$pathname",
-  "$os",
-  "$os_name",
-  "$os_version",
   "$referring_domain",
   "$referrer",
   "$screen_height",
   "$screen_width",
   "$viewport_height",
   "$viewport_width",
+];
+
+/** Browser and device properties of an event: lifted onto the person, and too volatile to write alone. */
+const DEVICE_PROPERTIES = [
+  "$browser",
+  "$browser_version",
+  "$device_type",
   "$raw_user_agent",
+  "$os",
+  "$os_name",
+  "$os_version",
+];
+
+/** App properties of mobile SDKs' events, lifted onto the person. */
+const APP_PROPERTIES = ["$app_build", "$app_name", "$app_namespace", "$app_version"];
+
+/** Campaign parameters (PostHog's `CAMPAIGN_PROPERTIES`), lifted onto the person. */
+const CAMPAIGN_PROPERTIES = [
   "utm_source",
   "utm_medium",
   "utm_campaign",
@@ -106,23 +113,16 @@ const EVENT_TO_PERSON_PROPERTIES = [
   "sccid",
 ];
 
-/** Keys whose change alone does not cause a write (PostHog's `FILTERED_PERSON_UPDATE_PROPERTIES`). */
-const FILTERED_PERSON_UPDATE_PROPERTIES = new Set([
-  "$current_url",
-  "$pathname",
-  "$referring_domain",
-  "$referrer",
-  "$screen_height",
-  "$screen_width",
-  "$viewport_height",
-  "$viewport_width",
-  "$browser",
-  "$browser_version",
-  "$device_type",
-  "$raw_user_agent",
-  "$os",
-  "$os_name",
-  "$os_version",
+/** Event properties lifted onto the person (PostHog's `eventToPersonProperties`). */
+const EVENT_TO_PERSON_PROPERTIES = [
+  ...APP_PROPERTIES,
+  ...DEVICE_PROPERTIES,
+  ...PAGE_PROPERTIES,
+  ...CAMPAIGN_PROPERTIES,
+];
+
+/** GeoIP properties whose change alone does not cause a write. */
+const VOLATILE_GEOIP_PROPERTIES = [
   "$geoip_postal_code",
   "$geoip_time_zone",
   "$geoip_latitude",
@@ -139,6 +139,13 @@ const FILTERED_PERSON_UPDATE_PROPERTIES = new Set([
   "$geoip_postal_code_confidence",
   "$geoip_subdivision_1_confidence",
   "$geoip_subdivision_2_confidence",
+];
+
+/** Keys whose change alone does not cause a write (PostHog's `FILTERED_PERSON_UPDATE_PROPERTIES`). */
+const FILTERED_PERSON_UPDATE_PROPERTIES = new Set([
+  ...PAGE_PROPERTIES,
+  ...DEVICE_PROPERTIES,
+  ...VOLATILE_GEOIP_PROPERTIES,
 ]);
 
 function asObject(value: unknown): Properties {
