@@ -56,23 +56,13 @@ export interface WorkingGroup {
   changed: boolean;
 }
 
-/**
- * Loads and locks (`FOR UPDATE`) the stored groups among `keys` (one statement; each key looked up on
- * its own by the primary key, in sorted order, as `person-store.ts` does for persons).
- */
+/** Loads and locks (`FOR UPDATE`, in key order) the stored groups among `keys` (one statement). */
 export async function loadGroups(
   tx: IngestTx,
   projectId: number,
   keys: ReadonlyArray<{ groupTypeIndex: number; groupKey: string }>,
 ): Promise<WorkingGroup[]> {
   if (keys.length === 0) return [];
-  const unique = new Map(keys.map((k) => [`${k.groupTypeIndex}:${k.groupKey}`, k]));
-  const sorted = [...unique.values()].sort(
-    (a, b) =>
-      a.groupTypeIndex - b.groupTypeIndex || (a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : 0),
-  );
-  const indexes = sorted.map((k) => k.groupTypeIndex);
-  const groupKeys = sorted.map((k) => k.groupKey);
   const rows = await tx.$queryRaw<
     Array<{
       group_type_index: number;
@@ -83,14 +73,12 @@ export async function loadGroups(
     }>
   >`
     SELECT g.group_type_index, g.group_key, g.group_properties, g.created_at, g.version
-    FROM unnest(${indexes}::integer[], ${groupKeys}::text[]) WITH ORDINALITY AS k(group_type_index, group_key, n)
-    CROSS JOIN LATERAL (
-      SELECT g.group_type_index, g.group_key, g.group_properties, g.created_at, g.version
-      FROM groups g
-      WHERE g.project_id = ${projectId} AND g.group_type_index = k.group_type_index AND g.group_key = k.group_key
-      FOR UPDATE
-    ) g
-    ORDER BY k.n`;
+    FROM groups g
+    WHERE g.project_id = ${projectId}
+      AND (g.group_type_index, g.group_key) IN (
+        SELECT * FROM unnest(${keys.map((k) => k.groupTypeIndex)}::integer[], ${keys.map((k) => k.groupKey)}::text[]))
+    ORDER BY g.group_type_index, g.group_key
+    FOR UPDATE OF g`;
   return rows.map((row) => ({
     groupTypeIndex: row.group_type_index,
     groupKey: row.group_key,

@@ -73,10 +73,10 @@ interface LoadedRow {
 }
 
 /**
- * Loads and locks (`FOR UPDATE`) the persons holding any of `distinctIds`; one statement. Each id is
- * looked up on its own by the full primary keys (`LATERAL`, kept from being flattened by `OFFSET 0`
- * and the row lock), so the cost follows the batch, never the project's size, whatever the planner's
- * statistics say. Ids are visited in sorted order, so concurrent batches lock shared persons alike.
+ * Loads and locks (`FOR UPDATE`, in id order, so concurrent batches lock shared persons alike) the
+ * persons holding any of `distinctIds`; one statement, an index lookup per id on the primary keys
+ * once the planner has statistics (PostgreSQL's autovacuum gathers them; PGlite has none until an
+ * `ANALYZE`, and then reads the project's distinct ids once per batch).
  */
 export async function loadPersons(
   tx: IngestTx,
@@ -84,24 +84,14 @@ export async function loadPersons(
   distinctIds: readonly string[],
 ): Promise<LoadedPerson[]> {
   if (distinctIds.length === 0) return [];
-  const sorted = [...distinctIds].sort();
   const rows = await tx.$queryRaw<LoadedRow[]>`
-    SELECT k.distinct_id, p.id, p.uuid, p.properties, p.properties_last_updated_at,
+    SELECT d.distinct_id, p.id, p.uuid::text AS uuid, p.properties, p.properties_last_updated_at,
            p.properties_last_operation, p.is_identified, p.version, p.created_at
-    FROM unnest(${sorted}::text[]) WITH ORDINALITY AS k(distinct_id, n)
-    CROSS JOIN LATERAL (
-      SELECT d.person_id FROM person_distinct_ids d
-      WHERE d.project_id = ${projectId} AND d.distinct_id = k.distinct_id
-      OFFSET 0
-    ) d
-    CROSS JOIN LATERAL (
-      SELECT p.id, p.uuid::text AS uuid, p.properties, p.properties_last_updated_at,
-             p.properties_last_operation, p.is_identified, p.version, p.created_at
-      FROM persons p
-      WHERE p.project_id = ${projectId} AND p.id = d.person_id
-      FOR UPDATE
-    ) p
-    ORDER BY k.n`;
+    FROM person_distinct_ids d
+    JOIN persons p ON p.project_id = d.project_id AND p.id = d.person_id
+    WHERE d.project_id = ${projectId} AND d.distinct_id = ANY(${distinctIds}::text[])
+    ORDER BY p.id
+    FOR UPDATE OF p`;
   return rows.map((row) => ({
     distinctId: row.distinct_id,
     id: row.id,
