@@ -38,6 +38,23 @@ async function statementsOf(s: TestServer, events: IngestEvent[]) {
   });
 }
 
+/** Stores an event of `distinctId` attributed to `personId`, as capture would have earlier. */
+async function storeEvent(s: TestServer, distinctId: string, personId: string): Promise<string> {
+  const uuid = crypto.randomUUID();
+  await s.db.event.create({
+    data: { projectId: s.projectId, uuid, event: "$pageview", distinctId, personId, timestamp: new Date() },
+  });
+  return uuid;
+}
+
+/** The person uuid a stored event is attributed to now. */
+async function storedPersonId(s: TestServer, uuid: string): Promise<string | null> {
+  const event = await s.db.event.findUniqueOrThrow({
+    where: { projectId_uuid: { projectId: s.projectId, uuid } },
+  });
+  return event.personId;
+}
+
 const at = (iso: string) => ({ timestamp: new Date(iso) });
 
 describeEachBackend("person state", (server, backend) => {
@@ -236,23 +253,11 @@ describeEachBackend("person state", (server, backend) => {
       const s = server();
       const [anon, user] = [freshId("anon"), freshId("user")];
       const [anonUuid] = await applyBatch(s, [ingestEvent(anon), ingestEvent(user)]);
-      const stored = await s.db.event.create({
-        data: {
-          projectId: s.projectId,
-          uuid: crypto.randomUUID(),
-          event: "$pageview",
-          distinctId: anon,
-          personId: anonUuid!,
-          timestamp: new Date(),
-        },
-      });
+      const stored = await storeEvent(s, anon, anonUuid!);
       const [userUuid] = await applyBatch(s, [
         ingestEvent(user, { $anon_distinct_id: anon }, { event: "$identify" }),
       ]);
-      const event = await s.db.event.findUniqueOrThrow({
-        where: { projectId_uuid: { projectId: s.projectId, uuid: stored.uuid } },
-      });
-      expect(event.personId).toBe(userUuid);
+      expect(await storedPersonId(s, stored)).toBe(userUuid);
     });
 
     it("refuses to merge a person that is already identified, but identifies the target", async () => {
@@ -328,21 +333,9 @@ describeEachBackend("person state", (server, backend) => {
       const [anon, user] = [freshId("anon"), freshId("user")];
       const [userUuid] = await applyBatch(s, [ingestEvent(user)]);
       const [personlessUuid] = await applyBatch(s, [ingestEvent(anon, { $process_person_profile: false })]);
-      const stored = await s.db.event.create({
-        data: {
-          projectId: s.projectId,
-          uuid: crypto.randomUUID(),
-          event: "$pageview",
-          distinctId: anon,
-          personId: personlessUuid!,
-          timestamp: new Date(),
-        },
-      });
+      const stored = await storeEvent(s, anon, personlessUuid!);
       await applyBatch(s, [ingestEvent(user, { $anon_distinct_id: anon }, { event: "$identify" })]);
-      const event = await s.db.event.findUniqueOrThrow({
-        where: { projectId_uuid: { projectId: s.projectId, uuid: stored.uuid } },
-      });
-      expect(event.personId).toBe(userUuid);
+      expect(await storedPersonId(s, stored)).toBe(userUuid);
     });
 
     it("neither merges nor identifies with an illegal or equal id", async () => {
