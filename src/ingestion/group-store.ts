@@ -56,16 +56,13 @@ export interface WorkingGroup {
   changed: boolean;
 }
 
-/** Loads and locks (`FOR UPDATE`) the stored groups among `keys` (one statement). */
+/** Loads and locks (`FOR UPDATE`, in key order) the stored groups among `keys` (one statement). */
 export async function loadGroups(
   tx: IngestTx,
   projectId: number,
   keys: ReadonlyArray<{ groupTypeIndex: number; groupKey: string }>,
 ): Promise<WorkingGroup[]> {
   if (keys.length === 0) return [];
-  const wanted = JSON.stringify(
-    keys.map((k) => ({ group_type_index: k.groupTypeIndex, group_key: k.groupKey })),
-  );
   const rows = await tx.$queryRaw<
     Array<{
       group_type_index: number;
@@ -77,9 +74,9 @@ export async function loadGroups(
   >`
     SELECT g.group_type_index, g.group_key, g.group_properties, g.created_at, g.version
     FROM groups g
-    JOIN jsonb_to_recordset(${wanted}::jsonb) AS k(group_type_index integer, group_key text)
-      ON g.group_type_index = k.group_type_index AND g.group_key = k.group_key
     WHERE g.project_id = ${projectId}
+      AND (g.group_type_index, g.group_key) IN (
+        SELECT * FROM unnest(${keys.map((k) => k.groupTypeIndex)}::integer[], ${keys.map((k) => k.groupKey)}::text[]))
     ORDER BY g.group_type_index, g.group_key
     FOR UPDATE OF g`;
   return rows.map((row) => ({

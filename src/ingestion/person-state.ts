@@ -20,7 +20,8 @@
  *   the survivor win, oldest `created_at`, `version` = max + 1), else both stay; in every case but
  *   the first, the event's properties then apply and the person is marked identified;
  * - otherwise: the distinct id's person gets the event's `$set`/`$set_once`/`$unset`, or is created.
- * A person's `version` goes up by one per write, as PostHog's does.
+ * A person's `version` goes up by one per event that writes it (PostHog bumps it per write), and a
+ * change to frequently changing keys alone waits for the person's next write (rules/person-properties.ts).
  */
 import { randomUUID } from "node:crypto";
 import type { IngestEvent, IngestTx } from "./ingest-event.js";
@@ -177,10 +178,14 @@ class BatchPersons {
     event: IngestEvent,
     identifies: boolean,
   ): void {
-    const { state, changed } = applyPropertyOperations(person.state, ops, event.timestamp.toISOString());
+    const { state, changed, writes } = applyPropertyOperations(
+      person.state,
+      ops,
+      event.timestamp.toISOString(),
+    );
+    if (changed) person.state = state;
     const newlyIdentified = identifies && !person.isIdentified;
-    if (!changed && !newlyIdentified) return;
-    person.state = state;
+    if (!writes && !newlyIdentified) return;
     person.isIdentified ||= newlyIdentified;
     person.version += 1n;
     person.changed = true;

@@ -3,7 +3,7 @@
  * and a bounded number to write what the batch decided (`PersonWritePlan`), whatever its size:
  * every multi-row write passes its rows as one JSON parameter (`jsonb_to_recordset`).
  *
- * Concurrency (PostgreSQL): loaded persons are locked `FOR UPDATE` in id order until the request's
+ * Concurrency (PostgreSQL): loaded persons are locked `FOR UPDATE` until the request's
  * transaction ends, so no other request changes or merges them meanwhile. New persons and new
  * distinct ids are inserted `ON CONFLICT DO NOTHING`: when a concurrent request created one of them
  * first (the unique index makes us wait for its commit), the insert reports it, this module removes
@@ -72,7 +72,12 @@ interface LoadedRow {
   created_at: Date;
 }
 
-/** Loads and locks (`FOR UPDATE`, in id order) the persons holding any of `distinctIds`; one statement. */
+/**
+ * Loads and locks (`FOR UPDATE`, in id order, so concurrent batches lock shared persons alike) the
+ * persons holding any of `distinctIds`; one statement, an index lookup per id on the primary keys
+ * once the planner has statistics (PostgreSQL's autovacuum gathers them; PGlite has none until an
+ * `ANALYZE`, and then reads the project's distinct ids once per batch).
+ */
 export async function loadPersons(
   tx: IngestTx,
   projectId: number,
@@ -84,8 +89,7 @@ export async function loadPersons(
            p.properties_last_operation, p.is_identified, p.version, p.created_at
     FROM person_distinct_ids d
     JOIN persons p ON p.project_id = d.project_id AND p.id = d.person_id
-    WHERE d.project_id = ${projectId}
-      AND d.distinct_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(distinctIds)}::jsonb))
+    WHERE d.project_id = ${projectId} AND d.distinct_id = ANY(${distinctIds}::text[])
     ORDER BY p.id
     FOR UPDATE OF p`;
   return rows.map((row) => ({
@@ -170,14 +174,11 @@ async function undoInserts(
   if (distinctIds.length > 0) {
     await tx.$executeRaw`
       DELETE FROM person_distinct_ids
-      WHERE project_id = ${projectId}
-        AND distinct_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(distinctIds)}::jsonb))`;
+      WHERE project_id = ${projectId} AND distinct_id = ANY(${distinctIds}::text[])`;
   }
   if (personIds.length > 0) {
     await tx.$executeRaw`
-      DELETE FROM persons
-      WHERE project_id = ${projectId}
-        AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(personIds.map(String))}::jsonb)::bigint)`;
+      DELETE FROM persons WHERE project_id = ${projectId} AND id = ANY(${personIds.map(String)}::bigint[])`;
   }
 }
 

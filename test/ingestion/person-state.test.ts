@@ -38,6 +38,23 @@ async function statementsOf(s: TestServer, events: IngestEvent[]) {
   });
 }
 
+/** Stores an event of `distinctId` attributed to `personId`, as capture would have earlier. */
+async function storeEvent(s: TestServer, distinctId: string, personId: string): Promise<string> {
+  const uuid = crypto.randomUUID();
+  await s.db.event.create({
+    data: { projectId: s.projectId, uuid, event: "$pageview", distinctId, personId, timestamp: new Date() },
+  });
+  return uuid;
+}
+
+/** The person uuid a stored event is attributed to now. */
+async function storedPersonId(s: TestServer, uuid: string): Promise<string | null> {
+  const event = await s.db.event.findUniqueOrThrow({
+    where: { projectId_uuid: { projectId: s.projectId, uuid } },
+  });
+  return event.personId;
+}
+
 const at = (iso: string) => ({ timestamp: new Date(iso) });
 
 describeEachBackend("person state", (server, backend) => {
@@ -134,6 +151,32 @@ describeEachBackend("person state", (server, backend) => {
       expect((await personOf(s, id))!.version).toBe(0n);
     });
 
+    it("lifts page properties onto the person, writing a mere URL change only with the next write", async () => {
+      const s = server();
+      const id = freshId("pages");
+      await applyBatch(s, [ingestEvent(id, { $current_url: "https://a.example/1", utm_source: "ads" })]);
+      expect((await personOf(s, id))!.properties).toMatchObject({
+        $current_url: "https://a.example/1",
+        $initial_current_url: "https://a.example/1",
+        utm_source: "ads",
+        $initial_utm_source: "ads",
+      });
+      const browsing = await statementsOf(s, [ingestEvent(id, { $current_url: "https://a.example/2" })]);
+      expect(browsing.statements).toBe(1); // the load: nothing written
+      await applyBatch(s, [
+        ingestEvent(id, { $current_url: "https://a.example/3" }),
+        ingestEvent(id, { $set: { plan: "pro" } }),
+      ]);
+      expect(await personOf(s, id)).toMatchObject({
+        version: 1n,
+        properties: {
+          $current_url: "https://a.example/3",
+          $initial_current_url: "https://a.example/1",
+          plan: "pro",
+        },
+      });
+    });
+
     it("ignores top-level $unset and the person properties of $exception events, as PostHog does", async () => {
       const s = server();
       const id = freshId("ignored");
@@ -210,23 +253,11 @@ describeEachBackend("person state", (server, backend) => {
       const s = server();
       const [anon, user] = [freshId("anon"), freshId("user")];
       const [anonUuid] = await applyBatch(s, [ingestEvent(anon), ingestEvent(user)]);
-      const stored = await s.db.event.create({
-        data: {
-          projectId: s.projectId,
-          uuid: crypto.randomUUID(),
-          event: "$pageview",
-          distinctId: anon,
-          personId: anonUuid!,
-          timestamp: new Date(),
-        },
-      });
+      const stored = await storeEvent(s, anon, anonUuid!);
       const [userUuid] = await applyBatch(s, [
         ingestEvent(user, { $anon_distinct_id: anon }, { event: "$identify" }),
       ]);
-      const event = await s.db.event.findUniqueOrThrow({
-        where: { projectId_uuid: { projectId: s.projectId, uuid: stored.uuid } },
-      });
-      expect(event.personId).toBe(userUuid);
+      expect(await storedPersonId(s, stored)).toBe(userUuid);
     });
 
     it("refuses to merge a person that is already identified, but identifies the target", async () => {
@@ -275,6 +306,36 @@ describeEachBackend("person state", (server, backend) => {
       expect(uuids).toEqual([survivor, survivor, survivor, survivor]);
       expect(await personCount(s, personUuidFor(s.projectId, anon))).toBe(0);
       expect((await personOf(s, anon))!.properties).toMatchObject({ step: 1 });
+    });
+
+    it("merges a stored person into one the same batch creates", async () => {
+      const s = server();
+      const [anon, user] = [freshId("anon"), freshId("user")];
+      const [anonUuid] = await applyBatch(s, [ingestEvent(anon, { $set: { old: true } })]);
+      const uuids = await applyBatch(s, [
+        ingestEvent(user, { $set: { fresh: true } }),
+        ingestEvent(user, { $anon_distinct_id: anon }, { event: "$identify" }),
+      ]);
+      const survivor = personUuidFor(s.projectId, user);
+      expect(uuids).toEqual([survivor, survivor]);
+      expect(await personCount(s, anonUuid!)).toBe(0);
+      const person = (await personOf(s, anon))!;
+      expect(person).toMatchObject({
+        uuid: survivor,
+        isIdentified: true,
+        properties: { old: true, fresh: true },
+      });
+      expect(person.distinctIds.map((d) => d.distinctId).sort()).toEqual([anon, user].sort());
+    });
+
+    it("re-attributes personless events of an id that joins another person", async () => {
+      const s = server();
+      const [anon, user] = [freshId("anon"), freshId("user")];
+      const [userUuid] = await applyBatch(s, [ingestEvent(user)]);
+      const [personlessUuid] = await applyBatch(s, [ingestEvent(anon, { $process_person_profile: false })]);
+      const stored = await storeEvent(s, anon, personlessUuid!);
+      await applyBatch(s, [ingestEvent(user, { $anon_distinct_id: anon }, { event: "$identify" })]);
+      expect(await storedPersonId(s, stored)).toBe(userUuid);
     });
 
     it("neither merges nor identifies with an illegal or equal id", async () => {

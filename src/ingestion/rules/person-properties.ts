@@ -1,15 +1,21 @@
 /**
  * How an event changes a person's properties: `$set`, `$set_once` and `$unset`, on creation, on an
  * update and on a merge, with the per-key bookkeeping (`properties_last_updated_at`,
- * `properties_last_operation`). PostHog's rules:
- * - where the operations come from: `nodejs/src/utils/event.ts` (`normalizeEvent`: top-level `$set` /
- *   `$set_once` are merged over the ones in `properties`, top-level winning; `$unset` is read from
- *   `properties` only, `normalizeProcessPerson` says so) and `persons/person-update.ts`
- *   (`$exception` and `$$heatmap` never update persons); `$groupidentify` carries no person update
- *   (`normalizeProcessPerson` strips it);
+ * `properties_last_operation`). PostHog's rules (PostHog/posthog, `nodejs/src/...`):
+ * - where the operations come from: `utils/event.ts` (`normalizeEvent`: top-level `$set` / `$set_once`
+ *   are merged over the ones in `properties`, top-level winning; `$unset` is read from `properties`
+ *   only, as `normalizeProcessPerson` says), `utils/db/utils.ts` (`personInitialAndUTMProperties`:
+ *   browser, device, URL and campaign properties of the event are `$set` on the person, and their
+ *   first non-null value `$set_once` as `$initial_*`, unless the event sets those keys itself) and
+ *   `worker/ingestion/persons/person-update.ts` (`survey shown` sets `$survey_last_seen_date`;
+ *   `$exception` and `$$heatmap` never update persons; `$groupidentify` carries no person update);
  * - how they apply: `persons/person-update.ts` (`computeEventPropertyUpdates`): in ingestion order,
  *   `$set_once` writes only absent keys, `$set` writes keys whose value differs (compared deeply here,
- *   so an equal object is no change), `$unset` removes keys present before the event;
+ *   so an equal object is no change), `$unset` removes keys present before the event. A change only
+ *   to frequently changing keys (`$current_url`, `$browser`, ... PostHog's
+ *   `FILTERED_PERSON_UPDATE_PROPERTIES`, `persons/person-property-utils.ts`) of a key the person
+ *   already has does not by itself cause a write, except on `$identify`, `$create_alias`,
+ *   `$merge_dangerously` and `$set` events; it is written with the person's next write;
  * - creation: `persons/person-create-service.ts` (`{...$set_once, ...$set, $creator_event_uuid}`);
  * - merge: `persons/person-merge-service.ts` (`mergePeople`: `{...other, ...mergeInto}`).
  * Bookkeeping: PostHog records it at creation; we keep it current on every write too (a key's entry
@@ -30,6 +36,8 @@ export interface PropertyOperations {
   setOnce: Properties;
   /** Keys to remove. */
   unset: string[];
+  /** A person event (PostHog's `PERSON_EVENTS`): any change is written, filtered keys included. */
+  alwaysWrites: boolean;
 }
 
 /** A person's properties with their bookkeeping, as stored. */
@@ -44,6 +52,102 @@ export interface PropertyState {
 /** Events whose properties never update a person (PostHog's `NO_PERSON_UPDATE_EVENTS`, plus `$groupidentify`). */
 const NO_PERSON_UPDATE_EVENTS = new Set(["$exception", "$$heatmap", "$groupidentify"]);
 
+/** Events any of whose changes is written (PostHog's `PERSON_EVENTS`). */
+const PERSON_EVENTS = new Set(["$identify", "$create_alias", "$merge_dangerously", "$set"]);
+
+/** Events whose own properties are not lifted onto the person (`normalizeEvent`). */
+const NO_DERIVED_PROPERTIES_EVENTS = new Set(["$snapshot", "$performance_event"]);
+
+/** Page and screen properties of an event: lifted onto the person, and too volatile to write alone. */
+const PAGE_PROPERTIES = [
+  "$current_url",
+  "$pathname",
+  "$referring_domain",
+  "$referrer",
+  "$screen_height",
+  "$screen_width",
+  "$viewport_height",
+  "$viewport_width",
+];
+
+/** Browser and device properties of an event: lifted onto the person, and too volatile to write alone. */
+const DEVICE_PROPERTIES = [
+  "$browser",
+  "$browser_version",
+  "$device_type",
+  "$raw_user_agent",
+  "$os",
+  "$os_name",
+  "$os_version",
+];
+
+/** App properties of mobile SDKs' events, lifted onto the person. */
+const APP_PROPERTIES = ["$app_build", "$app_name", "$app_namespace", "$app_version"];
+
+/** Campaign parameters (PostHog's `CAMPAIGN_PROPERTIES`), lifted onto the person. */
+const CAMPAIGN_PROPERTIES = [
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_content",
+  "utm_name",
+  "utm_term",
+  "gclid",
+  "gad_source",
+  "gclsrc",
+  "dclid",
+  "gbraid",
+  "wbraid",
+  "fbclid",
+  "msclkid",
+  "twclid",
+  "li_fat_id",
+  "mc_cid",
+  "igshid",
+  "ttclid",
+  "rdt_cid",
+  "irclid",
+  "_kx",
+  "epik",
+  "qclid",
+  "sccid",
+];
+
+/** Event properties lifted onto the person (PostHog's `eventToPersonProperties`). */
+const EVENT_TO_PERSON_PROPERTIES = [
+  ...APP_PROPERTIES,
+  ...DEVICE_PROPERTIES,
+  ...PAGE_PROPERTIES,
+  ...CAMPAIGN_PROPERTIES,
+];
+
+/** GeoIP properties whose change alone does not cause a write. */
+const VOLATILE_GEOIP_PROPERTIES = [
+  "$geoip_postal_code",
+  "$geoip_time_zone",
+  "$geoip_latitude",
+  "$geoip_longitude",
+  "$geoip_accuracy_radius",
+  "$geoip_subdivision_1_code",
+  "$geoip_subdivision_1_name",
+  "$geoip_subdivision_2_code",
+  "$geoip_subdivision_2_name",
+  "$geoip_subdivision_3_code",
+  "$geoip_subdivision_3_name",
+  "$geoip_city_confidence",
+  "$geoip_country_confidence",
+  "$geoip_postal_code_confidence",
+  "$geoip_subdivision_1_confidence",
+  "$geoip_subdivision_2_confidence",
+];
+
+/** Keys whose change alone does not cause a write (PostHog's `FILTERED_PERSON_UPDATE_PROPERTIES`). */
+const FILTERED_PERSON_UPDATE_PROPERTIES = new Set([
+  ...PAGE_PROPERTIES,
+  ...DEVICE_PROPERTIES,
+  ...VOLATILE_GEOIP_PROPERTIES,
+]);
+
 function asObject(value: unknown): Properties {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Properties) : {};
 }
@@ -53,15 +157,42 @@ function unsetKeys(value: unknown): string[] {
   return Object.keys(asObject(value));
 }
 
-/** The `$set`, `$set_once` and `$unset` of `event`, top-level `$set`/`$set_once` keys winning. */
+/**
+ * Adds to `set` and `setOnce` what PostHog's `personInitialAndUTMProperties` derives from the event's
+ * own properties: each listed key the event has is `$set` (unless already), and its non-null value
+ * `$set_once` as `$initial_<key without $>` (unless already); a server SDK's (`$is_server: true`) host
+ * `$os`/`$os_version` are left out; `$os_name` only stands in for `$initial_os` and is not kept itself.
+ */
+function addEventDerivedProperties(props: Properties, set: Properties, setOnce: Properties): void {
+  const skipServerHostOs = props["$is_server"] === true;
+  let found = false;
+  for (const key of EVENT_TO_PERSON_PROPERTIES) {
+    if (!Object.hasOwn(props, key)) continue;
+    if (skipServerHostOs && (key === "$os" || key === "$os_version")) continue;
+    found = true;
+    const value = props[key];
+    if (!Object.hasOwn(set, key)) set[key] = value;
+    const initialKey = `$initial_${key.replace("$", "")}`;
+    if (value != null && !Object.hasOwn(setOnce, initialKey)) setOnce[initialKey] = value;
+  }
+  const osName = props["$os_name"];
+  if (!found || osName === undefined || skipServerHostOs) return;
+  if (osName !== null && !Object.hasOwn(setOnce, "$initial_os")) setOnce["$initial_os"] = osName;
+  delete set["$os_name"];
+  delete setOnce["$initial_os_name"];
+}
+
+/** The `$set`, `$set_once` and `$unset` of `event`, with what PostHog derives from it (module header). */
 export function personPropertyOperations(event: IngestEvent): PropertyOperations {
-  if (NO_PERSON_UPDATE_EVENTS.has(event.event)) return { set: {}, setOnce: {}, unset: [] };
+  const alwaysWrites = PERSON_EVENTS.has(event.event);
+  if (NO_PERSON_UPDATE_EVENTS.has(event.event)) return { set: {}, setOnce: {}, unset: [], alwaysWrites };
   const props = event.properties;
-  return {
-    set: { ...asObject(props["$set"]), ...asObject(event.topLevel.$set) },
-    setOnce: { ...asObject(props["$set_once"]), ...asObject(event.topLevel.$set_once) },
-    unset: unsetKeys(props["$unset"]),
-  };
+  const set = { ...asObject(props["$set"]), ...asObject(event.topLevel.$set) };
+  const setOnce = { ...asObject(props["$set_once"]), ...asObject(event.topLevel.$set_once) };
+  if (!NO_DERIVED_PROPERTIES_EVENTS.has(event.event)) addEventDerivedProperties(props, set, setOnce);
+  const eventBased =
+    event.event === "survey shown" ? { $survey_last_seen_date: event.timestamp.toISOString() } : {};
+  return { set: { ...eventBased, ...set }, setOnce, unset: unsetKeys(props["$unset"]), alwaysWrites };
 }
 
 /**
@@ -92,31 +223,42 @@ function write(
   state.lastOperation[key] = operation;
 }
 
-/**
- * `ops` applied to `current` by an event at `timestampIso`: a new state, and whether anything
- * changed (no change means no write). `current` is not modified.
- */
+/** What applying an event's operations gives. */
+export interface PropertyUpdate {
+  state: PropertyState;
+  /** Whether any property changed. */
+  changed: boolean;
+  /** Whether the change is to be written now (false: only frequently changing keys changed). */
+  writes: boolean;
+}
+
+/** `ops` applied to `current` by an event at `timestampIso` (module header); `current` is not modified. */
 export function applyPropertyOperations(
   current: PropertyState,
   ops: PropertyOperations,
   timestampIso: string,
-): { state: PropertyState; changed: boolean } {
+): PropertyUpdate {
   const before = current.properties;
   const state: PropertyState = {
     properties: { ...before },
     lastUpdatedAt: { ...current.lastUpdatedAt },
     lastOperation: { ...current.lastOperation },
   };
+  const triggers = (key: string) => ops.alwaysWrites || !FILTERED_PERSON_UPDATE_PROPERTIES.has(key);
   let changed = false;
+  let writes = false;
   for (const [key, value] of Object.entries(ops.setOnce)) {
     if (Object.hasOwn(before, key) || Object.hasOwn(ops.set, key)) continue;
     write(state, key, value, "set_once", timestampIso);
     changed = true;
+    writes ||= triggers(key);
   }
   for (const [key, value] of Object.entries(ops.set)) {
-    if (Object.hasOwn(before, key) && isDeepStrictEqual(before[key], value)) continue;
+    const present = Object.hasOwn(before, key);
+    if (present && isDeepStrictEqual(before[key], value)) continue;
     write(state, key, value, "set", timestampIso);
     changed = true;
+    writes ||= !present || triggers(key);
   }
   for (const key of ops.unset) {
     if (!Object.hasOwn(before, key)) continue;
@@ -124,8 +266,9 @@ export function applyPropertyOperations(
     delete state.lastUpdatedAt[key];
     delete state.lastOperation[key];
     changed = true;
+    writes = true;
   }
-  return { state, changed };
+  return { state, changed, writes };
 }
 
 /**
