@@ -15,7 +15,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Limits } from "../config.js";
 import { findProjectByToken } from "../core/auth/project-token.js";
-import { AuthenticationError } from "../core/errors.js";
+import { AuthenticationError, MethodNotAllowedError } from "../core/errors.js";
 import type { ProjectRecord } from "../core/records.js";
 import type { Services } from "../core/services.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
@@ -98,8 +98,9 @@ async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, r
 
 /**
  * Serves `routes` in a scope of their own (their body parsing and error answers are the door's,
- * not the REST door's): each path answers its methods and OPTIONS (a preflight gets its CORS
- * headers and an empty 200; a plain OPTIONS capture's `{"status": "Ok"}`).
+ * not the REST door's): each path answers its methods, 405 to the others (as capture's router
+ * does), and OPTIONS (a preflight gets its CORS headers and an empty 200; a plain OPTIONS
+ * capture's `{"status": "Ok"}`).
  */
 export async function registerSdkRoutes(
   app: FastifyInstance,
@@ -120,6 +121,15 @@ export async function registerSdkRoutes(
         url: route.path,
         bodyLimit: route.bodyLimitBytes,
         handler: (request, reply) => handle(route, deps, request, reply),
+      });
+      scope.route({
+        method: (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).filter(
+          (m) => !route.methods.includes(m as SdkMethod),
+        ),
+        url: route.path,
+        handler: async (request) => {
+          throw new MethodNotAllowedError(request.method);
+        },
       });
       scope.route({
         method: "OPTIONS",

@@ -35,6 +35,20 @@ describeEachBackend(
     };
     const good = () => ({ event: "fine", distinct_id: "u", properties: { token } });
 
+    it("answers 405 to methods capture does not take", async () => {
+      for (const method of ["PUT", "PATCH", "DELETE"]) {
+        const answer = await expectNothingWritten(server().db, method, () =>
+          fetch(`${server().baseUrl}/e/`, { method, headers: { origin: "https://shop.example" } }),
+        );
+        expect(answer.status, method).toBe(405);
+        expect(answer.headers.get("access-control-allow-origin")).toBe("https://shop.example");
+        expect(await answer.json()).toMatchObject({
+          code: "method_not_allowed",
+          detail: `Method "${method}" not allowed.`,
+        });
+      }
+    });
+
     it("refuses malformed JSON, an empty body and a payload of the wrong shape", async () => {
       await refuse(
         "malformed",
