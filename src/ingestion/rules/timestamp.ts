@@ -29,8 +29,8 @@ function parseDate(text: string): Date | null {
   if (SHORT_ZONE.test(value)) value = `${value}:00`;
   if (DIGITS.test(value)) {
     // A numeric timestamp: seconds up to 10 digits, milliseconds beyond (dateparser's rule).
-    const number = Number(value);
-    return new Date(value.length > 10 ? number : number * 1000);
+    const date = new Date(value.length > 10 ? Number(value) : Number(value) * 1000);
+    return Number.isNaN(date.getTime()) ? null : date;
   }
   if (CIVIL.test(value) && !HAS_ZONE.test(value)) {
     value = value.length === 10 ? `${value}T00:00:00Z` : `${value.replace(" ", "T")}Z`;

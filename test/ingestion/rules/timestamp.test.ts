@@ -41,6 +41,7 @@ describe("parseEventTimestamp", () => {
   it("is now without timestamp or offset, and for an unparseable timestamp", () => {
     expect(parse({})).toBe(NOW.getTime());
     expect(parse({ timestamp: "not a date" })).toBe(NOW.getTime());
+    expect(parse({ timestamp: "9".repeat(30) })).toBe(NOW.getTime());
   });
 
   it("clamps more than 23 hours in the future to now, and keeps 22 hours", () => {
