@@ -131,7 +131,13 @@ export function decodePayload(raw: RawPayload): unknown {
     (raw.contentEncoding?.toLowerCase().includes("gzip") ? "gzip" : null);
 
   const head = bytes.subarray(0, 64).toString("latin1");
-  if (!FORM_LIKE.test(head) && !hasGzipMagic(bytes) && isLikelyBase64(bytes.toString("latin1").trim())) {
+  // lz-string's output is itself base64 text: with an lz64 hint the body is left for step 4.
+  const wholeBase64 =
+    compression !== "lz64" &&
+    !FORM_LIKE.test(head) &&
+    !hasGzipMagic(bytes) &&
+    isLikelyBase64(bytes.toString("latin1").trim());
+  if (wholeBase64) {
     bytes = unwrapBase64(bytes.toString("latin1").trim()) ?? bytes;
   }
   if (raw.contentType?.split(";")[0]?.trim().toLowerCase() === FORM_MIME_TYPE) {

@@ -80,6 +80,11 @@ describeEachBackend("capture paths and body shapes", (server) => {
         },
       ],
       [
+        "lz64 body",
+        "/e/?compression=lz64",
+        { raw: lzString.compressToBase64(json("lz64 body")), headers: { "content-type": "text/plain" } },
+      ],
+      [
         "form base64",
         "/e/",
         {
