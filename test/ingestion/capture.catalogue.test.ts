@@ -102,6 +102,29 @@ describeEachBackend("capture fills the event catalogue", (server) => {
     expect(await revision()).toBeGreaterThan(before);
   });
 
+  it("takes concurrent requests naming the same new events, properties and users", async () => {
+    const batch = (n: number) => ({
+      api_key: token,
+      batch: Array.from({ length: 20 }, (_, i) => ({
+        event: `concurrent ${i % 3}`,
+        distinct_id: `concurrent-user-${(i + n) % 7}`,
+        properties: { [`prop ${i % 4}`]: i, shared: "x" },
+      })),
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, n) => sendToSdk(server(), "/batch/", { json: batch(n) })),
+    );
+    for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+    const names = await server().db.eventDefinition.findMany({
+      where: { projectId: server().projectId, name: { startsWith: "concurrent" } },
+    });
+    expect(names).toHaveLength(3);
+    const stored = await server().db.event.count({
+      where: { projectId: server().projectId, event: { startsWith: "concurrent" } },
+    });
+    expect(stored).toBe(120);
+  });
+
   it("stores 100 events in a bounded number of statements", async () => {
     const batch = (n: number, tag: string) => ({
       api_key: token,
