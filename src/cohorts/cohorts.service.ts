@@ -62,7 +62,7 @@ import {
   cohortsUsingEvents,
   derivedCohortType,
 } from "./rules/criteria.js";
-import { type CsvMembers, csvMembers } from "./rules/csv-members.js";
+import { type CsvMembers, csvMembers, csvText } from "./rules/csv-members.js";
 
 /** A CSV file's content, as uploaded (REST's `csv` multipart file, GraphQL's `csv` text). */
 export type CsvUpload = Buffer | string;
@@ -145,6 +145,8 @@ export function createCohortService(deps: ServiceDeps) {
     const filters = input.filters === null ? null : current?.filters;
     const tree = storedCriteria(filters, input.groups ?? current?.groups ?? []);
     if (tree === null) return null;
+    // New legacy criteria run as SQL too: their patterns must compile.
+    if (input.groups !== undefined) await checkRegexPatterns(ctx.db, tree, "groups");
     return { tree, reached: await loadCohortDefinitions(ctx.db, projectId, tree) };
   }
 
@@ -195,13 +197,30 @@ export function createCohortService(deps: ServiceDeps) {
   }
 
   /** The persons a static cohort gains: `_create_static_person_ids` and a CSV's ids, checked before any write. */
-  function staticAdditions(personIds: string[] | undefined, csv: CsvUpload | undefined): CsvMembers[] {
+  function staticAdditions(personIds: string[] | undefined, csv: string | undefined): CsvMembers[] {
     const additions: CsvMembers[] = [{ idType: "person_id", ids: personIds ?? [] }];
     if (csv !== undefined) additions.push(csvMembers(csv));
     // Person ids that are not uuids name no person (PostHog's `uuid__in` never matches them).
     return additions
       .map(({ idType, ids }) => ({ idType, ids: idType === "person_id" ? ids.filter(isUuid) : ids }))
       .filter(({ ids }) => ids.length > 0);
+  }
+
+  /**
+   * PostHog's `validate_query`: an empty query is none; any other must be an `ActorsQuery` or a
+   * `HogQLQuery`. @throws ValidationError attr `query`.
+   */
+  function checkedQuery(query: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+    if (!query || Object.keys(query).length === 0) return null;
+    if (query["kind"] !== "ActorsQuery" && query["kind"] !== "HogQLQuery") {
+      throw new ValidationError(
+        `Query must be an ActorsQuery or HogQLQuery. Got: ${String(query["kind"] ?? "None")}`,
+        {
+          attr: "query",
+        },
+      );
+    }
+    return query;
   }
 
   /**
@@ -310,21 +329,23 @@ export function createCohortService(deps: ServiceDeps) {
     ): Promise<CohortRecord> {
       const project = await authorizeProject(ctx, projectId, "cohort:write");
       const input = parseInput(cohortInputSchema, body, ctx.limits);
+      const text = csv === undefined ? undefined : csvText(csv);
       const isStatic = input.is_static ?? false;
-      if (input.query && input.filters) {
+      const query = checkedQuery(input.query);
+      if (query && input.filters) {
         throw new ValidationError("Cannot set both query and filters at the same time.");
       }
-      if (input.query && !isStatic) {
+      if (query && !isStatic) {
         throw new ValidationError("Cannot create a dynamic cohort with a query. Set is_static to true.");
       }
-      if (input.query) {
+      if (query) {
         throw new NotImplementedError(
           "Static cohorts defined by a query are not supported yet: they need the query engine (issue 10).",
         );
       }
       const checked = isStatic ? null : await criteriaFor(ctx, project.id, input, null);
       const cohortType = cohortTypeFor(input.cohort_type, isStatic, checked?.tree ?? null);
-      const additions = isStatic ? staticAdditions(input._create_static_person_ids, csv) : [];
+      const additions = isStatic ? staticAdditions(input._create_static_person_ids, text) : [];
       const userId = ctx.actor.user.id;
       return ctx.db.$transaction(async (tx) => {
         const created = await tx.cohort.create({
@@ -372,10 +393,11 @@ export function createCohortService(deps: ServiceDeps) {
     ): Promise<CohortRecord> {
       await authorizeProject(ctx, projectId, "cohort:write");
       const input = parseInput(cohortInputSchema, body, ctx.limits);
+      const text = csv === undefined ? undefined : csvText(csv);
       const current = await readOne(ctx.db, projectId, id);
       const isStatic = input.is_static ?? current.isStatic;
       const deleted = input.deleted ?? current.deleted;
-      if (input.query) {
+      if (checkedQuery(input.query)) {
         throw new NotImplementedError(
           "Cohorts defined by a query are not supported yet: they need the query engine (issue 10).",
         );
@@ -396,7 +418,7 @@ export function createCohortService(deps: ServiceDeps) {
         isStatic,
         checked?.tree ?? null,
       );
-      const additions = isStatic && !deleted ? staticAdditions(undefined, csv) : [];
+      const additions = isStatic && !deleted ? staticAdditions(undefined, text) : [];
       const userId = ctx.actor.user.id;
       return ctx.db.$transaction(async (tx) => {
         const written = await tx.cohort.update({

@@ -11,6 +11,7 @@
  */
 import { parse } from "csv-parse/sync";
 import { ValidationError } from "../../core/errors.js";
+import { checkStorableString } from "../../core/json-input.js";
 
 /** How the ids of an upload name persons. */
 export type CsvIdType = "person_id" | "distinct_id" | "email";
@@ -39,13 +40,23 @@ const MESSAGES = {
 
 const csvError = (detail: string) => new ValidationError(detail, { attr: "csv" });
 
-function decode(content: Buffer | string): string {
-  if (typeof content === "string") return content;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(content);
-  } catch {
-    throw csvError(MESSAGES.encoding);
+/**
+ * An upload's text: UTF-8 (a byte-order mark dropped), holding no NUL or lone surrogate, which no
+ * id could be compared with. Checked before anything else of the request is decided.
+ * @throws ValidationError attr `csv`: not UTF-8 (PostHog's message), or `null_characters_not_allowed`.
+ */
+export function csvText(content: Buffer | string): string {
+  let text: string;
+  if (typeof content === "string") text = content;
+  else {
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(content);
+    } catch {
+      throw csvError(MESSAGES.encoding);
+    }
   }
+  checkStorableString(text, "csv");
+  return text.replace(/^\uFEFF/, "");
 }
 
 function findIdColumn(headers: string[]): { index: number; idType: CsvIdType } | null {
@@ -62,19 +73,18 @@ function findIdColumn(headers: string[]): { index: number; idType: CsvIdType } |
 }
 
 /**
- * The persons an uploaded CSV names.
- * @throws ValidationError attr `csv`: empty file, no id column in a multi-column file, no ids,
- *   not UTF-8, or malformed CSV (PostHog's messages).
+ * The persons an upload's text (see `csvText`) names.
+ * @throws ValidationError attr `csv`: empty file, no id column in a multi-column file, no ids, or
+ *   malformed CSV (PostHog's messages).
  */
-export function csvMembers(content: Buffer | string): CsvMembers {
+export function csvMembers(text: string): CsvMembers {
   let rows: string[][];
   try {
-    rows = parse(decode(content).replace(/^\uFEFF/, ""), {
+    rows = parse(text, {
       relax_column_count: true,
       skip_empty_lines: true,
     }) as string[][];
-  } catch (error) {
-    if (error instanceof ValidationError) throw error;
+  } catch {
     throw csvError(MESSAGES.format);
   }
   const [first, ...rest] = rows;
