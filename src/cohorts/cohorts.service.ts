@@ -25,7 +25,7 @@ import {
 } from "../core/errors.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
-import { isUuid, parseInput } from "../core/validation.js";
+import { isUuid, parseInput, parseIntegerId } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { loadCohortDefinitions, storedCriteria } from "../properties/cohort-definitions.js";
 import { type PropertyGroup, referencedCohortIds } from "../properties/property-filters.js";
@@ -615,9 +615,11 @@ export function createCohortService(deps: ServiceDeps) {
       projectId: number,
       ids: readonly number[],
     ): Promise<Map<number, FlagCohortSummary>> {
-      if (ids.length === 0) return new Map();
+      // Ids beyond a cohort id's range name no cohort (and could not be compared with one).
+      const candidates = ids.filter((id) => parseIntegerId(id) !== null);
+      if (candidates.length === 0) return new Map();
       const named = await ctx.db.cohort.findMany({
-        where: { projectId, id: { in: [...ids] } },
+        where: { projectId, id: { in: candidates } },
         select: { id: true, name: true, isStatic: true },
       });
       const usingEvents =

@@ -10,6 +10,7 @@
  * cohorts a filter names (`./cohort-definitions.ts`).
  */
 import { z } from "zod";
+import { parseIntegerId } from "../core/validation.js";
 import { parseFilterDate } from "./filter-dates.js";
 import { parseSemver, SEMVER_OPERATORS } from "./semver.js";
 
@@ -168,13 +169,11 @@ function checkFilter(filter: z.output<typeof propertyFilterShape>, ctx: z.Refine
 
 /**
  * The id a cohort filter names: an integer or a string of digits (Python's `int()`, as PostHog's
- * `Property` reads `value` of a cohort filter), else null.
+ * `Property` reads `value` of a cohort filter) that fits a cohort id, else null.
  */
 export function cohortIdOf(value: unknown): number | null {
-  if (typeof value === "number") return Number.isSafeInteger(value) && value > 0 ? value : null;
-  if (typeof value !== "string" || !/^\s*\d{1,10}\s*$/.test(value)) return null;
-  const id = Number(value.trim());
-  return id > 0 ? id : null;
+  if (typeof value === "number") return Number.isInteger(value) ? parseIntegerId(value) : null;
+  return typeof value === "string" ? parseIntegerId(value.trim()) : null;
 }
 
 const propertyFilterShape = z.looseObject({
