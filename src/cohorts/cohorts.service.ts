@@ -258,6 +258,33 @@ export function createCohortService(deps: ServiceDeps) {
     });
   }
 
+  /**
+   * Changes a static cohort's members by `change` in one transaction with its recount and the
+   * activity entry (`persons_added_manually`, `person_removed_manually`); returns the cohort as written.
+   */
+  async function changeMembers(
+    ctx: ServiceContext,
+    projectId: number,
+    cohort: CohortRecord,
+    activity: string,
+    change: (tx: Prisma.TransactionClient) => Promise<void>,
+  ): Promise<CohortRecord> {
+    return ctx.db.$transaction(async (tx) => {
+      await change(tx);
+      await recount(tx, projectId, cohort);
+      await recordActivity(tx, {
+        projectId,
+        userId: ctx.actor.user.id,
+        scope: "Cohort",
+        itemId: String(cohort.id),
+        activity,
+        name: cohort.name,
+        changes: null,
+      });
+      return readOne(tx, projectId, cohort.id);
+    });
+  }
+
   /** Adds `additions` to a static cohort inside `tx`. */
   async function addAll(
     tx: Prisma.TransactionClient,
@@ -491,24 +518,14 @@ export function createCohortService(deps: ServiceDeps) {
       body: unknown,
     ): Promise<CohortRecord> {
       await authorizeProject(ctx, projectId, "cohort:write");
+      // The body is read first (PostHog reads it after the static check): bad input is a 400 naming its field.
+      const { person_ids } = parseInput(addPersonsSchema, body, ctx.limits);
       const cohort = await readOne(ctx.db, projectId, id);
       if (!cohort.isStatic) throw new ValidationError("Can only add users to static cohorts");
-      const { person_ids } = parseInput(addPersonsSchema, body, ctx.limits);
       const found = await existingPersonUuids(ctx.db, projectId, person_ids);
       if (found.length === 0) throw new ValidationError("No valid users to add to cohort");
-      return ctx.db.$transaction(async (tx) => {
+      return changeMembers(ctx, projectId, cohort, "persons_added_manually", async (tx) => {
         await insertMembers(tx, projectId, id, "person_id", found);
-        await recount(tx, projectId, cohort);
-        await recordActivity(tx, {
-          projectId,
-          userId: ctx.actor.user.id,
-          scope: "Cohort",
-          itemId: String(id),
-          activity: "persons_added_manually",
-          name: cohort.name,
-          changes: null,
-        });
-        return readOne(tx, projectId, id);
       });
     },
 
@@ -525,27 +542,16 @@ export function createCohortService(deps: ServiceDeps) {
       body: unknown,
     ): Promise<CohortRecord> {
       await authorizeProject(ctx, projectId, "cohort:write");
+      const { person_id } = parseInput(removePersonSchema, body, ctx.limits);
       const cohort = await readOne(ctx.db, projectId, id);
       if (!cohort.isStatic) throw new ValidationError("Can only remove users from static cohorts");
-      const { person_id } = parseInput(removePersonSchema, body, ctx.limits);
       if ((await existingPersonUuids(ctx.db, projectId, [person_id])).length === 0) {
         throw new NotFoundError("Person with this UUID does not exist in the cohort's team");
       }
-      return ctx.db.$transaction(async (tx) => {
+      return changeMembers(ctx, projectId, cohort, "person_removed_manually", async (tx) => {
         if (!(await deleteMember(tx, projectId, id, person_id))) {
           throw new NotFoundError("Person is not part of the cohort");
         }
-        await recount(tx, projectId, cohort);
-        await recordActivity(tx, {
-          projectId,
-          userId: ctx.actor.user.id,
-          scope: "Cohort",
-          itemId: String(id),
-          activity: "person_removed_manually",
-          name: cohort.name,
-          changes: null,
-        });
-        return readOne(tx, projectId, id);
       });
     },
 
