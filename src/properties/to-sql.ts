@@ -209,9 +209,12 @@ function propertyFilter(filter: PropertyFilter, ctx: TranslationContext): Prisma
   const negative = NEGATIVE_OPERATORS.has(operator);
   const base = POSITIVE_OF[operator] ?? operator;
   const values = Array.isArray(filter.value) ? filter.value : [filter.value as string | number | boolean];
+  const lowered = base === "exact" ? values.map((v) => pythonText(v).toLowerCase()) : [];
   const anyOf =
     base === "exact"
-      ? Prisma.sql`lower(${text}) = ANY(${values.map((v) => pythonText(v).toLowerCase())}::text[])`
+      ? lowered.length === 1
+        ? Prisma.sql`lower(${text}) = ${lowered[0]}::text`
+        : Prisma.sql`lower(${text}) = ANY(${lowered}::text[])`
       : Prisma.sql`(${Prisma.join(
           values.map((v) => positive(base, v, json, text, ctx.now)),
           " OR ",
