@@ -8,6 +8,9 @@
  * Adding a domain: import its service factory, REST module and GraphQL types here (docs/architecture.md, "Adding a domain").
  */
 import type { GraphQLSchema } from "graphql";
+import { cohortRoutes } from "./cohorts/cohorts.rest.js";
+import "./cohorts/graphql/index.js";
+import { createCohortService } from "./cohorts/cohorts.service.js";
 import { createActivityLogService } from "./core/activity-log.js";
 import type { ServiceDeps, Services } from "./core/services.js";
 import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
@@ -28,9 +31,11 @@ import { createUserService } from "./users/users.service.js";
 
 /** Builds every domain service. */
 export function createServices(deps: ServiceDeps = { now: () => new Date() }): Services {
+  const cohorts = createCohortService(deps);
   return {
     activityLog: createActivityLogService(),
-    featureFlags: createFeatureFlagService(deps),
+    cohorts,
+    featureFlags: createFeatureFlagService(deps, cohorts),
     ingestion: createIngestionService(deps),
     projects: createProjectService(),
     users: createUserService(),
@@ -38,7 +43,12 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
 }
 
 /** Every domain's REST module, in registration order. */
-export const REST_MODULES: readonly RestModule[] = [projectRoutes, userRoutes, featureFlagRoutes];
+export const REST_MODULES: readonly RestModule[] = [
+  projectRoutes,
+  userRoutes,
+  featureFlagRoutes,
+  cohortRoutes,
+];
 
 /** Every domain's SDK module (token-authenticated paths: capture, and the flag paths next). */
 export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes];

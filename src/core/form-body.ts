@@ -12,18 +12,26 @@ import { parseJson } from "./json-input.js";
 
 /**
  * The fields of a form body, in the order sent; a repeated key keeps every value (Django's
- * `QueryDict`). Uploaded files are not fields: a body parser leaves them out. The door hands this to
- * the service as the body; `parseInput` recognises it.
+ * `QueryDict`). Uploaded files are not fields: they are kept apart (Django's `request.FILES`), for
+ * the routes that take one (a cohort's `csv`). The door hands this to the service as the body;
+ * `parseInput` recognises it.
  */
 export class FormBody {
   readonly #fields = new Map<string, string[]>();
+  readonly #files: ReadonlyMap<string, Buffer>;
 
-  constructor(entries: Iterable<readonly [string, string]>) {
+  constructor(entries: Iterable<readonly [string, string]>, files: Iterable<readonly [string, Buffer]> = []) {
     for (const [name, value] of entries) {
       const values = this.#fields.get(name);
       if (values) values.push(value);
       else this.#fields.set(name, [value]);
     }
+    this.#files = new Map(files);
+  }
+
+  /** The content of the file uploaded under `name` (the last one, as `request.FILES[name]`), or undefined. */
+  file(name: string): Buffer | undefined {
+    return this.#files.get(name);
   }
 
   /** The last value of `name` (`QueryDict[name]`), or undefined when absent. */

@@ -105,7 +105,7 @@ const NOT_BUILT: ReadonlyArray<{
     method: "POST",
     path: ":id/create_static_cohort_for_flag/",
     scopes: ["feature_flag:read", "cohort:write"],
-    reason: "cohorts are not part of this service yet",
+    reason: "it needs flag evaluation over persons (conditions and rollout hashing), which is not built yet",
   },
   {
     method: "POST",

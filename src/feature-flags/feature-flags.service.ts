@@ -11,6 +11,8 @@
  * (PostHog's `original_flag` rule on REST, the strict `expectedVersion` on GraphQL) are judged
  * against the state the write actually replaces.
  */
+
+import type { CohortService } from "../cohorts/cohorts.service.js";
 import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
@@ -47,6 +49,7 @@ import type { FeatureFlagFilters, FlagSummary } from "./rules/filter-types.js";
 import { filtersForUpdate, validateFilters } from "./rules/filters.js";
 import { checkActivationChange, checkDeletion, referencedFlagIds } from "./rules/flag-dependencies.js";
 import { type FlagStatusResult, flagStatus, isFullyRolledOut } from "./rules/status.js";
+import { flagCohortIds } from "./rules/stored-filters.js";
 
 const KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
@@ -105,8 +108,14 @@ class VersionMoved extends Error {}
  */
 export type ConflictRule = { kind: "posthog" } | { kind: "expectedVersion"; version: number | null };
 
-/** Creates the feature-flag service. */
-export function createFeatureFlagService(deps: ServiceDeps) {
+/**
+ * Creates the feature-flag service. `cohorts` is the cohort service, which tells the filter rules
+ * about the cohorts a flag names (existence, and PostHog's `behavioral_cohort_found`).
+ */
+export function createFeatureFlagService(
+  deps: ServiceDeps,
+  cohorts: Pick<CohortService, "summariesForFlags">,
+) {
   /** Key rules in PostHog's order: unique among non-deleted flags, then the character set (§2.4). */
   async function validateKey(ctx: ServiceContext, projectId: number, key: string, exceptId: number | null) {
     const clash = await ctx.db.featureFlag.findFirst({
@@ -165,18 +174,21 @@ export function createFeatureFlagService(deps: ServiceDeps) {
 
   async function validatedFilters(
     ctx: ServiceContext,
+    projectId: number,
     raw: unknown,
     flag: { id: number | null; key: string },
     isCreate: boolean,
     summaries: () => Promise<Map<number, FlagSummary>>,
   ): Promise<FeatureFlagFilters> {
     const flags = referencedFlagIds(raw).length > 0 ? await summaries() : new Map<number, FlagSummary>();
+    const cohortIds = flagCohortIds(raw);
+    const cohortSummaries = await cohorts.summariesForFlags(ctx, projectId, cohortIds);
     return validateFilters(raw, {
       isCreate,
       flagId: flag.id,
       flagKey: flag.key,
       flags,
-      cohortIds: new Set<number>(),
+      cohorts: cohortSummaries,
       maxValuesPerProperty: ctx.limits.flagMaxPropertyValues,
       maxGroups: ctx.limits.flagMaxConditionGroups,
     });
@@ -245,6 +257,7 @@ export function createFeatureFlagService(deps: ServiceDeps) {
         ? (current.filters as FeatureFlagFilters)
         : await validatedFilters(
             ctx,
+            projectId,
             incoming.filters,
             { id: current.id, key: current.key },
             false,
@@ -436,7 +449,7 @@ export function createFeatureFlagService(deps: ServiceDeps) {
       const filters =
         input.filters === undefined
           ? ({} as FeatureFlagFilters)
-          : await validatedFilters(ctx, input.filters, { id: null, key: input.key }, true, () =>
+          : await validatedFilters(ctx, project.id, input.filters, { id: null, key: input.key }, true, () =>
               loadFlagSummaries(ctx, project.id),
             );
       const tags = normalizeTags(input.tags ?? []);

@@ -4,7 +4,7 @@
  * - an empty body is no data (`{}`), whatever its `Content-Type`;
  * - `application/json` is parsed as Python's `json` would, with prototype-poisoning keys dropped;
  * - `application/x-www-form-urlencoded` and `multipart/form-data` become a `FormBody`, which
- *   `parseInput` reads by the schema's field types; uploaded files are drained and left out. Only
+ *   `parseInput` reads by the schema's field types; uploaded files are kept apart (`FormBody.file`). Only
  *   routes whose config has `formBodies` (the REST door's) take them: elsewhere (GraphQL) they stay
  *   a 415, as before;
  * - any other type (`text/plain`, none at all) is a 415 `Unsupported media type "<type>" in request.`
@@ -46,9 +46,9 @@ function parseJsonBody(text: string): unknown {
 }
 
 /**
- * DRF `MultiPartParser` (through busboy): the text fields, in order. A field may be as large as the
- * whole body (busboy's own 1 MB default would cut it silently). File parts are drained and ignored:
- * no write route takes files.
+ * DRF `MultiPartParser` (through busboy): the text fields, in order, and the uploaded files' contents
+ * by field name (Django's `request.FILES`; a cohort's `csv`). A field or file may be as large as the
+ * whole body (busboy's own 1 MB field default would cut it silently), which the server already bounds.
  * @throws ParseError `Multipart form parse error - <reason>` (no boundary, a truncated body...).
  */
 function parseMultipartBody(headers: IncomingHttpHeaders, body: Buffer, limits: Limits): Promise<FormBody> {
@@ -57,6 +57,7 @@ function parseMultipartBody(headers: IncomingHttpHeaders, body: Buffer, limits: 
     const fail = (error: unknown) =>
       reject(new ParseError(`Multipart form parse error - ${(error as Error).message}`));
     const fields: Array<[string, string]> = [];
+    const files: Array<[string, Buffer]> = [];
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers, limits: { fieldSize: limits.bodyLimitBytes } });
@@ -65,9 +66,13 @@ function parseMultipartBody(headers: IncomingHttpHeaders, body: Buffer, limits: 
       return;
     }
     parser.on("field", (name, value) => fields.push([name, value]));
-    parser.on("file", (_name, stream) => stream.resume());
+    parser.on("file", (name, stream) => {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => files.push([name, Buffer.concat(chunks)]));
+    });
     parser.on("error", fail);
-    parser.on("close", () => resolve(new FormBody(fields)));
+    parser.on("close", () => resolve(new FormBody(fields, files)));
     parser.end(body);
   });
 }

@@ -128,7 +128,11 @@ describeEachBackend("REST auth matrix", (server) => {
   let own: PathValues;
   beforeAll(async () => {
     t = await createTenancy(server(), "rest");
-    own = { project_id: t.project, organization_id: t.organization, ids: { feature_flags: t.flag } };
+    own = {
+      project_id: t.project,
+      organization_id: t.organization,
+      ids: { feature_flags: t.flag, cohorts: t.cohort },
+    };
   });
 
   /** One request: the route with `values` and `key` (null: none), a body on write methods. */
@@ -142,8 +146,19 @@ describeEachBackend("REST auth matrix", (server) => {
   const withFreshObject = async (s: TestServer, route: RestRoute): Promise<PathValues> => {
     if (!params(route.path).has("id")) return own;
     const collection = collectionOf(route.path);
-    if (collection !== "feature_flags") return own;
-    return { ...own, ids: { feature_flags: (await createFlag(s, { key: freshKey() }, t.project)).id } };
+    if (collection === "feature_flags") {
+      return {
+        ...own,
+        ids: { ...own.ids, feature_flags: (await createFlag(s, { key: freshKey() }, t.project)).id },
+      };
+    }
+    if (collection === "cohorts") {
+      const created = await s.request("POST", `/api/projects/${t.project}/cohorts/`, {
+        body: { name: freshKey() },
+      });
+      return { ...own, ids: { ...own.ids, cohorts: created.body.id } };
+    }
+    return own;
   };
 
   /** `call`, asserting the answer and that nothing was written. */
@@ -275,7 +290,7 @@ describeEachBackend("REST auth matrix", (server) => {
 
       itWhere(kinds.has("id"))("answers an object of another project with 404", async () => {
         const s = server();
-        const foreign = { ...own, ids: { feature_flags: t.otherFlag } };
+        const foreign = { ...own, ids: { feature_flags: t.otherFlag, cohorts: t.otherCohort } };
         // A route that answers its own project's object with 405 (flag DELETE: PostHog's
         // ForbidDestroyModel) or 501 (not built yet) never reads the object: any id gets that answer.
         const reference = await call(route, await withFreshObject(s, route), s.key);
@@ -310,6 +325,7 @@ const ERROR_TYPES: Record<string, string> = {
 interface NodeIds {
   project: number;
   flag: number;
+  cohort: number;
   entry: string;
   organization: string;
   user: number;
@@ -323,6 +339,7 @@ interface NodeIds {
 const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: NodeIds) => string }> = {
   Project: { projectOwned: true, localId: (ids) => String(ids.project) },
   FeatureFlag: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.flag}` },
+  Cohort: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.cohort}` },
   ActivityLogEntry: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.entry}` },
   Organization: { projectOwned: false, localId: (ids) => ids.organization },
   User: { projectOwned: false, localId: (ids) => String(ids.user) },
@@ -342,17 +359,37 @@ describeEachBackend("GraphQL auth matrix", (server) => {
     const type = target.nodeType?.name ?? "Project";
     const fixture = NODE_FIXTURES[type];
     if (!fixture) throw new Error(`no fixture for Node type ${type}: add one to NODE_FIXTURES`);
-    const ids = { project, flag: t.flag, entry, organization: t.organization, user: server().userId };
+    const ids = {
+      project,
+      flag: t.flag,
+      cohort: t.cohort,
+      entry,
+      organization: t.organization,
+      user: server().userId,
+    };
     return encodeGlobalID(type, fixture.localId(ids));
   };
 
-  /** Fixtures for arguments: the own project and flag unless overridden; node ids through `project`. */
-  const fixtures = (target: FieldTarget, overrides: { project?: number; featureFlag?: number } = {}) => {
+  /**
+   * Fixtures for arguments: the own project, flag and cohorts unless overridden (`foreignObjects`:
+   * those of the other project); node ids through `project`; the own person for person ids.
+   */
+  const fixtures = (
+    target: FieldTarget,
+    overrides: { project?: number; featureFlag?: number; foreignObjects?: boolean } = {},
+  ) => {
     const project = overrides.project ?? t.project;
+    const foreign = overrides.foreignObjects ?? false;
     return {
-      objects: { project, featureFlag: overrides.featureFlag ?? t.flag },
+      objects: {
+        project,
+        featureFlag: overrides.featureFlag ?? (foreign ? t.otherFlag : t.flag),
+        cohort: foreign ? t.otherCohort : t.cohort,
+        staticCohort: foreign ? t.otherStaticCohort : t.staticCohort,
+      },
       node: nodeId(target, project),
       key: freshKey,
+      values: { personIds: [t.person], personId: t.person },
     } satisfies ArgumentFixtures;
   };
 
@@ -422,11 +459,12 @@ describeEachBackend("GraphQL auth matrix", (server) => {
     const scopes = target.scopes ?? [];
     const ancestorScopes = target.path.slice(0, -1).flatMap((f) => declaredScopes(f) ?? []);
     const pathScopes = [...ancestorScopes, ...scopes];
-    const kinds = ["project", "featureFlag"];
+    const kinds = ["project", "featureFlag", "cohort", "staticCohort"];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
       : target.path.length === 1 && takesArgument(target.path, "project", kinds);
-    const objectScoped = !target.nodeType && takesArgument([field], "featureFlag", kinds);
+    const objectScoped =
+      !target.nodeType && kinds.slice(1).some((kind) => takesArgument([field], kind, kinds));
 
     describe(`${target.operation} ${target.name}`, () => {
       it("refuses a request without a key, and one with a malformed key", async () => {
@@ -491,7 +529,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       itWhere(objectScoped)("answers an object of another project as not found", async () => {
         const s = server();
         const label = `${target.name}: object of another project`;
-        const args = fixtures(target, { featureFlag: t.otherFlag });
+        const args = fixtures(target, { foreignObjects: true });
         if (hasTypedErrors(field)) {
           const notFound = { code: "not_found", detail: "Not found." };
           await refused(target, "object of another project", args, s.key, "object", notFound);

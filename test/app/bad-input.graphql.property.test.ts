@@ -45,7 +45,7 @@ import { createTenancy, type Tenancy } from "../support/tenancy.js";
 const { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType } = graphqlOfApp;
 
 /** The kinds of object an `id` argument can name (see `argumentKind`). */
-const OBJECT_KINDS = ["featureFlag"];
+const OBJECT_KINDS = ["featureFlag", "cohort", "staticCohort"];
 
 /** Every field with arguments once (node reads are one target per Node type: keep the first). */
 const TARGETS: FieldTarget[] = fieldTargets().filter(
@@ -66,6 +66,8 @@ const INPUT_NAMES = Object.values(schema.getTypeMap()).flatMap((type) =>
 interface Fixtures {
   project: number;
   flag: number;
+  cohort: number;
+  staticCohort: number;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -114,7 +116,12 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
 
   // Each property works on a flag of its own: what one property manages to store cannot break the next.
   beforeEach(async () => {
-    fixtures = { project: t.project, flag: (await createFlag(server(), { key: freshKey() }, t.project)).id };
+    fixtures = {
+      project: t.project,
+      flag: (await createFlag(server(), { key: freshKey() }, t.project)).id,
+      cohort: t.cohort,
+      staticCohort: t.staticCohort,
+    };
   });
 
   /** A scalar or enum value of `type`'s named type, well-typed but hostile. */
@@ -158,6 +165,8 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
     const right = (): fc.Arbitrary<unknown> => {
       if (kind === "project") return fc.constant(String(fixtures.project));
       if (kind === "featureFlag") return fc.constant(fixtures.flag);
+      if (kind === "cohort") return fc.constant(fixtures.cohort);
+      if (kind === "staticCohort") return fc.constant(fixtures.staticCohort);
       if (kind === "node") {
         const own = encodeGlobalID("FeatureFlag", `${fixtures.project}:${fixtures.flag}`);
         const id = fc.oneof(fc.constant(own), leafValue("ID"));
@@ -248,9 +257,15 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
     if (!input || !hasTypedErrors(field)) continue;
     /** Argument fixtures: the own project and this property's flag. */
     const argumentFixtures = (): ArgumentFixtures => ({
-      objects: { project: fixtures.project, featureFlag: fixtures.flag },
+      objects: {
+        project: fixtures.project,
+        featureFlag: fixtures.flag,
+        cohort: fixtures.cohort,
+        staticCohort: fixtures.staticCohort,
+      },
       node: "",
       key: freshKey,
+      values: { personIds: [t.person], personId: t.person },
     });
     /** The input with just its required fields, from the fixtures. */
     const base = () => fill(input, field.name, argumentFixtures()) as Record<string, unknown>;

@@ -130,12 +130,15 @@ export interface ArgumentFixtures {
   node: string;
   /** A fresh value for a required `key` (unique per call). */
   key: () => string;
+  /** Values of arguments named neither for an object nor a key, by name (e.g. `personIds`). */
+  values?: Record<string, unknown>;
 }
 
 /**
  * What an argument or input field names: `project` (`projectId`, or `id` of a field or input named
  * after projects), `node` (`id`/`ids` of `node`/`nodes`), another of `kinds` (`id` of a field or
- * input named after it, e.g. `featureFlag(id:)`, `UpdateFeatureFlagInput.id`), or null.
+ * input named after it, e.g. `featureFlag(id:)`, `UpdateFeatureFlagInput.id`; the longest kind the
+ * name holds wins, so `AddPersonsToStaticCohortInput` names a `staticCohort`), or null.
  */
 export function argumentKind(context: string, name: string, kinds: readonly string[]): string | null {
   if (name === "projectId") return "project";
@@ -174,6 +177,8 @@ export function fill(
     const id = fixtures.objects[kind]!;
     return named.name === "ID" ? String(id) : id;
   }
+  const given = fixtures.values?.[input.name];
+  if (given !== undefined) return given;
   if (input.name === "key" && named.name === "String" && required) return fixtures.key();
   if (isInputObjectType(named) && required) return requiredFields(named, fixtures);
   if (required && named.name !== "ID") {

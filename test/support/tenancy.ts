@@ -1,10 +1,13 @@
 /**
- * The tenants an authorization test needs around a test server's bootstrap project: a flag in it,
- * another project of the same organization with its own flag, a second organization the user is
- * also a member of, and an organization (with a project) the user is not a member of. Flags are
- * created through the REST door with the all-scopes key, as a client would.
+ * The tenants an authorization test needs around a test server's bootstrap project: a flag, a
+ * dynamic cohort and a static cohort holding one person in it, another project of the same
+ * organization with its own flag and cohorts, a second organization the user is also a member of,
+ * and an organization (with a project) the user is not a member of. Flags and cohorts are created
+ * through the REST door with the all-scopes key, as a client would; the person is a fixture row.
  */
+import { expect } from "vitest";
 import { createFlag } from "./flags.js";
+import { insertPerson } from "./people.js";
 import type { TestServer } from "./server.js";
 
 /** Ids of the fixtures; "own" is the bootstrap project and organization. */
@@ -17,6 +20,15 @@ export interface Tenancy {
   otherProject: number;
   /** A flag of `otherProject`. */
   otherFlag: number;
+  /** A dynamic cohort of the bootstrap project. */
+  cohort: number;
+  /** A static cohort of the bootstrap project, holding `person`. */
+  staticCohort: number;
+  /** The uuid of a person of the bootstrap project. */
+  person: string;
+  /** A dynamic and a static cohort of `otherProject`. */
+  otherCohort: number;
+  otherStaticCohort: number;
   /** Another organization the user is a member of (with no projects). */
   secondOrganization: string;
   /** An organization the user is not a member of. */
@@ -32,7 +44,18 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
   await s.db.organizationMembership.create({ data: { organizationId: second.id, userId: s.userId } });
   const foreignProject = await s.createForeignProject(`${label} foreign`);
   const foreign = await s.db.project.findUniqueOrThrow({ where: { id: foreignProject } });
+  const person = (await insertPerson(s.db, s.projectId, { distinctIds: [`${label}-person`] })).uuid;
+  const cohort = (project: number, body: Record<string, unknown>) => createCohort(s, project, body);
   return {
+    cohort: await cohort(s.projectId, { name: `${label} dynamic` }),
+    staticCohort: await cohort(s.projectId, {
+      name: `${label} static`,
+      is_static: true,
+      _create_static_person_ids: [person],
+    }),
+    person,
+    otherCohort: await cohort(otherProject, { name: `${label} other dynamic` }),
+    otherStaticCohort: await cohort(otherProject, { name: `${label} other static`, is_static: true }),
     project: s.projectId,
     organization: s.organizationId,
     flag: (await createFlag(s, { key: `${label}-own` })).id,
@@ -42,4 +65,11 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     foreignOrganization: foreign.organizationId,
     foreignProject,
   };
+}
+
+/** Creates a cohort through REST with the all-scopes key; returns its id. */
+async function createCohort(s: TestServer, project: number, body: Record<string, unknown>): Promise<number> {
+  const response = await s.request("POST", `/api/projects/${project}/cohorts/`, { body });
+  expect(response.status, response.text).toBe(201);
+  return response.body.id;
 }

@@ -77,6 +77,14 @@ export interface FlagSummary {
   filters: unknown;
 }
 
+/** What `validateFilters` needs to know about a cohort a flag names (§2.5 rule 8). */
+export interface CohortSummary {
+  name: string | null;
+  isStatic: boolean;
+  /** Whether it, or any cohort it depends on, has criteria on events (behavioral). */
+  usesEvents: boolean;
+}
+
 /** Everything `validateFilters` would otherwise read from the database or settings. */
 export interface FiltersContext {
   /** POST (rule 2 applies) rather than PUT/PATCH. */
@@ -90,8 +98,11 @@ export interface FiltersContext {
    * `type: "flag"` property (see `referencedFlagIds`); may be empty otherwise.
    */
   flags: ReadonlyMap<number, FlagSummary>;
-  /** Ids of the project's cohorts. */
-  cohortIds: ReadonlySet<number>;
+  /**
+   * The project's cohorts that the filters name, by id (see `flagCohortIds`); a named id absent
+   * here is no cohort of the project.
+   */
+  cohorts: ReadonlyMap<number, CohortSummary>;
   /** Rule 7's limit on list values per property (PostHog: 1000). */
   maxValuesPerProperty: number;
   /** Configured limit on the number of condition groups. */

@@ -3,7 +3,7 @@
  * `FeatureFlagSerializer` applies them (`posthog/api/feature_flag.py`:
  * `validate_filters`, `_check_flag_circular_dependencies`, `update`; posthog-behavior.md §2.5–§2.6).
  *
- * Pure: whatever PostHog reads from the database (the project's flags, its cohort ids, the limits)
+ * Pure: whatever PostHog reads from the database (the project's flags, its cohorts, the limits)
  * comes in through `FiltersContext`. A value returned by `validateFilters` has the documented type
  * for every known key, keeps unknown keys as sent (PostHog stores filters free-form), holds object
  * payloads as JSON strings, and references only existing, active flags without a cycle.
@@ -129,6 +129,7 @@ const filtersSchema = z.looseObject({
  *
  * @throws ValidationError attr `"filters"`: code `null` / `not_a_dict` for a non-object (DRF's
  *   DictField messages), `max_length` above `ctx.maxGroups`, `cohort_does_not_exist`,
+ *   `behavioral_cohort_found` (a dynamic cohort that uses events, directly or through its cohorts),
  *   `invalid_date`, `invalid_value`, `invalid_operator` as in §2.5, otherwise `invalid_input`.
  * Source: `posthog/api/feature_flag.py` `FeatureFlagSerializer.validate_filters`.
  */
@@ -248,8 +249,16 @@ function checkPropertyValue(property: PropertyFilter, ctx: FiltersContext): void
   }
   if (property.type === "cohort") {
     const cohortId = parseId(value);
-    if (cohortId === null || !ctx.cohortIds.has(cohortId)) {
+    const cohort = cohortId === null ? undefined : ctx.cohorts.get(cohortId);
+    if (!cohort) {
       throw invalid(`Cohort with id ${pythonStr(value)} does not exist`, "cohort_does_not_exist");
+    }
+    // Newest PostHog skips the check for static cohorts, whose members are a list (§2.5 rule 8).
+    if (cohort.usesEvents && !cohort.isStatic) {
+      throw invalid(
+        `Cohort '${cohort.name ?? ""}' with filters on events cannot be used in feature flags.`,
+        "behavioral_cohort_found",
+      );
     }
   }
   if ((operator === "is_date_before" || operator === "is_date_after") && !isFilterDate(pythonStr(value))) {

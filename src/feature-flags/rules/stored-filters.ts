@@ -34,6 +34,18 @@ export function parseId(value: unknown): number | null {
   return Number.isSafeInteger(id) ? id : null;
 }
 
+/** The ids of the cohorts named by `filters.groups[].properties[]` (`type: "cohort"`), each once. */
+export function flagCohortIds(filters: unknown): number[] {
+  const ids = new Set<number>();
+  for (const group of conditionGroups(filters)) {
+    for (const property of groupProperties(group)) {
+      const id = property["type"] === "cohort" ? parseId(property["value"]) : null;
+      if (id !== null) ids.add(id);
+    }
+  }
+  return [...ids];
+}
+
 /**
  * The filters PostHog shows: stored filters with `groups`, or the legacy form synthesised as one group
  * from `properties` and `rollout_percentage` (`FeatureFlag.get_filters`, §2.1).

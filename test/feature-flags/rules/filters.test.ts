@@ -15,7 +15,7 @@ function context(overrides: Partial<FiltersContext> = {}): FiltersContext {
     flagId: null,
     flagKey: "new-flag",
     flags: new Map(),
-    cohortIds: new Set(),
+    cohorts: new Map(),
     maxValuesPerProperty: 10,
     maxGroups: 20,
     ...overrides,
@@ -269,12 +269,24 @@ describe("validateFilters: property values", () => {
 
   it("rejects a cohort that does not exist in the project", () => {
     const cohort = (value: unknown) => onePropertyGroup({ key: "id", type: "cohort", value });
-    expectRejected(() => validateFilters(cohort(98), context({ cohortIds: new Set([5]) })), {
+    const five = new Map([[5, { name: "Five", isStatic: false, usesEvents: false }]]);
+    expectRejected(() => validateFilters(cohort(98), context({ cohorts: five })), {
       detail: "Cohort with id 98 does not exist",
       code: "cohort_does_not_exist",
     });
-    expect(validateFilters(cohort(5), context({ cohortIds: new Set([5]) }))).toEqual(cohort(5));
-    expect(validateFilters(cohort("5"), context({ cohortIds: new Set([5]) }))).toEqual(cohort("5"));
+    expect(validateFilters(cohort(5), context({ cohorts: five }))).toEqual(cohort(5));
+    expect(validateFilters(cohort("5"), context({ cohorts: five }))).toEqual(cohort("5"));
+  });
+
+  it("rejects a dynamic cohort that uses events, but not a static one (behavioral_cohort_found)", () => {
+    const cohort = onePropertyGroup({ key: "id", type: "cohort", value: 7 });
+    const behavioral = new Map([[7, { name: "Buyers", isStatic: false, usesEvents: true }]]);
+    expectRejected(() => validateFilters(cohort, context({ cohorts: behavioral })), {
+      detail: "Cohort 'Buyers' with filters on events cannot be used in feature flags.",
+      code: "behavioral_cohort_found",
+    });
+    const listed = new Map([[7, { name: "Buyers", isStatic: true, usesEvents: true }]]);
+    expect(validateFilters(cohort, context({ cohorts: listed }))).toEqual(cohort);
   });
 
   it("rejects a date operator whose value is neither a date nor a relative date", () => {
@@ -324,7 +336,8 @@ describe("validateFilters: property values", () => {
       code: "invalid_operator",
     });
     const cohort = onePropertyGroup({ key: "id", type: "cohort", value: 3, operator: "not_in" });
-    expect(validateFilters(cohort, context({ cohortIds: new Set([3]) }))).toEqual(cohort);
+    const three = new Map([[3, { name: "Three", isStatic: false, usesEvents: false }]]);
+    expect(validateFilters(cohort, context({ cohorts: three }))).toEqual(cohort);
   });
 });
 

@@ -1,0 +1,73 @@
+/**
+ * The cohort record and a cohort's persons as the REST door answers them (PostHog's
+ * `CohortSerializer` and the `persons` action's serialized actors, `posthog/api/cohort.py`,
+ * `posthog/queries/actor_base_query.py` `get_serialized_people`), written once as zod schemas:
+ * the serialisers return their types, fastify writes bodies with them, OpenAPI names them.
+ */
+import { z } from "zod";
+import { paginatedListSchema } from "../rest/pagination.js";
+import { userBasicSchema } from "../rest/serializers.js";
+import { COHORT_TYPES } from "./cohorts.schemas.js";
+
+/** A cohort in PostHog's response shape. */
+export const cohortSchema = z
+  .object({
+    id: z.int(),
+    name: z.string().nullable(),
+    description: z.string(),
+    groups: z.array(z.record(z.string(), z.unknown())).describe("Legacy criteria, as stored."),
+    deleted: z.boolean(),
+    filters: z
+      .record(z.string(), z.unknown())
+      .describe("`{properties: <property group>}`; built from `groups` for legacy cohorts."),
+    query: z.unknown().describe("A query defining a static cohort, or null."),
+    is_calculating: z.boolean().describe("Always false here: calculations are synchronous."),
+    created_by: userBasicSchema.nullable(),
+    created_at: z.iso.datetime(),
+    last_calculation: z.iso.datetime().nullable(),
+    errors_calculating: z.int(),
+    count: z
+      .int()
+      .nullable()
+      .describe(
+        "Members: current for a static cohort; at `last_calculation` for a dynamic one; null when not calculable.",
+      ),
+    is_static: z.boolean(),
+    cohort_type: z.enum(COHORT_TYPES).nullable(),
+    experiment_set: z.array(z.int()),
+  })
+  .meta({ id: "Cohort" });
+
+/** A cohort in PostHog's response shape (the output of `cohortSchema`). */
+export type CohortResponse = z.output<typeof cohortSchema>;
+
+/** A DRF offset page of cohorts. */
+export const cohortPageSchema = paginatedListSchema(cohortSchema, "PaginatedCohortList");
+
+/** A person of a cohort, as PostHog serializes actors. */
+export const cohortPersonSchema = z
+  .object({
+    type: z.literal("person"),
+    id: z.string().describe("The person's uuid."),
+    uuid: z.string(),
+    name: z.string().describe("Its `email`, `name` or `username` property, else its first distinct id."),
+    distinct_ids: z.array(z.string()).describe("Up to 10 of the person's distinct ids."),
+    properties: z.record(z.string(), z.unknown()),
+    is_identified: z.boolean(),
+    created_at: z.iso.datetime(),
+    matched_recordings: z.array(z.unknown()),
+    value_at_data_point: z.null(),
+  })
+  .meta({ id: "CohortPerson" });
+
+/** A page of a cohort's persons: PostHog's `{results, next, previous}` (no count). */
+export const cohortPersonPageSchema = z
+  .object({
+    results: z.array(cohortPersonSchema),
+    next: z.url().nullable(),
+    previous: z.url().nullable(),
+  })
+  .meta({ id: "CohortPersonPage" });
+
+/** `add_persons_to_static_cohort` and `remove_person_from_static_cohort`'s answer. */
+export const successSchema = z.object({ success: z.literal(true) }).meta({ id: "Success" });

@@ -1,0 +1,272 @@
+/**
+ * Cohorts on PostHog's REST paths (`posthog/api/cohort.py` CohortViewSet): request parsing and the
+ * PostHog record shapes. Behaviour lives in cohorts.service.ts.
+ */
+import { DEFAULT_PAGE_SIZE } from "../config.js";
+import { authorizeProject } from "../core/auth/access.js";
+import {
+  MethodNotAllowedError,
+  NotFoundError,
+  NotImplementedError,
+  ProjectNotFoundError,
+} from "../core/errors.js";
+import { FormBody } from "../core/form-body.js";
+import { activityPageSchema, serializeActivityPage } from "../rest/activity.js";
+import { errorBodySchema } from "../rest/error-body.js";
+import {
+  activityPageQuerySchema,
+  offsetPageLinks,
+  offsetPageQuerySchema,
+  parseActivityPage,
+  parseOffsetPage,
+} from "../rest/pagination.js";
+import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import { serializeUserBasic } from "../rest/serializers.js";
+import type { CohortRecord, MemberRecord } from "./cohorts.queries.js";
+import {
+  type CohortResponse,
+  cohortPageSchema,
+  cohortPersonPageSchema,
+  cohortSchema,
+  successSchema,
+} from "./cohorts.responses.js";
+import {
+  addPersonsSchema,
+  cohortInputSchema,
+  cohortListFiltersSchema,
+  removePersonSchema,
+} from "./cohorts.schemas.js";
+import { filtersForResponse } from "./rules/criteria.js";
+import { personName } from "./rules/person-name.js";
+
+const BASE = "/api/projects/:project_id/cohorts/";
+
+/** A cohort in PostHog's response shape (`CohortSerializer`; schema: cohorts.responses.ts). */
+export function serializeCohort(cohort: CohortRecord): CohortResponse {
+  return {
+    id: cohort.id,
+    name: cohort.name,
+    description: cohort.description,
+    groups: Array.isArray(cohort.groups) ? (cohort.groups as Record<string, unknown>[]) : [],
+    deleted: cohort.deleted,
+    filters: filtersForResponse(cohort.filters, cohort.groups),
+    query: cohort.query,
+    is_calculating: cohort.isCalculating,
+    created_by: cohort.createdBy ? serializeUserBasic(cohort.createdBy) : null,
+    created_at: cohort.createdAt.toISOString(),
+    last_calculation: cohort.lastCalculation?.toISOString() ?? null,
+    errors_calculating: cohort.errorsCalculating,
+    count: cohort.count,
+    is_static: cohort.isStatic,
+    cohort_type: cohort.cohortType as CohortResponse["cohort_type"],
+    experiment_set: [],
+  };
+}
+
+/** A person of a cohort as PostHog serializes actors. */
+function serializeMember(person: MemberRecord) {
+  return {
+    type: "person" as const,
+    id: person.uuid,
+    uuid: person.uuid,
+    name: personName(person),
+    distinct_ids: person.distinctIds,
+    properties: person.properties,
+    is_identified: person.isIdentified,
+    created_at: person.createdAt.toISOString(),
+    matched_recordings: [],
+    value_at_data_point: null,
+  };
+}
+
+/** The `csv` file of a multipart body, if any (Django's `request.FILES["csv"]`). */
+function csvFile(body: unknown): Buffer | undefined {
+  return body instanceof FormBody ? body.file("csv") : undefined;
+}
+
+/** The cohort list's query parameters: paging and `cohortListFiltersSchema`'s filters. */
+const cohortListQuerySchema = offsetPageQuerySchema.extend(cohortListFiltersSchema.in.shape);
+
+/** The cohort routes. */
+export const cohortRoutes: RestModule = (services, limits) => {
+  const cohorts = services.cohorts;
+  // PUT is DRF's full update; with no required field it is the same change as PATCH.
+  const updateRoute = (method: "PATCH" | "PUT"): RestRoute => ({
+    method,
+    path: `${BASE}:id/`,
+    summary:
+      "Change a cohort (absent fields keep their value) and recalculate it; `deleted` soft-deletes or " +
+      "restores it; a static cohort gains the persons of a multipart `csv` file.",
+    scopes: ["cohort:write"],
+    request: { body: cohortInputSchema },
+    responses: { 200: cohortSchema },
+    handler: async ({ params, body, ctx }) => ({
+      body: serializeCohort(
+        await cohorts.update(ctx, pathId(params, "project_id"), pathId(params, "id"), body, csvFile(body)),
+      ),
+    }),
+  });
+  const offsetPage = (query: URLSearchParams) =>
+    parseOffsetPage(query, { defaultLimit: DEFAULT_PAGE_SIZE, maxLimit: limits.maxPageSize });
+  return [
+    {
+      method: "GET",
+      path: BASE,
+      summary:
+        "List the project's cohorts without soft-deleted ones, newest first: filters, limit/offset pages.",
+      scopes: ["cohort:read"],
+      request: { query: cohortListQuerySchema },
+      responses: { 200: cohortPageSchema },
+      handler: async ({ params, query, url, ctx }) => {
+        const page = offsetPage(query);
+        const { count, results } = await cohorts.list(
+          ctx,
+          pathId(params, "project_id"),
+          Object.fromEntries(query),
+          page,
+        );
+        return {
+          body: { count, ...offsetPageLinks(url, page, count), results: results.map(serializeCohort) },
+        };
+      },
+    },
+    {
+      method: "POST",
+      path: BASE,
+      summary:
+        "Create a cohort: dynamic (`filters`) or static (`is_static`, members from `_create_static_person_ids` " +
+        "and a multipart `csv` file).",
+      scopes: ["cohort:write"],
+      request: { body: cohortInputSchema },
+      responses: { 201: cohortSchema },
+      handler: async ({ params, body, ctx }) => ({
+        status: 201,
+        body: serializeCohort(await cohorts.create(ctx, pathId(params, "project_id"), body, csvFile(body))),
+      }),
+    },
+    {
+      method: "GET",
+      path: `${BASE}activity/`,
+      summary: "The activity log of all the project's cohorts, newest first.",
+      scopes: ["activity_log:read"],
+      request: { query: activityPageQuerySchema },
+      responses: { 200: activityPageSchema },
+      handler: async ({ params, query, url, ctx }) => {
+        const paging = parseActivityPage(query, limits.maxPageSize);
+        const page = await cohorts.activity(ctx, pathId(params, "project_id"), null, paging);
+        return { body: serializeActivityPage(page, url, paging) };
+      },
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/`,
+      summary: "One cohort, soft-deleted ones included.",
+      scopes: ["cohort:read"],
+      responses: { 200: cohortSchema },
+      handler: async ({ params, ctx }) => ({
+        body: serializeCohort(await cohorts.get(ctx, pathId(params, "project_id"), pathId(params, "id"))),
+      }),
+    },
+    updateRoute("PATCH"),
+    updateRoute("PUT"),
+    {
+      method: "DELETE",
+      path: `${BASE}:id/`,
+      summary: "Refused with 405 and an empty body, as PostHog does: soft delete is PATCH `deleted: true`.",
+      scopes: ["cohort:write"],
+      responses: { 405: null },
+      emptyBodyOn: (error) => error instanceof MethodNotAllowedError,
+      handler: ({ params, ctx }) => cohorts.destroy(ctx, pathId(params, "project_id")),
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/persons/`,
+      summary:
+        "The cohort's persons by limit/offset (default 100): a static cohort's members, or whoever a dynamic " +
+        "cohort's criteria select now.",
+      scopes: ["cohort:read", "person:read"],
+      request: { query: offsetPageQuerySchema },
+      responses: { 200: cohortPersonPageSchema, 501: errorBodySchema },
+      conditional: false,
+      handler: async ({ params, query, url, ctx }) => {
+        const page = offsetPage(query);
+        const { results, hasMore } = await cohorts.persons(
+          ctx,
+          pathId(params, "project_id"),
+          pathId(params, "id"),
+          page,
+        );
+        const seen = page.offset + results.length + (hasMore ? 1 : 0);
+        return { body: { results: results.map(serializeMember), ...offsetPageLinks(url, page, seen) } };
+      },
+    },
+    {
+      method: "PATCH",
+      path: `${BASE}:id/add_persons_to_static_cohort/`,
+      summary: "Add persons (by uuid, at most 1000) to a static cohort.",
+      scopes: ["cohort:write"],
+      request: { body: addPersonsSchema },
+      responses: { 200: successSchema },
+      handler: async ({ params, body, ctx }) => {
+        await cohorts.addPersons(ctx, pathId(params, "project_id"), pathId(params, "id"), body);
+        return { body: { success: true } };
+      },
+    },
+    {
+      method: "PATCH",
+      path: `${BASE}:id/remove_person_from_static_cohort/`,
+      summary: "Remove one person (by uuid) from a static cohort.",
+      scopes: ["cohort:write"],
+      request: { body: removePersonSchema },
+      responses: { 200: successSchema },
+      handler: async ({ params, body, ctx }) => {
+        await cohorts.removePerson(ctx, pathId(params, "project_id"), pathId(params, "id"), body);
+        return { body: { success: true } };
+      },
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/duplicate_as_static_cohort/`,
+      summary:
+        "Create a static copy of a dynamic cohort, holding the persons it selects now (a GET, as PostHog).",
+      scopes: ["cohort:write"],
+      responses: { 200: cohortSchema, 501: errorBodySchema },
+      // It writes: never answered from a cached ETag.
+      conditional: false,
+      handler: async ({ params, ctx }) => ({
+        body: serializeCohort(
+          await cohorts.duplicateAsStatic(ctx, pathId(params, "project_id"), pathId(params, "id")),
+        ),
+      }),
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/activity/`,
+      summary: "The activity log of one cohort, newest first.",
+      scopes: ["activity_log:read"],
+      request: { query: activityPageQuerySchema },
+      responses: { 200: activityPageSchema },
+      // The missing cohort is a bare 404; an unknown project keeps its body (`cohort.py` activity action).
+      emptyBodyOn: (error) => error instanceof NotFoundError && !(error instanceof ProjectNotFoundError),
+      handler: async ({ params, query, url, ctx }) => {
+        const paging = parseActivityPage(query, limits.maxPageSize);
+        const page = await cohorts.activity(ctx, pathId(params, "project_id"), pathId(params, "id"), paging);
+        return { body: serializeActivityPage(page, url, paging) };
+      },
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/calculation_history/`,
+      summary: "Not implemented: calculations here are synchronous and keep no history.",
+      scopes: ["cohort:read"],
+      responses: { 501: errorBodySchema },
+      handler: async ({ params, ctx }) => {
+        await authorizeProject(ctx, pathId(params, "project_id"), "cohort:read");
+        throw new NotImplementedError(
+          `GET ${BASE}:id/calculation_history/ is not implemented: cohorts are calculated synchronously ` +
+            "on every write and no calculation history is kept.",
+        );
+      },
+    },
+  ];
+};

@@ -1,0 +1,211 @@
+/**
+ * The dynamic-cohort figure of `npm run bench` (issue 7): how long counting a dynamic cohort over
+ * 100,000 persons takes, beside a hand-written SQL count of the same persons, on each backend.
+ *
+ * Per backend (PGlite in memory; PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432, skipped loudly
+ * when none answers): a fresh migrated database, `PERSONS` persons inserted by one
+ * `INSERT ... SELECT generate_series`, our app on it, and a dynamic cohort created over REST. Then,
+ * one request or query at a time, the median of `BENCH_COHORT_RUNS` runs (default 9) of:
+ * - `REST recalculation`: `PATCH cohorts/:id/ {}`, which recalculates the count (PostHog enqueues a
+ *   calculation on every update) in a transaction with the activity entry;
+ * - `translated count`: the count statement the service runs (criteria through src/properties/'s
+ *   translation, through Prisma);
+ * - `hand-written SQL`: the same count written by hand for these criteria, on the raw driver.
+ * Both counts must agree (checked) with the cohort's `count`. The ratio is translated / hand-written.
+ *
+ * Environment: BENCH_BACKENDS (default `pglite,postgres`), BENCH_ONLY (runs when it names
+ * `cohort-count`), BENCH_COHORT_RUNS.
+ */
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import pino from "pino";
+import { buildApp } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
+import { type Database, openDatabase } from "../../src/db/database.js";
+import { applyMigrations } from "../../src/db/migrations.js";
+import { Prisma } from "../../src/generated/prisma/client.js";
+import { loadCohortDefinitions } from "../../src/properties/cohort-definitions.js";
+import { type PropertyGroup, propertyGroupSchema } from "../../src/properties/property-filters.js";
+import { toSql } from "../../src/properties/to-sql.js";
+import { bootstrap } from "../../src/users/bootstrap.js";
+import { adminQuery, databaseUrl, postgresAnswers } from "../support/postgres.js";
+
+const PERSONS = 100_000;
+const RUNS = Number(process.env["BENCH_COHORT_RUNS"] ?? 9);
+const BACKENDS = (process.env["BENCH_BACKENDS"] ?? "pglite,postgres").split(",").map((name) => name.trim());
+const ONLY = process.env["BENCH_ONLY"]?.split(",").map((name) => name.trim());
+
+/** The cohort's criteria: (plan is pro AND age > 30) OR email contains @acme.com. */
+const CRITERIA = {
+  type: "OR",
+  values: [
+    {
+      type: "AND",
+      values: [
+        { type: "person", key: "plan", value: "pro", operator: "exact" },
+        { type: "person", key: "age", value: "30", operator: "gt" },
+      ],
+    },
+    { type: "AND", values: [{ type: "person", key: "email", value: "@acme.com", operator: "icontains" }] },
+  ],
+};
+
+/** The same count, by hand, for persons whose `age` is always a number (as seeded). */
+const HAND_WRITTEN = `SELECT count(*) AS count FROM persons
+  WHERE project_id = $1
+    AND ((lower(properties ->> 'plan') = 'pro' AND (properties ->> 'age')::numeric > 30)
+      OR strpos(lower(properties ->> 'email'), '@acme.com') > 0)`;
+
+/** Runs a raw query on the backend's own driver, returning the first row's `count`. */
+type RawCount = (sql: string, params: unknown[]) => Promise<number>;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function timed(runs: number, action: () => Promise<unknown>): Promise<{ ms: number; last: unknown }> {
+  const times: number[] = [];
+  let last: unknown;
+  await action(); // warm-up
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    last = await action();
+    times.push(performance.now() - start);
+  }
+  return { ms: median(times), last };
+}
+
+async function open(backend: string): Promise<{ database: Database; raw: RawCount; close(): Promise<void> }> {
+  if (backend === "pglite") {
+    const pglite = new PGlite();
+    const database = await openDatabase({ kind: "pglite", pglite });
+    const raw: RawCount = async (sql, params) =>
+      Number((await pglite.query<{ count: number | bigint }>(sql, params)).rows[0]!.count);
+    return {
+      database,
+      raw,
+      close: async () => {
+        await database.close();
+        await pglite.close();
+      },
+    };
+  }
+  const name = `sbx_bench_${randomBytes(4).toString("hex")}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const database = await openDatabase({ kind: "postgres", url: databaseUrl(name) });
+  const pool = new pg.Pool({ connectionString: databaseUrl(name), max: 2 });
+  const raw: RawCount = async (sql, params) =>
+    Number((await pool.query<{ count: string }>(sql, params)).rows[0]!.count);
+  return {
+    database,
+    raw,
+    close: async () => {
+      await pool.end();
+      await database.close();
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
+async function benchBackend(label: string, backend: string): Promise<void> {
+  const { database, raw, close } = await open(backend);
+  try {
+    await applyMigrations(database.migrationTarget);
+    const db = database.prisma;
+    const boot = await bootstrap(db, {
+      email: "bench@example.com",
+      organizationName: "Bench",
+      projectName: "Bench",
+    });
+    const projectId = boot.project_id;
+    await db.$executeRaw`INSERT INTO persons (project_id, properties)
+      SELECT ${projectId}, jsonb_build_object(
+        'email', 'user' || g || CASE WHEN g % 7 = 0 THEN '@acme.com' ELSE '@example.com' END,
+        'plan', CASE WHEN g % 3 = 0 THEN 'pro' ELSE 'free' END,
+        'age', g % 80)
+      FROM generate_series(1, ${PERSONS}) AS g`;
+    await db.$executeRawUnsafe("ANALYZE persons");
+
+    const app = await buildApp({
+      config: loadConfig({ PORT: "0" }),
+      database,
+      logger: pino({ level: "silent" }),
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const address = app.server.address();
+      if (!address || typeof address === "string") throw new Error("no port");
+      const base = `http://127.0.0.1:${address.port}/api/projects/${projectId}/cohorts/`;
+      const headers = {
+        authorization: `Bearer ${boot.personal_api_key}`,
+        "content-type": "application/json",
+      };
+      const created = await fetch(base, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ name: "bench", filters: { properties: CRITERIA } }),
+      });
+      const cohort = (await created.json()) as { id: number; count: number };
+      if (created.status !== 201) throw new Error(`create answered ${created.status}`);
+
+      const rest = await timed(RUNS, async () => {
+        const response = await fetch(`${base}${cohort.id}/`, { method: "PATCH", headers, body: "{}" });
+        const body = (await response.json()) as { count: number };
+        if (response.status !== 200) throw new Error(`PATCH answered ${response.status}`);
+        return body.count;
+      });
+      const tree = propertyGroupSchema.parse(CRITERIA) as PropertyGroup;
+      const translated = await timed(RUNS, async () => {
+        const cohorts = await loadCohortDefinitions(db, projectId, tree);
+        const where = toSql(tree, { projectId, now: new Date(), targets: { person: "p" }, cohorts });
+        const [row] = await db.$queryRaw<Array<{ count: bigint }>>(
+          Prisma.sql`SELECT count(*) AS count FROM persons p WHERE p.project_id = ${projectId} AND ${where}`,
+        );
+        return Number(row!.count);
+      });
+      const hand = await timed(RUNS, () => raw(HAND_WRITTEN, [projectId]));
+      const counts = [cohort.count, rest.last, translated.last, hand.last];
+      if (new Set(counts).size !== 1) throw new Error(`counts disagree: ${counts.join(", ")}`);
+
+      const [load1] = os.loadavg();
+      console.log(
+        `\n${label}: dynamic cohort over ${PERSONS.toLocaleString("en")} persons (${cohort.count} members), ` +
+          `median of ${RUNS} runs, one at a time; load average ${load1!.toFixed(1)} on ${os.availableParallelism()} CPUs`,
+      );
+      const row = (name: string, ms: number, note = "") =>
+        console.log(`${name.padEnd(34)} ${ms.toFixed(1).padStart(8)} ms ${note}`);
+      row("REST recalculation (PATCH {})", rest.ms);
+      row(
+        "translated count (service SQL)",
+        translated.ms,
+        `| ratio ${(translated.ms / hand.ms).toFixed(2)}× of hand-written`,
+      );
+      row("hand-written SQL count", hand.ms);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await close();
+  }
+}
+
+async function main(): Promise<void> {
+  if (ONLY && !ONLY.includes("cohort-count")) return;
+  if (BACKENDS.includes("pglite")) await benchBackend("PGlite (in memory)", "pglite");
+  if (!BACKENDS.includes("postgres")) return;
+  if (!(await postgresAnswers())) {
+    console.warn(
+      "\n!! No PostgreSQL at 127.0.0.1:5432 (or TEST_DATABASE_URL): PostgreSQL cohort figures SKIPPED",
+    );
+    return;
+  }
+  await benchBackend("PostgreSQL 127.0.0.1", "postgres");
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
