@@ -14,6 +14,12 @@ import "./feature-flags/graphql/index.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
 import { builder } from "./graphql/builder.js";
 import "./graphql/root.js";
+import { groupRoutes } from "./groups/groups.rest.js";
+import "./groups/graphql/index.js";
+import { createGroupService } from "./groups/groups.service.js";
+import { personRoutes } from "./persons/persons.rest.js";
+import "./persons/graphql/index.js";
+import { createPersonService } from "./persons/persons.service.js";
 import { projectRoutes } from "./projects/projects.rest.js";
 import "./projects/projects.graphql.js";
 import { createProjectService } from "./projects/projects.service.js";
@@ -27,13 +33,21 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
   return {
     activityLog: createActivityLogService(),
     featureFlags: createFeatureFlagService(deps),
+    groups: createGroupService(),
+    persons: createPersonService(deps),
     projects: createProjectService(),
     users: createUserService(),
   };
 }
 
 /** Every domain's REST module, in registration order. */
-export const REST_MODULES: readonly RestModule[] = [projectRoutes, userRoutes, featureFlagRoutes];
+export const REST_MODULES: readonly RestModule[] = [
+  projectRoutes,
+  userRoutes,
+  featureFlagRoutes,
+  personRoutes,
+  groupRoutes,
+];
 
 /**
  * The executable GraphQL schema: the root types and every domain's types. codegen.ts prints it,

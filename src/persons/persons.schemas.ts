@@ -1,0 +1,44 @@
+/**
+ * Inputs of the person reads, in PostHog's query names (the REST contract; GraphQL maps its
+ * camelCase arguments onto these). Source: `posthog/api/person.py` `PersonViewSet.list` (its
+ * OpenAPI parameters `email`, `distinct_id`, `search`) and `posthog/queries/person_query.py`.
+ */
+import { z } from "zod";
+
+/** A filter PostHog ignores when empty or not a string: absent means "do not filter". */
+const optionalText = z.string().min(1).optional().catch(undefined);
+
+/**
+ * The person list's filters. Unknown or empty values are ignored, as PostHog's `Filter` does.
+ * `include_total` (any value) asks for the total count beside the page, PostHog's undocumented flag.
+ */
+export const personListFiltersSchema = z
+  .object({
+    distinct_id: optionalText,
+    email: optionalText,
+    search: optionalText,
+    include_total: z.string().optional().catch(undefined),
+  })
+  .transform(
+    (q): PersonListFilters => ({
+      ...(q.distinct_id === undefined ? {} : { distinctId: q.distinct_id }),
+      ...(q.email === undefined ? {} : { email: q.email }),
+      ...(q.search === undefined ? {} : { search: q.search }),
+      includeTotal: q.include_total !== undefined,
+    }),
+  );
+
+/** Filters of the person list, parsed by `personListFiltersSchema`. Unset fields do not filter. */
+export interface PersonListFilters {
+  /** Persons having exactly this distinct id. */
+  distinctId?: string;
+  /** Persons whose `email` property equals this text exactly. */
+  email?: string;
+  /**
+   * PostHog's person search: the `email` property contains it (case-insensitive), or a distinct id
+   * equals it, or (when it is a uuid) the person's uuid equals it.
+   */
+  search?: string;
+  /** Whether to count all matches as well (an extra aggregate over the matches). */
+  includeTotal: boolean;
+}
