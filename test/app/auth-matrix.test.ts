@@ -121,7 +121,11 @@ describeEachBackend("REST auth matrix", (server) => {
   let own: PathValues;
   beforeAll(async () => {
     t = await createTenancy(server(), "rest");
-    own = { project_id: t.project, organization_id: t.organization, ids: { feature_flags: t.flag } };
+    own = {
+      project_id: t.project,
+      organization_id: t.organization,
+      ids: { feature_flags: t.flag, persons: t.person.id },
+    };
   });
 
   /** One request: the route with `values` and `key` (null: none), a body on write methods. */
@@ -136,7 +140,10 @@ describeEachBackend("REST auth matrix", (server) => {
     if (!params(route.path).has("id")) return own;
     const collection = collectionOf(route.path);
     if (collection !== "feature_flags") return own;
-    return { ...own, ids: { feature_flags: (await createFlag(s, { key: freshKey() }, t.project)).id } };
+    return {
+      ...own,
+      ids: { ...own.ids, feature_flags: (await createFlag(s, { key: freshKey() }, t.project)).id },
+    };
   };
 
   /** `call`, asserting the answer and that nothing was written. */
@@ -268,7 +275,7 @@ describeEachBackend("REST auth matrix", (server) => {
 
       itWhere(kinds.has("id"))("answers an object of another project with 404", async () => {
         const s = server();
-        const foreign = { ...own, ids: { feature_flags: t.otherFlag } };
+        const foreign = { ...own, ids: { feature_flags: t.otherFlag, persons: t.otherPerson.id } };
         // A route that answers its own project's object with 405 (flag DELETE: PostHog's
         // ForbidDestroyModel) or 501 (not built yet) never reads the object: any id gets that answer.
         const reference = await call(route, await withFreshObject(s, route), s.key);
@@ -303,6 +310,8 @@ const ERROR_TYPES: Record<string, string> = {
 interface NodeIds {
   project: number;
   flag: number;
+  /** A person's uuid. */
+  person: string;
   entry: string;
   organization: string;
   user: number;
@@ -319,6 +328,9 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   ActivityLogEntry: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.entry}` },
   Organization: { projectOwned: false, localId: (ids) => ids.organization },
   User: { projectOwned: false, localId: (ids) => String(ids.user) },
+  Person: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.person}` },
+  GroupType: { projectOwned: true, localId: (ids) => `${ids.project}:0` },
+  Group: { projectOwned: true, localId: (ids) => `${ids.project}:0:graphql-group` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -335,15 +347,29 @@ describeEachBackend("GraphQL auth matrix", (server) => {
     const type = target.nodeType?.name ?? "Project";
     const fixture = NODE_FIXTURES[type];
     if (!fixture) throw new Error(`no fixture for Node type ${type}: add one to NODE_FIXTURES`);
-    const ids = { project, flag: t.flag, entry, organization: t.organization, user: server().userId };
+    const ids = {
+      project,
+      flag: t.flag,
+      person: t.person.uuid,
+      entry,
+      organization: t.organization,
+      user: server().userId,
+    };
     return encodeGlobalID(type, fixture.localId(ids));
   };
 
   /** Fixtures for arguments: the own project and flag unless overridden; node ids through `project`. */
-  const fixtures = (target: FieldTarget, overrides: { project?: number; featureFlag?: number } = {}) => {
+  const fixtures = (
+    target: FieldTarget,
+    overrides: { project?: number; featureFlag?: number; person?: number } = {},
+  ) => {
     const project = overrides.project ?? t.project;
     return {
-      objects: { project, featureFlag: overrides.featureFlag ?? t.flag },
+      objects: {
+        project,
+        featureFlag: overrides.featureFlag ?? t.flag,
+        person: overrides.person ?? t.person.id,
+      },
       node: nodeId(target, project),
       key: freshKey,
     } satisfies ArgumentFixtures;
@@ -415,11 +441,13 @@ describeEachBackend("GraphQL auth matrix", (server) => {
     const scopes = target.scopes ?? [];
     const ancestorScopes = target.path.slice(0, -1).flatMap((f) => declaredScopes(f) ?? []);
     const pathScopes = [...ancestorScopes, ...scopes];
-    const kinds = ["project", "featureFlag"];
+    const kinds = ["project", "featureFlag", "person"];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
       : target.path.length === 1 && takesArgument(target.path, "project", kinds);
-    const objectScoped = !target.nodeType && takesArgument([field], "featureFlag", kinds);
+    const objectScoped =
+      !target.nodeType &&
+      (takesArgument([field], "featureFlag", kinds) || takesArgument([field], "person", kinds));
 
     describe(`${target.operation} ${target.name}`, () => {
       it("refuses a request without a key, and one with a malformed key", async () => {
@@ -484,7 +512,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       itWhere(objectScoped)("answers an object of another project as not found", async () => {
         const s = server();
         const label = `${target.name}: object of another project`;
-        const args = fixtures(target, { featureFlag: t.otherFlag });
+        const args = fixtures(target, { featureFlag: t.otherFlag, person: t.otherPerson.id });
         if (hasTypedErrors(field)) {
           const notFound = { code: "not_found", detail: "Not found." };
           await refused(target, "object of another project", args, s.key, "object", notFound);

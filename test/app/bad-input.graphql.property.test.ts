@@ -45,7 +45,7 @@ import { createTenancy, type Tenancy } from "../support/tenancy.js";
 const { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType } = graphqlOfApp;
 
 /** The kinds of object an `id` argument can name (see `argumentKind`). */
-const OBJECT_KINDS = ["featureFlag"];
+const OBJECT_KINDS = ["featureFlag", "person"];
 
 /** Every field with arguments once (node reads are one target per Node type: keep the first). */
 const TARGETS: FieldTarget[] = fieldTargets().filter(
@@ -66,6 +66,8 @@ const INPUT_NAMES = Object.values(schema.getTypeMap()).flatMap((type) =>
 interface Fixtures {
   project: number;
   flag: number;
+  /** A person's integer id. */
+  person: number;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -114,7 +116,11 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
 
   // Each property works on a flag of its own: what one property manages to store cannot break the next.
   beforeEach(async () => {
-    fixtures = { project: t.project, flag: (await createFlag(server(), { key: freshKey() }, t.project)).id };
+    fixtures = {
+      project: t.project,
+      flag: (await createFlag(server(), { key: freshKey() }, t.project)).id,
+      person: t.person.id,
+    };
   });
 
   /** A scalar or enum value of `type`'s named type, well-typed but hostile. */
@@ -158,6 +164,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
     const right = (): fc.Arbitrary<unknown> => {
       if (kind === "project") return fc.constant(String(fixtures.project));
       if (kind === "featureFlag") return fc.constant(fixtures.flag);
+      if (kind === "person") return fc.constant(String(fixtures.person));
       if (kind === "node") {
         const own = encodeGlobalID("FeatureFlag", `${fixtures.project}:${fixtures.flag}`);
         const id = fc.oneof(fc.constant(own), leafValue("ID"));
@@ -248,7 +255,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
     if (!input || !hasTypedErrors(field)) continue;
     /** Argument fixtures: the own project and this property's flag. */
     const argumentFixtures = (): ArgumentFixtures => ({
-      objects: { project: fixtures.project, featureFlag: fixtures.flag },
+      objects: { project: fixtures.project, featureFlag: fixtures.flag, person: fixtures.person },
       node: "",
       key: freshKey,
     });

@@ -110,7 +110,11 @@ describeEachBackend("REST routes under generated bad input", (server) => {
     const s = server();
     const t = await createTenancy(s, "fuzz");
     const rich = await createRichFlag(t.project);
-    own = { project_id: t.project, organization_id: t.organization, ids: { feature_flags: rich.id } };
+    own = {
+      project_id: t.project,
+      organization_id: t.organization,
+      ids: { feature_flags: rich.id, persons: t.person.id },
+    };
     vocabulary = [...keysIn(rich), "original_flag"];
     for (const route of WRITE_ROUTES) {
       const reference = await s.request(route.method, fillPath(route.path, own), { body: {} });
@@ -120,7 +124,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
 
   // Each property works on a flag of its own: what one property manages to store cannot break the next.
   beforeEach(async () => {
-    own = { ...own, ids: { feature_flags: (await createRichFlag(own.project_id)).id } };
+    own = { ...own, ids: { ...own.ids, feature_flags: (await createRichFlag(own.project_id)).id } };
   });
 
   /**

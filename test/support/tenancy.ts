@@ -5,6 +5,8 @@
  * created through the REST door with the all-scopes key, as a client would.
  */
 import { createFlag } from "./flags.js";
+import { insertGroups, insertGroupType } from "./groups.js";
+import { insertPerson } from "./people.js";
 import type { TestServer } from "./server.js";
 
 /** Ids of the fixtures; "own" is the bootstrap project and organization. */
@@ -17,6 +19,10 @@ export interface Tenancy {
   otherProject: number;
   /** A flag of `otherProject`. */
   otherFlag: number;
+  /** A person of the bootstrap project (its integer id and uuid), with group type 0 and a group of it. */
+  person: { id: number; uuid: string };
+  /** A person of `otherProject`. */
+  otherPerson: { id: number; uuid: string };
   /** Another organization the user is a member of (with no projects). */
   secondOrganization: string;
   /** An organization the user is not a member of. */
@@ -32,7 +38,15 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
   await s.db.organizationMembership.create({ data: { organizationId: second.id, userId: s.userId } });
   const foreignProject = await s.createForeignProject(`${label} foreign`);
   const foreign = await s.db.project.findUniqueOrThrow({ where: { id: foreignProject } });
+  const person = await insertPerson(s.db, s.projectId, { distinctIds: [`${label}-own-person`] });
+  const otherPerson = await insertPerson(s.db, otherProject, { distinctIds: [`${label}-other-person`] });
+  for (const project of [s.projectId, otherProject]) {
+    await insertGroupType(s.db, project, 0, "company");
+    await insertGroups(s.db, project, [{ groupTypeIndex: 0, groupKey: `${label}-group` }]);
+  }
   return {
+    person: { id: Number(person.id), uuid: person.uuid },
+    otherPerson: { id: Number(otherPerson.id), uuid: otherPerson.uuid },
     project: s.projectId,
     organization: s.organizationId,
     flag: (await createFlag(s, { key: `${label}-own` })).id,
