@@ -62,11 +62,13 @@ export function createGroupService() {
             ...(row.name_singular === undefined ? {} : { nameSingular: row.name_singular }),
             ...(row.name_plural === undefined ? {} : { namePlural: row.name_plural }),
           };
-          const updated = await tx.groupTypeMapping.updateMany({
-            where: { projectId: project.id, groupTypeIndex: row.group_type_index },
-            data,
-          });
-          if (updated.count !== 1) throw new NotFoundError();
+          const where = { projectId: project.id, groupTypeIndex: row.group_type_index };
+          // A row without names changes nothing, but must still name a group type.
+          const matched =
+            Object.keys(data).length === 0
+              ? await tx.groupTypeMapping.count({ where })
+              : (await tx.groupTypeMapping.updateMany({ where, data })).count;
+          if (matched !== 1) throw new NotFoundError();
         }
         return selectGroupTypes(tx, project.id);
       });

@@ -330,7 +330,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   User: { projectOwned: false, localId: (ids) => String(ids.user) },
   Person: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.person}` },
   GroupType: { projectOwned: true, localId: (ids) => `${ids.project}:0` },
-  Group: { projectOwned: true, localId: (ids) => `${ids.project}:0:graphql-group` },
+  Group: { projectOwned: true, localId: (ids) => `${ids.project}:0:x` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {

@@ -27,7 +27,7 @@ export interface GroupFixture {
   createdAt?: Date;
 }
 
-/** Inserts groups into `projectId` in one statement. */
+/** Inserts groups into `projectId` in one statement (a group already there is left as it is). */
 export async function insertGroups(
   db: PrismaClient,
   projectId: number,
@@ -41,6 +41,7 @@ export async function insertGroups(
       groupProperties: (group.properties ?? {}) as object,
       ...(group.createdAt ? { createdAt: group.createdAt } : {}),
     })),
+    skipDuplicates: true,
   });
 }
 
