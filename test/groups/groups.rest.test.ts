@@ -74,6 +74,14 @@ describeEachBackend("groups over REST", (server) => {
     const tooLong = await patch([{ group_type_index: 0, name_singular: "x".repeat(401) }]);
     expect(tooLong.status).toBe(400);
     expect(tooLong.body).toMatchObject({ code: "max_length", attr: "0__name_singular" });
+    const nul = await patch([{ group_type_index: 0, name_singular: "a\u0000b" }]);
+    expect(nul.status).toBe(400);
+    expect(nul.body).toEqual({
+      type: "validation_error",
+      code: "null_characters_not_allowed",
+      detail: "Null characters are not allowed.",
+      attr: "0__name_singular",
+    });
     const notList = await patch({ group_type_index: 0 });
     expect(notList.status).toBe(400);
     expect(notList.body.code).toBe("not_a_list");
