@@ -52,9 +52,15 @@ function hasDistinctId(distinctId: string): Prisma.Sql {
 
 /**
  * The `WHERE` of the person list (posthog/queries/person_query.py `get_query` with
- * `filter_future_persons`): the project's persons created before `now` + 1 day, narrowed by `filters`.
+ * `filter_future_persons`): the project's persons created before `now` + 1 day, narrowed by `filters`
+ * and by `properties`, the translation of `filters.properties` over the row alias `p` (or null).
  */
-export function personListWhere(projectId: number, filters: PersonListFilters, now: Date): Prisma.Sql {
+export function personListWhere(
+  projectId: number,
+  filters: PersonListFilters,
+  now: Date,
+  properties: Prisma.Sql | null,
+): Prisma.Sql {
   const and: Prisma.Sql[] = [
     Prisma.sql`p.project_id = ${projectId}`,
     Prisma.sql`p.created_at < ${new Date(now.getTime() + FUTURE_PERSONS_MS)}`,
@@ -72,6 +78,7 @@ export function personListWhere(projectId: number, filters: PersonListFilters, n
     if (uuid !== null) either.push(Prisma.sql`p.uuid = ${uuid}::uuid`);
     and.push(Prisma.sql`(${Prisma.join(either, " OR ")})`);
   }
+  if (properties !== null) and.push(properties);
   return Prisma.join(and, " AND ");
 }
 

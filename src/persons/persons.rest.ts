@@ -57,6 +57,12 @@ const personListQuerySchema = offsetPageQuerySchema.extend({
     .optional()
     .describe("Persons whose email contains it (any case), or with this exact distinct id or uuid."),
   include_total: z.string().optional().describe("Present (any value): add `count`, all matches."),
+  properties: z
+    .string()
+    .optional()
+    .describe(
+      'Person property and cohort filters as JSON: a list (all must match), e.g. `[{"key":"email","value":"a@b.c","type":"person"}]`, or a group `{"type":"OR","values":[...]}`.',
+    ),
 });
 
 /** The person routes. */

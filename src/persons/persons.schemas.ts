@@ -4,12 +4,23 @@
  * OpenAPI parameters `email`, `distinct_id`, `search`) and `posthog/queries/person_query.py`.
  */
 import { z } from "zod";
+import { type PropertyGroup, propertyGroupSchema } from "../properties/property-filters.js";
 
 /** A filter PostHog ignores when empty or not a string: absent means "do not filter". */
 const optionalText = z.string().min(1).optional().catch(undefined);
 
 /**
- * The person list's filters. Unknown or empty values are ignored, as PostHog's `Filter` does.
+ * PostHog's `properties` filter: a list of property filters (all must match) or a property group
+ * (`{type: "AND"|"OR", values}`), as JSON (REST's query text is parsed by the service first).
+ */
+const propertiesFilter = z.preprocess(
+  (value) => (Array.isArray(value) ? { type: "AND", values: value } : value),
+  propertyGroupSchema,
+);
+
+/**
+ * The person list's filters. Unknown or empty values are ignored, as PostHog's `Filter` does, but
+ * for `properties`, whose errors are answered (a filter silently dropped would list wrong persons).
  * `include_total` (any value) asks for the total count beside the page, PostHog's undocumented flag.
  */
 export const personListFiltersSchema = z
@@ -18,6 +29,7 @@ export const personListFiltersSchema = z
     email: optionalText,
     search: optionalText,
     include_total: z.string().optional().catch(undefined),
+    properties: propertiesFilter.optional(),
   })
   .transform(
     (q): PersonListFilters => ({
@@ -25,6 +37,7 @@ export const personListFiltersSchema = z
       ...(q.email === undefined ? {} : { email: q.email }),
       ...(q.search === undefined ? {} : { search: q.search }),
       includeTotal: q.include_total !== undefined,
+      ...(q.properties === undefined ? {} : { properties: q.properties }),
     }),
   );
 
@@ -41,4 +54,6 @@ export interface PersonListFilters {
   search?: string;
   /** Whether to count all matches as well (an extra aggregate over the matches). */
   includeTotal: boolean;
+  /** Person properties and cohort membership the persons must match (src/properties/). */
+  properties?: PropertyGroup;
 }

@@ -7,11 +7,13 @@
  */
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import { NotFoundError } from "../core/errors.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
 import { decodeKeysetCursor, encodeKeysetCursor, isPgTimestamp } from "../core/keyset-cursor.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { isUuid, parseInput } from "../core/validation.js";
+import { loadCohortDefinitions } from "../properties/cohort-definitions.js";
+import { toSql } from "../properties/to-sql.js";
 import { type EventPosition, type EventRecord, selectPersonEvents } from "./events.queries.js";
 import { type PersonRecord, personListWhere, selectPersonPage, selectPersons } from "./persons.queries.js";
 import { personListFiltersSchema } from "./persons.schemas.js";
@@ -32,15 +34,36 @@ function eventPosition(cursor: string): EventPosition {
   return { timestampText, uuid };
 }
 
+/**
+ * `query` with its `properties` JSON text read into a value (REST's query string; GraphQL passes the
+ * value itself); an empty text is no filter.
+ * @throws ValidationError (`attr` `properties`) for text that is not JSON.
+ */
+function withParsedProperties(query: Record<string, unknown>): Record<string, unknown> {
+  const { properties, ...rest } = query;
+  if (typeof properties !== "string") return query;
+  if (properties.trim() === "") return rest;
+  try {
+    return { ...rest, properties: JSON.parse(properties) as unknown };
+  } catch {
+    throw new ValidationError("Properties must be JSON: a list of property filters or a property group.", {
+      attr: "properties",
+    });
+  }
+}
+
 /** Creates the person service. */
 export function createPersonService(deps: ServiceDeps) {
   return {
     /**
      * One page of the project's persons, newest first (PostHog's list): `query` holds the filters
-     * under PostHog's names (`distinct_id`, `email`, `search`, `include_total`); unknown or empty
-     * ones are ignored. `count` is there only when `include_total` was asked for. Persons created
-     * more than a day in the future are left out, as PostHog does. Scope `person:read`.
-     * @throws NotFoundError (project), PermissionDeniedError.
+     * under PostHog's names (`distinct_id`, `email`, `search`, `include_total`, `properties`);
+     * unknown or empty ones are ignored. `properties` (JSON text, or its value) is translated by
+     * src/properties/ over person properties and cohort membership (cohorts read first: one
+     * statement per level of nesting). `count` is there only when `include_total` was asked for.
+     * Persons created more than a day in the future are left out, as PostHog does. Scope `person:read`.
+     * @throws NotFoundError (project), PermissionDeniedError; ValidationError for a `properties`
+     *   filter that is not JSON, not PostHog's shape, or about events or groups.
      */
     async list(
       ctx: ServiceContext,
@@ -49,13 +72,18 @@ export function createPersonService(deps: ServiceDeps) {
       page: OffsetPage,
     ): Promise<{ results: PersonRecord[]; count?: number }> {
       const project = await authorizeProject(ctx, projectId, "person:read");
-      const filters = parseInput(personListFiltersSchema, query, ctx.limits);
-      return selectPersonPage(
-        ctx.db,
-        personListWhere(project.id, filters, deps.now()),
-        page,
-        filters.includeTotal,
-      );
+      const filters = parseInput(personListFiltersSchema, withParsedProperties(query), ctx.limits);
+      const now = deps.now();
+      const properties = filters.properties
+        ? toSql(filters.properties, {
+            projectId: project.id,
+            now,
+            targets: { person: "p" },
+            cohorts: await loadCohortDefinitions(ctx.db, project.id, filters.properties),
+          })
+        : null;
+      const where = personListWhere(project.id, filters, now, properties);
+      return selectPersonPage(ctx.db, where, page, filters.includeTotal);
     },
 
     /**

@@ -11,9 +11,16 @@ import { type InsertedPerson, insertPerson } from "../support/people.js";
 import { describeEachBackend } from "../support/server.js";
 
 const PersonList = graphql(`
-  query PersonList($projectId: ID!, $search: String, $distinctId: String, $first: Int, $after: String) {
+  query PersonList(
+    $projectId: ID!
+    $search: String
+    $distinctId: String
+    $properties: JSON
+    $first: Int
+    $after: String
+  ) {
     project(id: $projectId) {
-      persons(search: $search, distinctId: $distinctId, first: $first, after: $after) {
+      persons(search: $search, distinctId: $distinctId, properties: $properties, first: $first, after: $after) {
         edges { node { id uuid name distinctIds isIdentified properties lastSeenAt } }
         pageInfo { hasNextPage endCursor }
       }
@@ -92,6 +99,17 @@ describeEachBackend("persons over GraphQL", (server) => {
     expect(searched.data.project?.persons?.edges.map((edge) => edge.node.uuid)).toEqual([ada.uuid]);
     const byId = await execute(s, PersonList, { projectId: projectId(), distinctId: "grace" });
     expect(byId.data.project?.persons?.edges.map((edge) => edge.node.uuid)).toEqual([grace.uuid]);
+    const filtered = await execute(s, PersonList, {
+      projectId: projectId(),
+      properties: [{ key: "name", value: "grace", type: "person" }],
+    });
+    expect(filtered.data.project?.persons?.edges.map((edge) => edge.node.uuid)).toEqual([grace.uuid]);
+    const badFilter = await execute(s, PersonList, {
+      projectId: projectId(),
+      properties: [{ type: "person" }],
+    });
+    expect(badFilter.data.project?.persons).toBeNull();
+    expect(badFilter.errors?.[0]?.extensions).toMatchObject({ attr: "properties__values__0__key" });
     const first = await execute(s, PersonList, { projectId: projectId(), first: 1 });
     expect(first.data.project?.persons?.pageInfo.hasNextPage).toBe(true);
     const second = await execute(s, PersonList, {

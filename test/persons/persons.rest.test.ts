@@ -111,6 +111,73 @@ describeEachBackend("persons over REST", (server) => {
     expect(await uuids("?search=&distinct_id=")).toHaveLength(3);
   });
 
+  it("filters by PostHog property filters: person properties and cohort membership", async () => {
+    const s = server();
+    const uuids = async (properties: unknown) => {
+      const response = await s.request(
+        "GET",
+        `${base()}?properties=${encodeURIComponent(JSON.stringify(properties))}`,
+      );
+      expect(response.status, response.text).toBe(200);
+      return response.body.results.map((p: { uuid: string }) => p.uuid);
+    };
+    expect(await uuids([{ key: "plan", value: "pro", type: "person" }])).toEqual([alice.uuid]);
+    expect(await uuids([{ key: "email", value: "example", operator: "icontains", type: "person" }])).toEqual([
+      alice.uuid,
+    ]);
+    expect(
+      await uuids({
+        type: "OR",
+        values: [
+          { key: "plan", value: "pro", type: "person" },
+          { key: "name", value: "Bob", type: "person" },
+        ],
+      }),
+    ).toEqual([bob.uuid, alice.uuid]);
+    expect(await uuids([{ key: "plan", type: "person", operator: "is_not_set" }])).toEqual([
+      bob.uuid,
+      anon.uuid,
+    ]);
+    const members = await s.db.cohort.create({
+      data: { projectId: s.projectId, name: "Static", isStatic: true },
+    });
+    await s.db.cohortPerson.create({
+      data: { projectId: s.projectId, cohortId: members.id, personId: anon.id },
+    });
+    const dynamic = await s.db.cohort.create({
+      data: {
+        projectId: s.projectId,
+        name: "Named",
+        filters: { properties: { type: "AND", values: [{ key: "name", value: "Bob", type: "person" }] } },
+      },
+    });
+    expect(await uuids([{ key: "id", value: members.id, type: "cohort" }])).toEqual([anon.uuid]);
+    expect(await uuids([{ key: "id", value: dynamic.id, type: "cohort" }])).toEqual([bob.uuid]);
+    expect(await uuids([{ key: "id", value: dynamic.id, type: "cohort", operator: "not_in" }])).toEqual([
+      anon.uuid,
+      alice.uuid,
+    ]);
+  });
+
+  it("refuses a properties filter that is not JSON, not PostHog's shape, or not about persons", async () => {
+    const s = server();
+    const refused = async (text: string, attr: string | RegExp) => {
+      const response = await s.request("GET", `${base()}?properties=${encodeURIComponent(text)}`);
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.type).toBe("validation_error");
+      expect(response.body.attr).toMatch(attr);
+    };
+    await refused("[{", /^properties$/);
+    await refused('[{"key":"plan","type":"nope","value":"x"}]', /^properties/);
+    await refused('[{"key":"plan","type":"person","value":"x","operator":"in"}]', /^properties/);
+    const events = await s.request(
+      "GET",
+      `${base()}?properties=${encodeURIComponent('[{"key":"$browser","type":"event","value":"x"}]')}`,
+    );
+    expect(events.status).toBe(400);
+    expect(events.body.code).toBe("invalid_property_type");
+  });
+
   it("pages by limit and offset with PostHog's links, and counts only with include_total", async () => {
     const first = await server().request("GET", `${base()}?limit=2`);
     expect(first.body.results).toHaveLength(2);

@@ -60,12 +60,23 @@ builder.objectFields(ProjectRef, (t) => ({
         }),
         distinctId: t.arg.string({ description: "Only the person with this distinct id." }),
         email: t.arg.string({ description: "Only persons whose `email` property is exactly this." }),
+        properties: t.arg({
+          type: "JSON",
+          description:
+            "Person property and cohort filters (REST's `properties`): a list of PostHog property filters (all " +
+            'must match) or a group `{type: "AND"|"OR", values}`.',
+        }),
       },
       resolve: async (project, args, ctx) => {
         const serviceContext = await ctx.serviceContext();
         const query = postHogFields(
-          { search: args.search, distinctId: args.distinctId, email: args.email },
-          { search: "search", distinctId: "distinct_id", email: "email" },
+          {
+            search: args.search,
+            distinctId: args.distinctId,
+            email: args.email,
+            properties: args.properties,
+          },
+          { search: "search", distinctId: "distinct_id", email: "email", properties: "properties" },
         );
         // Paging back from the end would need the total, which this list does not count.
         if (args.last != null && args.before == null) {
