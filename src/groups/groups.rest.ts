@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_PAGE_SIZE } from "../config.js";
+import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { cursorPageLink } from "../rest/pagination.js";
 import { pathId, type RestModule } from "../rest/routes.js";
 import type { GroupRecord, GroupTypeRecord } from "./groups.queries.js";
@@ -51,6 +52,32 @@ const findGroupQuerySchema = z.object({
   group_type_index: z.int().describe("The group type."),
   group_key: z.string().describe("The group's exact key."),
 });
+
+/**
+ * Group operations of PostHog's `GroupsViewSet` that this service does not provide yet (scopes from
+ * `scope_object = "group"` and their `required_scopes`): groups are written by capture's
+ * `$groupidentify` here (issue 7 §3), and PostHog's own writes capture one too.
+ */
+const NOT_BUILT: readonly NotBuiltOperation[] = [
+  {
+    method: "POST",
+    path: "groups/",
+    scopes: ["group:write"],
+    reason: "creating a group (PostHog captures a `$groupidentify` event) arrives with group state",
+  },
+  {
+    method: "POST",
+    path: "groups/update_property/",
+    scopes: ["group:write"],
+    reason: "setting a group property arrives with group state",
+  },
+  {
+    method: "POST",
+    path: "groups/delete_property/",
+    scopes: ["group:write"],
+    reason: "removing a group property arrives with group state",
+  },
+];
 
 /** The group routes. */
 export const groupRoutes: RestModule = (services, limits) => {
@@ -115,5 +142,6 @@ export const groupRoutes: RestModule = (services, limits) => {
         },
       }),
     },
+    ...notBuiltRoutes(`${PROJECT}/`, NOT_BUILT),
   ];
 };
