@@ -19,6 +19,8 @@
  *   project's revision row, which is part of what is measured;
  * - `create`: POST of a new flag, in a second project so that the list stays as seeded (no
  *   baseline; shows the statements a create costs).
+ * - `persons`: REST list of 100 persons (distinct ids, last event's time; a data read, never 304),
+ *   vs the baseline's one hand-written statement.
  *
  * Figures are measured in rounds, ours and its comparison back to back, and the table shows the
  * median round (the ratio is the median of the rounds' ratios), so that load from other processes
@@ -225,6 +227,12 @@ function patchTarget(
   };
 }
 
+/** Our person list, asking for one more than seeded (so that `next` and `previous` are null on both sides). */
+const personsList = (ready: BenchReady) =>
+  `${ready.ours}/api/projects/${ready.projectId}/persons/?limit=${ready.persons + 1}`;
+/** The baseline's person list, as `personsList`. */
+const personsBaseline = (ready: BenchReady) => `${ready.baseline}/rows/persons?limit=${ready.persons + 1}`;
+
 function figuresFor(ready: BenchReady): Figure[] {
   const auth = { authorization: `Bearer ${ready.key}` };
   const flags = ready.flagIds.length;
@@ -331,6 +339,16 @@ function figuresFor(ready: BenchReady): Figure[] {
       },
     },
     {
+      id: "persons",
+      name: `REST list ${ready.persons} persons`,
+      ours: { name: "REST persons", target: { url: personsList(ready), headers: auth }, expected: [200] },
+      against: {
+        name: "SQL page",
+        target: { url: personsBaseline(ready), headers: auth },
+        expected: [200],
+      },
+    },
+    {
       id: "create",
       name: "REST create flag",
       ours: {
@@ -359,6 +377,7 @@ async function benchBackend(label: string, backend: string): Promise<void> {
     for (const shape of ["json"]) {
       await assertSameBytes(`list (${shape})`, list, `${ready.baseline}/${shape}/flags?limit=${flags}`, auth);
     }
+    await assertSameBytes("persons", personsList(ready), personsBaseline(ready), auth);
     await assertSameBytes(
       "read",
       `${ready.ours}/api/projects/${ready.projectId}/feature_flags/${one}/`,
