@@ -4,9 +4,10 @@
  * `groups/find`).
  */
 import { DEFAULT_PAGE_SIZE } from "../../config.js";
-import { NotFoundError, ProjectNotFoundError, ValidationError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
+import { forwardPageSize, keysetConnection } from "../../graphql/keyset-connection.js";
+import { nullWhenMissing } from "../../graphql/null-when-missing.js";
 import { ProjectRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { groupCursor } from "../groups.service.js";
@@ -32,17 +33,13 @@ builder.objectFields(ProjectRef, (t) => ({
       groupTypeIndex: t.arg.int({ required: true, description: "The group type's slot, 0–4." }),
       groupKey: t.arg.string({ required: true, description: "The group's exact key." }),
     },
-    resolve: async (project, args, ctx) => {
-      try {
-        return await ctx.services.groups.find(await ctx.serviceContext(), project.id, {
+    resolve: async (project, args, ctx) =>
+      nullWhenMissing(
+        ctx.services.groups.find(await ctx.serviceContext(), project.id, {
           group_type_index: args.groupTypeIndex,
           group_key: args.groupKey,
-        });
-      } catch (error) {
-        if (error instanceof NotFoundError && !(error instanceof ProjectNotFoundError)) return null;
-        throw error;
-      }
-    },
+        }),
+      ),
   }),
   groups: t.connection(
     {
@@ -61,30 +58,18 @@ builder.objectFields(ProjectRef, (t) => ({
         groupKey: t.arg.string({ description: "Groups whose key contains it (any case)." }),
       },
       resolve: async (project, args, ctx) => {
-        if (args.last != null || args.before != null) {
-          throw new ValidationError("Groups page forward only: use `first` and `after`.");
-        }
-        if (args.first != null && args.first < 0) {
-          throw new ValidationError("`first` must not be negative.", { attr: "first" });
-        }
         const query = postHogFields(
           { groupTypeIndex: args.groupTypeIndex, search: args.search, groupKey: args.groupKey },
           { groupTypeIndex: "group_type_index", search: "search", groupKey: "group_key" },
         );
         const page = await ctx.services.groups.list(await ctx.serviceContext(), project.id, query, {
-          size: Math.min(args.first ?? DEFAULT_PAGE_SIZE, ctx.limits.maxPageSize),
+          size: forwardPageSize(args, ctx.limits.maxPageSize),
           cursor: args.after ?? null,
         });
-        const edges = page.results.map((group) => ({ cursor: groupCursor(group), node: group }));
-        return {
-          edges,
-          pageInfo: {
-            hasNextPage: page.next !== null,
-            hasPreviousPage: page.previous !== null,
-            startCursor: edges[0]?.cursor ?? null,
-            endCursor: edges[edges.length - 1]?.cursor ?? null,
-          },
-        };
+        return keysetConnection(page.results, (group) => groupCursor(group), {
+          hasNextPage: page.next !== null,
+          hasPreviousPage: page.previous !== null,
+        });
       },
     },
     { name: "GroupConnection", description: "A page of groups." },

@@ -5,9 +5,9 @@
  * (one statement per project).
  */
 import { DEFAULT_PAGE_SIZE } from "../../config.js";
-import { ValidationError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { projectOwnedLocalId } from "../../graphql/ids.js";
+import { forwardPageSize, keysetConnection } from "../../graphql/keyset-connection.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import type { PersonRecord } from "../persons.queries.js";
@@ -61,25 +61,14 @@ export const PersonRef = builder.objectRef<PersonRecord>("Person").implement({
           "person, not for every person of a list.",
         extensions: requiresScopes("person:read"),
         resolve: async (person, args, ctx) => {
-          if (args.last != null || args.before != null) {
-            throw new ValidationError("Events page forward only: use `first` and `after`.");
-          }
-          const size = Math.min(args.first ?? DEFAULT_PAGE_SIZE, ctx.limits.maxPageSize);
-          if (size < 0) throw new ValidationError("`first` must not be negative.", { attr: "first" });
           const page = await ctx.services.persons.events(await ctx.serviceContext(), person, {
-            size,
+            size: forwardPageSize(args, ctx.limits.maxPageSize),
             cursor: args.after ?? null,
           });
-          const edges = page.results.map((event) => ({ cursor: eventCursor(event), node: event }));
-          return {
-            edges,
-            pageInfo: {
-              hasNextPage: page.next !== null,
-              hasPreviousPage: args.after != null,
-              startCursor: edges[0]?.cursor ?? null,
-              endCursor: edges[edges.length - 1]?.cursor ?? null,
-            },
-          };
+          return keysetConnection(page.results, eventCursor, {
+            hasNextPage: page.next !== null,
+            hasPreviousPage: args.after != null,
+          });
         },
       },
       { name: "PersonEventConnection", description: "A page of a person's events, newest first." },

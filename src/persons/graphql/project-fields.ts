@@ -5,10 +5,11 @@
 import { PothosValidationError } from "@pothos/core";
 import { resolveOffsetConnection } from "@pothos/plugin-relay";
 import { DEFAULT_PAGE_SIZE } from "../../config.js";
-import { NotFoundError, ProjectNotFoundError, ValidationError } from "../../core/errors.js";
+import { ValidationError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { decodeGlobalId, parseProjectOwnedLocalId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
+import { nullWhenMissing } from "../../graphql/null-when-missing.js";
 import { ProjectRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { PersonRef } from "./person.type.js";
@@ -32,18 +33,10 @@ builder.objectFields(ProjectRef, (t) => ({
       "Scope `person:read`.",
     extensions: requiresScopes("person:read"),
     args: { id: t.arg.id({ required: true, description: "The person's uuid, integer id or global `id`." }) },
-    resolve: async (project, args, ctx) => {
-      try {
-        return await ctx.services.persons.get(
-          await ctx.serviceContext(),
-          project.id,
-          restPersonId(String(args.id)),
-        );
-      } catch (error) {
-        if (error instanceof NotFoundError && !(error instanceof ProjectNotFoundError)) return null;
-        throw error;
-      }
-    },
+    resolve: async (project, args, ctx) =>
+      nullWhenMissing(
+        ctx.services.persons.get(await ctx.serviceContext(), project.id, restPersonId(String(args.id))),
+      ),
   }),
   persons: t.connection(
     {
