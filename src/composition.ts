@@ -20,6 +20,12 @@ import { builder } from "./graphql/builder.js";
 import { ingestionSdkRoutes } from "./ingestion/ingestion.sdk.js";
 import { createIngestionService } from "./ingestion/ingestion.service.js";
 import "./graphql/root.js";
+import { groupRoutes } from "./groups/groups.rest.js";
+import "./groups/graphql/index.js";
+import { createGroupService } from "./groups/groups.service.js";
+import { personRoutes } from "./persons/persons.rest.js";
+import "./persons/graphql/index.js";
+import { createPersonService } from "./persons/persons.service.js";
 import { projectRoutes } from "./projects/projects.rest.js";
 import "./projects/projects.graphql.js";
 import { createProjectService } from "./projects/projects.service.js";
@@ -36,7 +42,9 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
     activityLog: createActivityLogService(),
     cohorts,
     featureFlags: createFeatureFlagService(deps, cohorts),
+    groups: createGroupService(),
     ingestion: createIngestionService(deps),
+    persons: createPersonService(deps),
     projects: createProjectService(),
     users: createUserService(),
   };
@@ -48,6 +56,8 @@ export const REST_MODULES: readonly RestModule[] = [
   userRoutes,
   featureFlagRoutes,
   cohortRoutes,
+  personRoutes,
+  groupRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, and the flag paths next). */

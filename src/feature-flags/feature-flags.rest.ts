@@ -5,17 +5,12 @@
 
 import { z } from "zod";
 import { DEFAULT_PAGE_SIZE } from "../config.js";
-import { authorizeProjectScopes } from "../core/auth/access.js";
-import { type Scope, scopeSatisfied } from "../core/auth/scopes.js";
+import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
-import {
-  MethodNotAllowedError,
-  NotFoundError,
-  NotImplementedError,
-  ProjectNotFoundError,
-} from "../core/errors.js";
+import { MethodNotAllowedError, NotFoundError, ProjectNotFoundError } from "../core/errors.js";
 import { activityPageSchema, serializeActivityPage } from "../rest/activity.js";
 import { errorBodySchema } from "../rest/error-body.js";
+import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import {
   activityPageQuerySchema,
   offsetPageLinks,
@@ -23,7 +18,7 @@ import {
   parseActivityPage,
   parseOffsetPage,
 } from "../rest/pagination.js";
-import { type HttpMethod, pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import { pathId, type RestModule } from "../rest/routes.js";
 import { serializeUserBasic } from "../rest/serializers.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
 import {
@@ -95,12 +90,7 @@ export function serializeFlag(
  * ones (project, key limits, scopes, membership) and then answer 501, instead of being mistaken for
  * `:id/` routes.
  */
-const NOT_BUILT: ReadonlyArray<{
-  method: HttpMethod;
-  path: string;
-  scopes: [Scope, ...Scope[]];
-  reason: string;
-}> = [
+const NOT_BUILT: readonly NotBuiltOperation[] = [
   {
     method: "POST",
     path: ":id/create_static_cohort_for_flag/",
@@ -297,18 +287,6 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
         return { body: serializeActivityPage(page, url, paging) };
       },
     },
-    ...NOT_BUILT.map(
-      ({ method, path, scopes, reason }): RestRoute => ({
-        method,
-        path: `${BASE}${path}`,
-        summary: `Not implemented yet: ${reason}.`,
-        scopes,
-        responses: { 501: errorBodySchema },
-        handler: async ({ params, ctx }) => {
-          await authorizeProjectScopes(ctx, pathId(params, "project_id"), scopes);
-          throw new NotImplementedError(`${method} ${BASE}${path} is not implemented yet: ${reason}.`);
-        },
-      }),
-    ),
+    ...notBuiltRoutes(BASE, NOT_BUILT),
   ];
 };

@@ -111,3 +111,28 @@ export function activityPageLinks(
     previous: hasPrevious ? withParams(url, { page: paging.page - 1, limit: paging.limit }) : null,
   };
 }
+
+/**
+ * The `next`/`previous` links of an offset page whose total is not counted (PostHog's person list,
+ * `posthog/api/person.py` `list`): `next` when the page came back full (`hasMore`), `previous` when
+ * a whole page fits before this one (`offset - limit >= 0`), each with `limit` and `offset` set.
+ */
+export function uncountedPageLinks(
+  url: URL,
+  page: { limit: number; offset: number },
+  hasMore: boolean,
+): { next: string | null; previous: string | null } {
+  const back = page.offset - page.limit;
+  return {
+    next: hasMore ? withParams(url, { limit: page.limit, offset: page.offset + page.limit }) : null,
+    previous: back >= 0 ? withParams(url, { limit: page.limit, offset: back }) : null,
+  };
+}
+
+/** A DRF cursor page link (`?cursor=`, other parameters kept), or null without a cursor. */
+export function cursorPageLink(url: URL, cursor: string | null): string | null {
+  if (cursor === null) return null;
+  const link = new URL(url);
+  link.searchParams.set("cursor", cursor);
+  return link.toString();
+}

@@ -131,7 +131,7 @@ describeEachBackend("REST auth matrix", (server) => {
     own = {
       project_id: t.project,
       organization_id: t.organization,
-      ids: { feature_flags: t.flag, cohorts: t.cohort },
+      ids: { feature_flags: t.flag, cohorts: t.cohort, persons: t.person.id },
     };
   });
 
@@ -290,7 +290,10 @@ describeEachBackend("REST auth matrix", (server) => {
 
       itWhere(kinds.has("id"))("answers an object of another project with 404", async () => {
         const s = server();
-        const foreign = { ...own, ids: { feature_flags: t.otherFlag, cohorts: t.otherCohort } };
+        const foreign = {
+          ...own,
+          ids: { feature_flags: t.otherFlag, cohorts: t.otherCohort, persons: t.otherPerson.id },
+        };
         // A route that answers its own project's object with 405 (flag DELETE: PostHog's
         // ForbidDestroyModel) or 501 (not built yet) never reads the object: any id gets that answer.
         const reference = await call(route, await withFreshObject(s, route), s.key);
@@ -326,6 +329,8 @@ interface NodeIds {
   project: number;
   flag: number;
   cohort: number;
+  /** A person's uuid. */
+  person: string;
   entry: string;
   organization: string;
   user: number;
@@ -343,6 +348,9 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   ActivityLogEntry: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.entry}` },
   Organization: { projectOwned: false, localId: (ids) => ids.organization },
   User: { projectOwned: false, localId: (ids) => String(ids.user) },
+  Person: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.person}` },
+  GroupType: { projectOwned: true, localId: (ids) => `${ids.project}:0` },
+  Group: { projectOwned: true, localId: (ids) => `${ids.project}:0:x` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -363,6 +371,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       project,
       flag: t.flag,
       cohort: t.cohort,
+      person: t.person.uuid,
       entry,
       organization: t.organization,
       user: server().userId,
@@ -371,8 +380,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
   };
 
   /**
-   * Fixtures for arguments: the own project, flag and cohorts unless overridden (`foreignObjects`:
-   * those of the other project); node ids through `project`; the own person for person ids.
+   * Fixtures for arguments: the own project, flag, cohorts and person unless overridden
+   * (`foreignObjects`: those of the other project); node ids through `project`.
    */
   const fixtures = (
     target: FieldTarget,
@@ -386,10 +395,11 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         featureFlag: overrides.featureFlag ?? (foreign ? t.otherFlag : t.flag),
         cohort: foreign ? t.otherCohort : t.cohort,
         staticCohort: foreign ? t.otherStaticCohort : t.staticCohort,
+        person: foreign ? t.otherPerson.id : t.person.id,
       },
       node: nodeId(target, project),
       key: freshKey,
-      values: { personIds: [t.person], personId: t.person },
+      values: { personIds: [t.person.uuid], personId: t.person.uuid },
     } satisfies ArgumentFixtures;
   };
 
@@ -459,7 +469,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
     const scopes = target.scopes ?? [];
     const ancestorScopes = target.path.slice(0, -1).flatMap((f) => declaredScopes(f) ?? []);
     const pathScopes = [...ancestorScopes, ...scopes];
-    const kinds = ["project", "featureFlag", "cohort", "staticCohort"];
+    const kinds = ["project", "featureFlag", "cohort", "staticCohort", "person"];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
       : target.path.length === 1 && takesArgument(target.path, "project", kinds);

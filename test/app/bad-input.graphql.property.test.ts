@@ -45,7 +45,7 @@ import { createTenancy, type Tenancy } from "../support/tenancy.js";
 const { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType } = graphqlOfApp;
 
 /** The kinds of object an `id` argument can name (see `argumentKind`). */
-const OBJECT_KINDS = ["featureFlag", "cohort", "staticCohort"];
+const OBJECT_KINDS = ["featureFlag", "cohort", "staticCohort", "person"];
 
 /** Every field with arguments once (node reads are one target per Node type: keep the first). */
 const TARGETS: FieldTarget[] = fieldTargets().filter(
@@ -68,6 +68,8 @@ interface Fixtures {
   flag: number;
   cohort: number;
   staticCohort: number;
+  /** A person's integer id. */
+  person: number;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -121,6 +123,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       flag: (await createFlag(server(), { key: freshKey() }, t.project)).id,
       cohort: t.cohort,
       staticCohort: t.staticCohort,
+      person: t.person.id,
     };
   });
 
@@ -167,6 +170,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       if (kind === "featureFlag") return fc.constant(fixtures.flag);
       if (kind === "cohort") return fc.constant(fixtures.cohort);
       if (kind === "staticCohort") return fc.constant(fixtures.staticCohort);
+      if (kind === "person") return fc.constant(String(fixtures.person));
       if (kind === "node") {
         const own = encodeGlobalID("FeatureFlag", `${fixtures.project}:${fixtures.flag}`);
         const id = fc.oneof(fc.constant(own), leafValue("ID"));
@@ -262,10 +266,11 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         featureFlag: fixtures.flag,
         cohort: fixtures.cohort,
         staticCohort: fixtures.staticCohort,
+        person: fixtures.person,
       },
       node: "",
       key: freshKey,
-      values: { personIds: [t.person], personId: t.person },
+      values: { personIds: [t.person.uuid], personId: t.person.uuid },
     });
     /** The input with just its required fields, from the fixtures. */
     const base = () => fill(input, field.name, argumentFixtures()) as Record<string, unknown>;

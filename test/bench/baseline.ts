@@ -1,6 +1,6 @@
 /**
  * The bench's baseline: a bare `node:http` server that does what our REST door does for the list,
- * the single read and a PATCH of a flag — authenticate the personal API key, read the project and
+ * the single read and a PATCH of a flag, and for the list of persons — authenticate the personal API key, read the project and
  * check access, read the flags with their users and tags — with hand-written SQL over the same
  * driver (the same PGlite instance, or a `pg` Pool on the same database), then `JSON.stringify`s
  * the same response bytes (run.ts checks they are identical). No Prisma, no fastify, no GraphQL.
@@ -15,15 +15,18 @@
  * - `GET /json/flags`: one statement where PostgreSQL builds each flag with its users and tags as
  *   one `json_build_object` document (`json_agg` over the page); JavaScript parses it and adds the
  *   derived fields.
+ * - `GET /rows/persons`: one statement, each person with its distinct ids as an array and its
+ *   latest event's time; JavaScript builds PostHog's actor shape (persons.rest.ts).
  */
 import http from "node:http";
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { hashApiKey } from "../../src/core/auth/api-keys.js";
-import { scopeSatisfied } from "../../src/core/auth/scopes.js";
+import { type Scope, scopeSatisfied } from "../../src/core/auth/scopes.js";
 import { flagStatus, isSimpleFlag, simpleRolloutPercentage } from "../../src/feature-flags/rules/status.js";
 import { effectiveFilters } from "../../src/feature-flags/rules/stored-filters.js";
+import { personDisplayName } from "../../src/persons/rules/display-name.js";
 
 /** The driver the baseline runs on: positional-parameter SQL returning rows, and a transaction. */
 export interface Sql {
@@ -242,12 +245,49 @@ function flagJson(flag: FlagRow, caller: Caller, now: Date) {
   };
 }
 
+/** A page of persons, newest first, with distinct ids and the latest event's time. */
+const PERSONS_PAGE = `
+  SELECT p.id::text AS id, p.uuid::text AS uuid, p.properties, p.is_identified, p.created_at,
+    ARRAY(SELECT d.distinct_id FROM person_distinct_ids d
+          WHERE d.project_id = p.project_id AND d.person_id = p.id ORDER BY d.distinct_id LIMIT 1000) AS distinct_ids,
+    (SELECT max(e.timestamp) FROM events e WHERE e.project_id = p.project_id AND e.person_id = p.uuid) AS last_seen_at
+  FROM persons p
+  WHERE p.project_id = $1 AND p.created_at < now() + interval '1 day'
+  ORDER BY p.created_at DESC, p.uuid DESC LIMIT $2 OFFSET $3`;
+
+interface PersonRow {
+  id: string;
+  uuid: string;
+  properties: Record<string, unknown>;
+  is_identified: boolean;
+  created_at: Date;
+  distinct_ids: string[];
+  last_seen_at: Date | null;
+}
+
+/** A person in the list's shape (persons.rest.ts `serializeListedPerson`). */
+function personJson(row: PersonRow) {
+  return {
+    type: "person",
+    id: row.uuid,
+    uuid: row.uuid,
+    created_at: new Date(row.created_at).toISOString(),
+    last_seen_at: row.last_seen_at === null ? null : new Date(row.last_seen_at).toISOString(),
+    properties: row.properties,
+    is_identified: row.is_identified,
+    name: personDisplayName(BigInt(row.id), row.properties, row.distinct_ids),
+    distinct_ids: row.distinct_ids,
+    matched_recordings: [],
+    value_at_data_point: null,
+  };
+}
+
 /** Key lookup and project check: the same decisions as `authenticate` + `authorizeProject`. */
 async function authorize(
   sql: Sql,
   authorization: string | undefined,
   projectId: number,
-  scope: "feature_flag:read" | "feature_flag:write",
+  scope: Scope,
 ): Promise<Caller> {
   const key = authorization?.match(/^Bearer\s+(\S+)$/)?.[1];
   if (!key) throw new HttpError(401);
@@ -333,7 +373,7 @@ async function readBody(request: http.IncomingMessage): Promise<Record<string, u
 /**
  * Starts the baseline on 127.0.0.1 (a free port) for `projectId`. Routes: `GET /<shape>/flags?limit=`
  * (shapes in the module header), `GET /rows/flags/:id`, `PATCH /rows/flags/:id` (body `{name}`),
- * `POST /capture/batch` (body `{api_key, batch}`: `insertEventsByHand`).
+ * `GET /rows/persons?limit=`, `POST /capture/batch` (body `{api_key, batch}`: `insertEventsByHand`).
  * Its `Server-Timing` counts its statements.
  */
 export async function startBaseline(
@@ -350,7 +390,13 @@ export async function startBaseline(
       const [, shape, , id] = url.pathname.split("/");
       const now = new Date();
       let body: unknown;
-      if (request.method === "GET" && id === undefined) {
+      if (request.method === "GET" && url.pathname === "/rows/persons") {
+        await authorize(sql, request.headers.authorization, projectId, "person:read");
+        const limit = Number(url.searchParams.get("limit") ?? 100);
+        const rows = await sql.query<PersonRow>(PERSONS_PAGE, [projectId, limit, 0]);
+        // The bench asks for more than it seeded: no `next`, and no `previous` from offset 0.
+        body = { results: rows.map(personJson), next: null, previous: null };
+      } else if (request.method === "GET" && id === undefined) {
         const caller = await authorize(sql, request.headers.authorization, projectId, "feature_flag:read");
         const limit = Number(url.searchParams.get("limit") ?? 100);
         if (shape === "json") {

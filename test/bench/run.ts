@@ -22,7 +22,9 @@
  * - `capture`: `POST /batch/` of 100 events (100 known distinct ids, each request new events with
  *   new uuids) through the whole pipeline (token lookup, person and group state, events, catalogue),
  *   vs the same events stored by one hand-written multi-row INSERT over the same driver; printed
- *   also as events per second.
+ *   also as events per second;
+ * - `persons`: REST list of 100 persons (distinct ids, last event's time; a data read, never 304),
+ *   vs the baseline's one hand-written statement.
  *
  * Figures are measured in rounds, ours and its comparison back to back, and the table shows the
  * median round (the ratio is the median of the rounds' ratios), so that load from other processes
@@ -273,6 +275,12 @@ function captureTarget(url: string, token: string): Target {
   };
 }
 
+/** Our person list, asking for one more than seeded (so that `next` and `previous` are null on both sides). */
+const personsList = (ready: BenchReady) =>
+  `${ready.ours}/api/projects/${ready.projectId}/persons/?limit=${ready.persons + 1}`;
+/** The baseline's person list, as `personsList`. */
+const personsBaseline = (ready: BenchReady) => `${ready.baseline}/rows/persons?limit=${ready.persons + 1}`;
+
 function figuresFor(ready: BenchReady): Figure[] {
   const auth = { authorization: `Bearer ${ready.key}` };
   const flags = ready.flagIds.length;
@@ -394,6 +402,16 @@ function figuresFor(ready: BenchReady): Figure[] {
       eventsPerRequest: CAPTURE_BATCH,
     },
     {
+      id: "persons",
+      name: `REST list ${ready.persons} persons`,
+      ours: { name: "REST persons", target: { url: personsList(ready), headers: auth }, expected: [200] },
+      against: {
+        name: "SQL page",
+        target: { url: personsBaseline(ready), headers: auth },
+        expected: [200],
+      },
+    },
+    {
       id: "create",
       name: "REST create flag",
       ours: {
@@ -422,6 +440,7 @@ async function benchBackend(label: string, backend: string): Promise<void> {
     for (const shape of ["json"]) {
       await assertSameBytes(`list (${shape})`, list, `${ready.baseline}/${shape}/flags?limit=${flags}`, auth);
     }
+    await assertSameBytes("persons", personsList(ready), personsBaseline(ready), auth);
     await assertSameBytes(
       "read",
       `${ready.ours}/api/projects/${ready.projectId}/feature_flags/${one}/`,

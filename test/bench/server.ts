@@ -9,7 +9,7 @@
  * On `{ profile: path }` it starts V8's CPU profiler and on `{ stopProfile: true }` writes the profile
  * to that path (answering `"ok"` to each), so a profile covers one figure's load and nothing else.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import http from "node:http";
 import { Session } from "node:inspector/promises";
@@ -27,6 +27,8 @@ import { pgliteSql, pgPoolSql, type Sql, startBaseline } from "./baseline.js";
 
 /** Flags seeded in the bench project. */
 const FLAGS = 100;
+/** Persons seeded in the bench project, each with two distinct ids and three events. */
+const PERSONS = 100;
 
 /** What the server process tells the parent once everything listens. */
 export interface BenchReady {
@@ -38,6 +40,8 @@ export interface BenchReady {
   projectToken: string;
   /** Ids of the seeded flags, oldest first. */
   flagIds: number[];
+  /** How many persons were seeded. */
+  persons: number;
   /** A second, empty project of the same organization, where the create figure writes (so the list stays as seeded). */
   createProjectId: number;
   /** PostGraphile's GraphQL endpoint on the same database (PostgreSQL only), when it started. */
@@ -93,6 +97,38 @@ async function startPostGraphile(
   }
 }
 
+/** `PERSONS` persons with an email, two distinct ids each and three events under the first. */
+async function seedPersons(db: Database["prisma"], projectId: number): Promise<void> {
+  const start = Date.now() - 24 * 60 * 60 * 1000;
+  for (let i = 0; i < PERSONS; i++) {
+    const person = await db.person.create({
+      data: {
+        projectId,
+        properties: { email: `person-${i}@example.com`, plan: i % 2 === 0 ? "pro" : "free" },
+        isIdentified: true,
+        createdAt: new Date(start + i * 1000),
+        distinctIds: {
+          create: [
+            { distinctId: `user-${i}` },
+            { distinctId: `0190aa00-0000-0000-0000-${String(i).padStart(12, "0")}` },
+          ],
+        },
+      },
+      select: { uuid: true },
+    });
+    await db.event.createMany({
+      data: [0, 1, 2].map((n) => ({
+        projectId,
+        uuid: randomUUID(),
+        event: "$pageview",
+        distinctId: `user-${i}`,
+        personId: person.uuid,
+        timestamp: new Date(start + i * 1000 + n * 60_000),
+      })),
+    });
+  }
+}
+
 async function seed(database: Database): Promise<Omit<BenchReady, "ours" | "baseline">> {
   const boot = await bootstrap(database.prisma, {
     email: "bench@example.com",
@@ -131,6 +167,7 @@ async function seed(database: Database): Promise<Omit<BenchReady, "ours" | "base
       [tags[i % 3]!, tags[(i + 1) % 3]!].map((tag) => ({ projectId, featureFlagId: flag.id, tagId: tag.id })),
     ),
   });
+  await seedPersons(db, projectId);
   const { organizationId, apiToken } = await db.project.findUniqueOrThrow({ where: { id: projectId } });
   const createProject = await db.project.create({
     data: { organizationId, name: "Bench creates", apiToken: generateProjectApiToken() },
@@ -140,6 +177,7 @@ async function seed(database: Database): Promise<Omit<BenchReady, "ours" | "base
     projectId,
     projectToken: apiToken,
     flagIds: flags.map((f) => f.id),
+    persons: PERSONS,
     createProjectId: createProject.id,
   };
 }

@@ -1,12 +1,13 @@
 /**
  * The tenants an authorization test needs around a test server's bootstrap project: a flag, a
- * dynamic cohort and a static cohort holding one person in it, another project of the same
- * organization with its own flag and cohorts, a second organization the user is also a member of,
+ * person with group type 0 and its group `x`, a dynamic cohort and a static cohort holding the
+ * person, another project of the same organization with its own flag, person, group and cohorts, a second organization the user is also a member of,
  * and an organization (with a project) the user is not a member of. Flags and cohorts are created
  * through the REST door with the all-scopes key, as a client would; the person is a fixture row.
  */
 import { expect } from "vitest";
 import { createFlag } from "./flags.js";
+import { insertGroups, insertGroupType } from "./groups.js";
 import { insertPerson } from "./people.js";
 import type { TestServer } from "./server.js";
 
@@ -24,8 +25,10 @@ export interface Tenancy {
   cohort: number;
   /** A static cohort of the bootstrap project, holding `person`. */
   staticCohort: number;
-  /** The uuid of a person of the bootstrap project. */
-  person: string;
+  /** A person of the bootstrap project (its integer id and uuid), with group type 0 and its group `x`. */
+  person: { id: number; uuid: string };
+  /** A person of `otherProject`. */
+  otherPerson: { id: number; uuid: string };
   /** A dynamic and a static cohort of `otherProject`. */
   otherCohort: number;
   otherStaticCohort: number;
@@ -44,16 +47,23 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
   await s.db.organizationMembership.create({ data: { organizationId: second.id, userId: s.userId } });
   const foreignProject = await s.createForeignProject(`${label} foreign`);
   const foreign = await s.db.project.findUniqueOrThrow({ where: { id: foreignProject } });
-  const person = (await insertPerson(s.db, s.projectId, { distinctIds: [`${label}-person`] })).uuid;
+  const person = await insertPerson(s.db, s.projectId, { distinctIds: [`${label}-own-person`] });
+  const otherPerson = await insertPerson(s.db, otherProject, { distinctIds: [`${label}-other-person`] });
+  for (const project of [s.projectId, otherProject]) {
+    await insertGroupType(s.db, project, 0, "company");
+    // Key "x": what the route-walking tests give a required string argument (`groupKey`).
+    await insertGroups(s.db, project, [{ groupTypeIndex: 0, groupKey: "x" }]);
+  }
   const cohort = (project: number, body: Record<string, unknown>) => createCohort(s, project, body);
   return {
     cohort: await cohort(s.projectId, { name: `${label} dynamic` }),
     staticCohort: await cohort(s.projectId, {
       name: `${label} static`,
       is_static: true,
-      _create_static_person_ids: [person],
+      _create_static_person_ids: [person.uuid],
     }),
-    person,
+    person: { id: Number(person.id), uuid: person.uuid },
+    otherPerson: { id: Number(otherPerson.id), uuid: otherPerson.uuid },
     otherCohort: await cohort(otherProject, { name: `${label} other dynamic` }),
     otherStaticCohort: await cohort(otherProject, { name: `${label} other static`, is_static: true }),
     project: s.projectId,
