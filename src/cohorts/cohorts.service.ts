@@ -518,9 +518,9 @@ export function createCohortService(deps: ServiceDeps) {
       body: unknown,
     ): Promise<CohortRecord> {
       await authorizeProject(ctx, projectId, "cohort:write");
-      // The body is read first (PostHog reads it after the static check): bad input is a 400 naming its field.
-      const { person_ids } = parseInput(addPersonsSchema, body, ctx.limits);
       const cohort = await readOne(ctx.db, projectId, id);
+      // The body is read before the static check (PostHog reads it after): bad input is a 400 naming its field.
+      const { person_ids } = parseInput(addPersonsSchema, body, ctx.limits);
       if (!cohort.isStatic) throw new ValidationError("Can only add users to static cohorts");
       const found = await existingPersonUuids(ctx.db, projectId, person_ids);
       if (found.length === 0) throw new ValidationError("No valid users to add to cohort");
@@ -542,8 +542,8 @@ export function createCohortService(deps: ServiceDeps) {
       body: unknown,
     ): Promise<CohortRecord> {
       await authorizeProject(ctx, projectId, "cohort:write");
-      const { person_id } = parseInput(removePersonSchema, body, ctx.limits);
       const cohort = await readOne(ctx.db, projectId, id);
+      const { person_id } = parseInput(removePersonSchema, body, ctx.limits);
       if (!cohort.isStatic) throw new ValidationError("Can only remove users from static cohorts");
       if ((await existingPersonUuids(ctx.db, projectId, [person_id])).length === 0) {
         throw new NotFoundError("Person with this UUID does not exist in the cohort's team");
