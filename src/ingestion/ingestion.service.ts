@@ -2,7 +2,7 @@
  * Capture (issue 7 §1, §5): a request's events, validated, then in ONE transaction: person state
  * (person-state.ts: persons created, identified, merged, their properties set), group state
  * (group-state.ts), the events stored with the person each resolved to (idempotent per event uuid),
- * and the catalogue they add to. The SDK door (src/sdk/) has already decoded the
+ * and the catalogue they add to. Events the pipeline drops (rules/dropped-events.ts) are not stored. The SDK door (src/sdk/) has already decoded the
  * payload and found the project by its public token; nothing here needs a personal API key or a
  * scope (PostHog's capture takes the public token alone).
  *
@@ -19,6 +19,7 @@ import { groupTypeIndexes, insertEvents, writeCatalogue } from "./ingestion.quer
 import { applyPersonState } from "./person-state.js";
 import { readCaptureEvents } from "./rules/capture-events.js";
 import { catalogueEntries, groupTypesToResolve } from "./rules/catalogue.js";
+import { droppedByPipeline } from "./rules/dropped-events.js";
 
 /** How one capture request came in. */
 export interface CaptureRequest {
@@ -60,9 +61,16 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
       const stored = await db.$transaction(async (tx) => {
         const personIds = await applyPersonState(tx, project.id, events);
         await applyGroupState(tx, project.id, events);
-        const inserted = await insertEvents(tx, project.id, events, personIds);
-        const indexes = await groupTypeIndexes(tx, project.id, groupTypesToResolve(events));
-        written = cache.unwritten(project.id, catalogueEntries(events, indexes, now), now);
+        const kept = events.flatMap((event, index) => (droppedByPipeline(event) ? [] : [{ event, index }]));
+        const stored = kept.map(({ event }) => event);
+        const inserted = await insertEvents(
+          tx,
+          project.id,
+          stored,
+          kept.map(({ index }) => personIds[index] ?? null),
+        );
+        const indexes = await groupTypeIndexes(tx, project.id, groupTypesToResolve(stored));
+        written = cache.unwritten(project.id, catalogueEntries(stored, indexes, now), now);
         await writeCatalogue(tx, project.id, written, now);
         return inserted;
       });

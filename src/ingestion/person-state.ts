@@ -22,6 +22,14 @@
  * - otherwise: the distinct id's person gets the event's `$set`/`$set_once`/`$unset`, or is created.
  * A person's `version` goes up by one per event that writes it (PostHog bumps it per write), and a
  * change to frequently changing keys alone waits for the person's next write (rules/person-properties.ts).
+ *
+ * Events already stored keep pointing at the right person: when a person is merged away, its events
+ * move to the survivor, and when a distinct id used by personless events joins a person of another
+ * uuid, those events move to it (what PostHog's person overrides achieve at query time).
+ * PostHog drops `$identify`, `$create_alias`, `$merge_dangerously` and `$groupidentify` events sent
+ * with `$process_person_profile: false` (`invalid_event_when_process_person_profile_is_false`,
+ * `normalizeEventStep`); here they are personless like any other, and whether to store them is
+ * capture's decision.
  */
 import { randomUUID } from "node:crypto";
 import type { IngestEvent, IngestTx } from "./ingest-event.js";
@@ -72,7 +80,8 @@ class BatchPersons {
     for (const row of loaded) {
       let person = byId.get(row.id);
       if (!person) {
-        person = { ...row, changed: false, distinctIds: new Set(), mergedInto: null };
+        const { distinctId: _, ...stored } = row;
+        person = { ...stored, changed: false, distinctIds: new Set(), mergedInto: null };
         byId.set(row.id, person);
         this.persons.push(person);
       }

@@ -27,6 +27,9 @@ import { findProjectToken } from "./token.js";
 /** Methods an SDK path takes (OPTIONS is answered for every path). */
 export type SdkMethod = "GET" | "POST";
 
+/** The methods the SDK door routes; those a path does not take are answered 405. */
+const ROUTED_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
 /** What an SDK handler gets. */
 export interface SdkRequest {
   /** The project the request's token names. */
@@ -122,15 +125,18 @@ export async function registerSdkRoutes(
         bodyLimit: route.bodyLimitBytes,
         handler: (request, reply) => handle(route, deps, request, reply),
       });
-      scope.route({
-        method: (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).filter(
-          (m) => !route.methods.includes(m as SdkMethod),
-        ),
-        url: route.path,
-        handler: async (request) => {
-          throw new MethodNotAllowedError(request.method);
-        },
-      });
+      const others = ROUTED_METHODS.filter(
+        (method) => !(route.methods as readonly string[]).includes(method),
+      );
+      if (others.length > 0) {
+        scope.route({
+          method: others,
+          url: route.path,
+          handler: async (request) => {
+            throw new MethodNotAllowedError(request.method);
+          },
+        });
+      }
       scope.route({
         method: "OPTIONS",
         url: route.path,

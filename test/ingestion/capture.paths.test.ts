@@ -141,6 +141,26 @@ describeEachBackend("capture paths and body shapes", (server) => {
     expect(stored?.properties).toMatchObject({ "k\ufffd": "v\ufffd" });
   });
 
+  it("accepts but does not store an $identify sent with $process_person_profile: false", async () => {
+    const answer = await sendToSdk(server(), "/e/", {
+      json: [
+        {
+          event: "$identify",
+          distinct_id: "personless",
+          properties: { token, $process_person_profile: false },
+        },
+        {
+          event: "personless view",
+          distinct_id: "personless",
+          properties: { token, $process_person_profile: false },
+        },
+      ],
+    });
+    expect(answer.status, answer.text).toBe(200);
+    const stored = (await storedEvents(server())).filter((e) => e.distinctId === "personless");
+    expect(stored.map((e) => e.event)).toEqual(["personless view"]);
+  });
+
   it("stores a resent uuid once", async () => {
     const uuid = "0190b2d4-4c4e-7c4e-8d7e-9a1b2c3d4e5f";
     for (let i = 0; i < 2; i++) {

@@ -394,6 +394,23 @@ describeEachBackend("person state", (server, backend) => {
       ).toBe(1);
     });
 
+    it("two requests merging the same two persons at once leave one person with both ids", async () => {
+      const s = server();
+      const [anon, user] = [freshId("anon"), freshId("user")];
+      await applyBatch(s, [ingestEvent(anon, { $set: { a: 1 } }), ingestEvent(user, { $set: { u: 1 } })]);
+      const identify = () =>
+        s.db.$transaction((tx) =>
+          applyPersonState(tx, s.projectId, [
+            ingestEvent(user, { $anon_distinct_id: anon }, { event: "$identify" }),
+          ]),
+        );
+      const results = await Promise.all([identify(), identify(), identify()]);
+      const survivor = personUuidFor(s.projectId, user);
+      expect(results.flat()).toEqual([survivor, survivor, survivor]);
+      expect(await personOf(s, anon)).toMatchObject({ uuid: survivor, properties: { a: 1, u: 1 } });
+      expect(await personCount(s, personUuidFor(s.projectId, anon))).toBe(0);
+    });
+
     it("two requests identifying into the same new person at once make one person", async () => {
       const s = server();
       const user = freshId("user");
