@@ -41,7 +41,11 @@ describeEachBackend("posthog-node traffic read back through REST and GraphQL", (
     });
     // An anonymous visitor browses and signs up: identify creates the identified person, alias
     // merges the anonymous one into it; a back-end id joins by alias; the user works for a company.
-    client.capture({ distinctId: "anon-42", event: "$pageview", properties: { $current_url: "https://x.test/" } });
+    client.capture({
+      distinctId: "anon-42",
+      event: "$pageview",
+      properties: { $current_url: "https://x.test/" },
+    });
     await client.flush();
     client.identify({
       distinctId: "user-42",
