@@ -4,7 +4,8 @@
  *   process may hold a data directory: a lock file in it makes a second opener fail clearly
  *   instead of corrupting the database (PGlite itself locks nothing), and a crashed holder's lock
  *   never delays a restart (./data-dir-lock.ts).
- * - `postgres`: a real PostgreSQL through `@prisma/adapter-pg`.
+ * - `postgres`: a real PostgreSQL through `@prisma/adapter-pg`, every statement prepared once per
+ *   connection (./statement-names.ts).
  * - `pglite`: a PGlite instance owned by the caller (tests load a migrated template into memory).
  * Every adapter is wrapped by `instrumentAdapterFactory`, so statements are counted per request.
  */
@@ -16,6 +17,7 @@ import { PrismaClient } from "../generated/prisma/client.js";
 import { type LockLogger, lockDataDirectory } from "./data-dir-lock.js";
 import type { MigrationTarget } from "./migrations.js";
 import { instrumentAdapterFactory } from "./sql-stats.js";
+import { statementNames } from "./statement-names.js";
 
 /** Where the data lives. */
 export type DatabaseSource =
@@ -63,7 +65,9 @@ export function redactUrl(url: string): string {
 export async function openDatabase(source: DatabaseSource, log?: LockLogger): Promise<Database> {
   switch (source.kind) {
     case "postgres": {
-      const prisma = prismaFor(new PrismaPg({ connectionString: source.url }));
+      const prisma = prismaFor(
+        new PrismaPg({ connectionString: source.url }, { statementNameGenerator: statementNames() }),
+      );
       return {
         kind: "postgres",
         prisma,
