@@ -28,8 +28,11 @@ import { ensureTags, normalizeTags } from "../core/tags.js";
 import { parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import {
+  ALL_FLAG_PARTS,
   type Db,
+  type FlagPart,
   type FlagRecord,
+  type FlagRecordWith,
   flagListWhere,
   selectFlagPage,
   selectFlags,
@@ -380,18 +383,21 @@ export function createFeatureFlagService(deps: ServiceDeps) {
     /**
      * One page of the project's non-deleted flags (spec row 1), with the total count. `query` holds
      * the list filters under PostHog's names (REST's query parameters; GraphQL renames its input);
-     * unknown or malformed values are ignored, as PostHog does. Scope `feature_flag:read`.
+     * unknown or malformed values are ignored, as PostHog does. Each record has the `parts` its
+     * reader shows (a GraphQL selection), every part by default (REST). Scope `feature_flag:read`.
      * @throws NotFoundError, PermissionDeniedError.
      */
-    async list(
+    async list<P extends FlagPart = FlagPart>(
       ctx: ServiceContext,
       projectId: number,
       query: Record<string, unknown>,
       page: OffsetPage,
-    ): Promise<{ count: number; results: FlagRecord[] }> {
+      parts: ReadonlySet<P> = ALL_FLAG_PARTS as ReadonlySet<P>,
+    ): Promise<{ count: number; results: FlagRecordWith<P>[] }> {
       const project = await authorizeProject(ctx, projectId, "feature_flag:read");
       const filters = parseInput(flagListFiltersSchema, query, ctx.limits);
-      return selectFlagPage(ctx.db, flagListWhere(project.id, filters, deps.now()), filters.order, page);
+      const where = flagListWhere(project.id, filters, deps.now());
+      return selectFlagPage(ctx.db, where, filters.order, page, parts);
     },
 
     /**

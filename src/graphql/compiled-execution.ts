@@ -52,6 +52,6 @@ function useErrorPositions(): Plugin {
 }
 
 /** The plugins that compile and run documents with graphql-jit, errors keeping their locations. */
-export function useCompiledExecution(): Plugin[] {
+export function useCompiledExecution(): Array<Plugin | ReturnType<typeof useGraphQlJit>> {
   return [useGraphQlJit(), useErrorPositions()];
 }
