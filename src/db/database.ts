@@ -12,10 +12,12 @@
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { type LockLogger, lockDataDirectory } from "./data-dir-lock.js";
 import type { MigrationTarget } from "./migrations.js";
+import { pgliteReader, pgPoolReader, type SqlReader } from "./sql-reader.js";
 import { instrumentAdapterFactory } from "./sql-stats.js";
 import { statementNames } from "./statement-names.js";
 
@@ -29,6 +31,8 @@ export type DatabaseSource =
 export interface Database {
   readonly kind: DatabaseSource["kind"];
   readonly prisma: PrismaClient;
+  /** Hot hand-written reads on the same connections as `prisma`, outside its transactions (./sql-reader.ts). */
+  readonly reader: SqlReader;
   readonly migrationTarget: MigrationTarget;
   /** Where the data is, for logs and errors (never includes a password). */
   readonly description: string;
@@ -65,15 +69,21 @@ export function redactUrl(url: string): string {
 export async function openDatabase(source: DatabaseSource, log?: LockLogger): Promise<Database> {
   switch (source.kind) {
     case "postgres": {
-      const prisma = prismaFor(
-        new PrismaPg({ connectionString: source.url }, { statementNameGenerator: statementNames() }),
-      );
+      // One pool and one set of statement names for Prisma and the reader: a connection never
+      // holds two statements under one name.
+      const pool = new pg.Pool({ connectionString: source.url });
+      const names = statementNames();
+      const prisma = prismaFor(new PrismaPg(pool, { statementNameGenerator: names }));
       return {
         kind: "postgres",
         prisma,
+        reader: pgPoolReader(pool, names),
         migrationTarget: { kind: "postgres", url: source.url },
         description: redactUrl(source.url),
-        close: () => prisma.$disconnect(),
+        close: async () => {
+          await prisma.$disconnect();
+          await pool.end();
+        },
       };
     }
     case "pglite": {
@@ -81,6 +91,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       return {
         kind: "pglite",
         prisma,
+        reader: pgliteReader(source.pglite),
         migrationTarget: { kind: "pglite", pglite: source.pglite },
         description: "PGlite (in memory)",
         close: () => prisma.$disconnect(),
@@ -100,6 +111,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       return {
         kind: "embedded",
         prisma,
+        reader: pgliteReader(pglite),
         migrationTarget: { kind: "pglite", pglite },
         description: `PGlite at ${source.dataDir}`,
         close: async () => {

@@ -10,7 +10,8 @@
 import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
 import { normalizeTags } from "../core/tags.js";
-import { type FeatureFlag, Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import type { SqlReader } from "../db/sql-reader.js";
+import { type FeatureFlag, Prisma } from "../generated/prisma/client.js";
 import type { FlagListFilters, FlagOrder } from "./feature-flags.schemas.js";
 import { staleCutoff } from "./rules/status.js";
 
@@ -22,8 +23,8 @@ export type FlagRecord = FeatureFlag & {
   evaluationTags: string[];
 };
 
-/** A database client or an interactive transaction's client. */
-export type Db = Pick<PrismaClient, "$queryRaw">;
+/** Where the reads run: the driver (`ServiceContext.reader`), or a write's transaction (`prismaReader(tx)`). */
+export type Db = SqlReader;
 
 /**
  * The parts of a record a page read may leave out when its reader shows none of their fields (a
@@ -168,7 +169,8 @@ export function flagListWhere(projectId: number, filters: FlagListFilters, now: 
   return Prisma.join(and, " AND ");
 }
 
-type Row<P extends FlagPart> = FlagRecordWith<P> & { totalCount?: bigint };
+/** A page's row: the record and the page's total (`bigint`: a string or a bigint, by driver). */
+type Row<P extends FlagPart> = FlagRecordWith<P> & { totalCount?: bigint | string };
 
 function toRecord<P extends FlagPart>(row: Row<P>): FlagRecordWith<P> {
   const { totalCount: _total, ...record } = row;
@@ -188,15 +190,15 @@ export async function selectFlagPage<P extends FlagPart>(
   parts: ReadonlySet<P>,
 ): Promise<{ count: number; results: FlagRecordWith<P>[] }> {
   const shown = parts as ReadonlySet<FlagPart>;
-  const rows = await db.$queryRaw<Row<P>[]>`${selectFor(shown)}, count(*) OVER () AS "totalCount"
+  const rows = await db.rows<Row<P>>(Prisma.sql`${selectFor(shown)}, count(*) OVER () AS "totalCount"
     ${fromFor(shown)}
     WHERE ${where} ORDER BY ${ORDER_SQL[order ?? "-created_at"]}, f.id DESC
-    LIMIT ${page.limit} OFFSET ${page.offset}`;
+    LIMIT ${page.limit} OFFSET ${page.offset}`);
   if (rows.length > 0) return { count: Number(rows[0]!.totalCount), results: rows.map(toRecord) };
   if (page.offset === 0 && page.limit > 0) return { count: 0, results: [] };
-  const [counted] = await db.$queryRaw<
-    Array<{ count: bigint }>
-  >`SELECT count(*) AS count FROM feature_flags f WHERE ${where}`;
+  const [counted] = await db.rows<{ count: number }>(
+    Prisma.sql`SELECT count(*)::int AS count FROM feature_flags f WHERE ${where}`,
+  );
   return { count: Number(counted!.count), results: [] };
 }
 
@@ -210,8 +212,7 @@ export async function selectFlags(
     "ids" in by
       ? Prisma.sql`f.id = ANY(${[...by.ids]}::int[])`
       : Prisma.sql`f.key = ANY(${[...by.keys]}::text[])`;
-  const rows = await db.$queryRaw<
-    Row<FlagPart>[]
-  >`${WHOLE_SELECT} ${WHOLE_FROM} WHERE f.project_id = ${projectId} AND ${match}`;
-  return rows.map(toRecord);
+  return db.rows<FlagRecord>(
+    Prisma.sql`${WHOLE_SELECT} ${WHOLE_FROM} WHERE f.project_id = ${projectId} AND ${match}`,
+  );
 }

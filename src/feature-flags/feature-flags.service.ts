@@ -26,6 +26,7 @@ import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
 import { parseInput } from "../core/validation.js";
+import { prismaReader } from "../db/sql-reader.js";
 import { Prisma } from "../generated/prisma/client.js";
 import {
   ALL_FLAG_PARTS,
@@ -333,7 +334,7 @@ export function createFeatureFlagService(deps: ServiceDeps) {
       if (input.evaluation_tags !== undefined) {
         await setTags(tx, projectId, current.id, next.evaluationTags, "evaluationTags");
       }
-      const updated = await readOne(tx, projectId, { id: current.id });
+      const updated = await readOne(prismaReader(tx), projectId, { id: current.id });
       const activity =
         deleted && !current.deleted ? "deleted" : !deleted && current.deleted ? "restored" : "updated";
       await recordActivity(tx, {
@@ -362,14 +363,14 @@ export function createFeatureFlagService(deps: ServiceDeps) {
     rule: ConflictRule,
   ): Promise<FlagRecord> {
     for (let attempt = 1; ; attempt++) {
-      const current = await readOne(ctx.db, projectId, { id });
+      const current = await readOne(ctx.reader, projectId, { id });
       try {
         return await updateOnce(ctx, projectId, current, input, rule);
       } catch (error) {
         if (isUniqueViolation(error)) throw duplicateKey();
         if (!(error instanceof VersionMoved)) throw error;
         // Bounded: under a storm of writers the caller gets the conflict answer rather than a long wait.
-        if (attempt >= MAX_UPDATE_ATTEMPTS) throw conflict(await readOne(ctx.db, projectId, { id }));
+        if (attempt >= MAX_UPDATE_ATTEMPTS) throw conflict(await readOne(ctx.reader, projectId, { id }));
       }
     }
   }
@@ -397,7 +398,7 @@ export function createFeatureFlagService(deps: ServiceDeps) {
       const project = await authorizeProject(ctx, projectId, "feature_flag:read");
       const filters = parseInput(flagListFiltersSchema, query, ctx.limits);
       const where = flagListWhere(project.id, filters, deps.now());
-      return selectFlagPage(ctx.db, where, filters.order, page, parts);
+      return selectFlagPage(ctx.reader, where, filters.order, page, parts);
     },
 
     /**
@@ -412,7 +413,7 @@ export function createFeatureFlagService(deps: ServiceDeps) {
     ): Promise<FlagRecord> {
       await authorizeProject(ctx, projectId, "feature_flag:read");
       if ("key" in by) checkStorableString(by.key, "key");
-      return readOne(ctx.db, projectId, by);
+      return readOne(ctx.reader, projectId, by);
     },
 
     /**
@@ -425,7 +426,9 @@ export function createFeatureFlagService(deps: ServiceDeps) {
       ids: readonly number[],
     ): Promise<(FlagRecord | null)[]> {
       await authorizeProject(ctx, projectId, "feature_flag:read");
-      const byId = new Map((await selectFlags(ctx.db, projectId, { ids })).map((flag) => [flag.id, flag]));
+      const byId = new Map(
+        (await selectFlags(ctx.reader, projectId, { ids })).map((flag) => [flag.id, flag]),
+      );
       return ids.map((id) => byId.get(id) ?? null);
     },
 
@@ -490,7 +493,7 @@ export function createFeatureFlagService(deps: ServiceDeps) {
             name: flag.key,
             changes: [],
           });
-          return readOne(tx, project.id, { id: flag.id });
+          return readOne(prismaReader(tx), project.id, { id: flag.id });
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw duplicateKey();

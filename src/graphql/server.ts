@@ -18,9 +18,9 @@ import { createYoga, maskError, type YogaServerInstance } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { Limits } from "../config.js";
 import { findCredential } from "../core/auth/authenticate.js";
+import type { DataAccess } from "../core/context.js";
 import { DomainError } from "../core/errors.js";
 import type { Services } from "../core/services.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
 import { useCompiledExecution } from "./compiled-execution.js";
 import { createGraphQLContext, type GraphQLContext } from "./context.js";
 import { toGraphQLError } from "./errors.graphql.js";
@@ -39,7 +39,7 @@ export interface GraphQLServerContext {
 /** What the server is built from: the schema the composition root assembled, and the same objects the REST door uses. */
 export interface GraphQLServerDeps {
   schema: GraphQLSchema;
-  db: PrismaClient;
+  data: DataAccess;
   services: Services;
   limits: Limits;
   logger: Logger;
@@ -107,7 +107,7 @@ function yogaLogger(logger: Logger) {
 export function createGraphQLServer(
   deps: GraphQLServerDeps,
 ): YogaServerInstance<GraphQLServerContext, GraphQLContext> {
-  const { schema, db, services, limits, logger } = deps;
+  const { schema, data, services, limits, logger } = deps;
   return createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -126,7 +126,7 @@ export function createGraphQLServer(
     },
     context: ({ req, request }) =>
       createGraphQLContext({
-        db,
+        data,
         services,
         limits,
         credential: findCredential({
