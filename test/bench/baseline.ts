@@ -12,6 +12,8 @@
  * - `GET /json/flags`: one statement where PostgreSQL builds each flag with its users and tags as
  *   one `json_build_object` document (`json_agg` over the page); JavaScript parses it and adds the
  *   derived fields.
+ * - `GET /prepared/flags[/:id]`: as `rows`, every statement a prepared (named) statement on
+ *   PostgreSQL, as the app's are; the same as `rows` on PGlite.
  */
 import http from "node:http";
 import type { PGlite } from "@electric-sql/pglite";
@@ -38,10 +40,25 @@ export function pgliteSql(db: PGlite): Sql {
   };
 }
 
-/** `Sql` over a `pg` Pool (same database as the app). */
-export function pgPoolSql(pool: pg.Pool): Sql {
+/**
+ * `Sql` over a `pg` Pool (same database as the app). `prepared`: each distinct text is a named
+ * statement, parsed and planned once per connection, as the app's statements are
+ * (src/db/statement-names.ts); otherwise every statement is parsed and planned each time.
+ */
+export function pgPoolSql(pool: pg.Pool, prepared = false): Sql {
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `baseline_${names.size}`;
+      names.set(text, name);
+    }
+    return name;
+  };
   return {
-    query: async <R>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as R[],
+    query: async <R>(text: string, params?: unknown[]) =>
+      (await pool.query(prepared ? { name: nameOf(text), text, values: params } : { text, values: params }))
+        .rows as R[],
     async transaction(fn) {
       const client = await pool.connect();
       try {
@@ -301,21 +318,21 @@ async function readBody(request: http.IncomingMessage): Promise<Record<string, u
 
 /**
  * Starts the baseline on 127.0.0.1 (a free port) for `projectId`. Routes: `GET /<shape>/flags?limit=`
- * (shapes in the module header), `GET /rows/flags/:id`, `PATCH /rows/flags/:id` (body `{name}`).
- * Its `Server-Timing` counts its statements.
+ * (shapes in the module header), `GET /rows/flags/:id` (`/prepared/...` alike), `PATCH /rows/flags/:id`
+ * (body `{name}`). `drivers.prepared` serves the `prepared` shape. Its `Server-Timing` counts its statements.
  */
 export async function startBaseline(
-  driver: Sql,
+  drivers: { plain: Sql; prepared: Sql },
   projectId: number,
 ): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((request, response) => {
     void handle(request, response);
   });
   const handle = async (request: http.IncomingMessage, response: http.ServerResponse) => {
-    const { sql, statements } = counting(driver);
+    const url = new URL(request.url ?? "/", "http://baseline");
+    const [, shape, , id] = url.pathname.split("/");
+    const { sql, statements } = counting(shape === "prepared" ? drivers.prepared : drivers.plain);
     try {
-      const url = new URL(request.url ?? "/", "http://baseline");
-      const [, shape, , id] = url.pathname.split("/");
       const now = new Date();
       let body: unknown;
       if (request.method === "GET" && id === undefined) {

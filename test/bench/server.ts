@@ -143,14 +143,14 @@ async function seed(database: Database): Promise<Omit<BenchReady, "ours" | "base
 
 async function main(backend: string): Promise<void> {
   let database: Database;
-  let sql: Sql;
+  let sql: { plain: Sql; prepared: Sql };
   let postgraphile: string | undefined;
   let pgUrl: string | undefined;
   const cleanups: Array<() => Promise<unknown>> = [];
   if (backend === "pglite") {
     const pglite = new PGlite();
     database = await openDatabase({ kind: "pglite", pglite });
-    sql = pgliteSql(pglite);
+    sql = { plain: pgliteSql(pglite), prepared: pgliteSql(pglite) };
     cleanups.push(() => pglite.close());
   } else {
     const name = `sbx_bench_${randomBytes(4).toString("hex")}`;
@@ -159,7 +159,7 @@ async function main(backend: string): Promise<void> {
     cleanups.push(() => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     database = await openDatabase({ kind: "postgres", url: databaseUrl(name) });
     const pool = new pg.Pool({ connectionString: databaseUrl(name), max: 10 });
-    sql = pgPoolSql(pool);
+    sql = { plain: pgPoolSql(pool), prepared: pgPoolSql(pool, true) };
     cleanups.unshift(() => pool.end());
   }
   cleanups.unshift(() => database.close());
