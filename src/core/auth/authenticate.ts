@@ -80,37 +80,26 @@ export function findCredential(request: {
   return null;
 }
 
-/** One row of the key lookup: the key and its user, one membership, one project of it (or none). */
-interface KeyRow {
-  id: string;
-  label: string;
-  maskValue: string;
-  scopes: string[];
-  scopedTeams: number[];
-  scopedOrganizations: string[];
-  lastUsedAt: Date | null;
-  userId: number;
-  uuid: string;
-  distinctId: string;
-  firstName: string;
-  lastName: string;
-  email: string;
-  isEmailVerified: boolean | null;
-  hedgehogConfig: unknown;
-  roleAtOrganization: string | null;
-  currentProjectId: number | null;
-  isActive: boolean;
-  organizationId: string | null;
-  projectId: number | null;
-  projectOrganizationId: string;
-  projectName: string;
-  apiToken: string;
-  timezone: string;
-  /** As text: drivers decode `bigint` differently. */
-  revision: string;
-  projectCreatedAt: Date;
-  projectUpdatedAt: Date;
-}
+/**
+ * One row of the key lookup: the key, its user (`userId`, so that the key's `id` keeps its name), one
+ * membership and one project of it (all null without one).
+ */
+type KeyRow = ActorKey &
+  Omit<ActorUser, "id"> & {
+    lastUsedAt: Date | null;
+    userId: number;
+    isActive: boolean;
+    organizationId: string | null;
+    projectId: number | null;
+    projectOrganizationId: string;
+    projectName: string;
+    apiToken: string;
+    timezone: string;
+    /** As text: drivers decode `bigint` differently. */
+    revision: string;
+    projectCreatedAt: Date;
+    projectUpdatedAt: Date;
+  };
 
 /**
  * The key lookup: one statement, one row per (membership, project read along), or one row with null
