@@ -63,7 +63,7 @@ export function redactUrl(url: string): string {
 
 /**
  * Opens the database described by `source`; `log` hears of an embedded lock taken over from a
- * process that died.
+ * process that died, and of idle PostgreSQL connections the server closed.
  * @throws DataDirectoryLockedError (./data-dir-lock.ts) when a live process holds an embedded data directory.
  */
 export async function openDatabase(source: DatabaseSource, log?: LockLogger): Promise<Database> {
@@ -72,6 +72,11 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       // One pool and one set of statement names for Prisma and the reader: a connection never
       // holds two statements under one name.
       const pool = new pg.Pool({ connectionString: source.url });
+      // An idle connection the server closes (restart, admin termination) is dropped by the pool and
+      // replaced on next use; without a listener its error event would end the process.
+      pool.on("error", (error) =>
+        log?.warn({ err: error }, "PostgreSQL closed an idle connection; the pool replaces it"),
+      );
       const names = statementNames();
       const prisma = prismaFor(new PrismaPg(pool, { statementNameGenerator: names }));
       return {
