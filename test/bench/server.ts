@@ -67,6 +67,9 @@ async function startPostGraphile(
     const { makePgService } = await import("postgraphile/adaptors/pg");
     const { grafserv } = await import("postgraphile/grafserv/node");
     const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // `pool.end()` resolves before its connections are closed; dropping the database at exit then
+    // terminates them, an error event that must not crash the process.
+    pool.on("error", () => {});
     const instance = postgraphile({
       extends: [PostGraphileAmberPreset],
       pgServices: [makePgService({ pool, schemas: ["public"] })],
@@ -159,6 +162,7 @@ async function main(backend: string): Promise<void> {
     cleanups.push(() => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     database = await openDatabase({ kind: "postgres", url: databaseUrl(name) });
     const pool = new pg.Pool({ connectionString: databaseUrl(name), max: 10 });
+    pool.on("error", () => {}); // as PostGraphile's pool: connections terminated by the drop at exit
     sql = { plain: pgPoolSql(pool), prepared: pgPoolSql(pool, true) };
     cleanups.unshift(() => pool.end());
   }
