@@ -4,18 +4,22 @@
  *   process may hold a data directory: a lock file in it makes a second opener fail clearly
  *   instead of corrupting the database (PGlite itself locks nothing), and a crashed holder's lock
  *   never delays a restart (./data-dir-lock.ts).
- * - `postgres`: a real PostgreSQL through `@prisma/adapter-pg`.
+ * - `postgres`: a real PostgreSQL through `@prisma/adapter-pg`, every statement prepared once per
+ *   connection (./statement-names.ts).
  * - `pglite`: a PGlite instance owned by the caller (tests load a migrated template into memory).
  * Every adapter is wrapped by `instrumentAdapterFactory`, so statements are counted per request.
  */
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { type LockLogger, lockDataDirectory } from "./data-dir-lock.js";
 import type { MigrationTarget } from "./migrations.js";
+import { pgliteReader, pgPoolReader, type SqlReader } from "./sql-reader.js";
 import { instrumentAdapterFactory } from "./sql-stats.js";
+import { statementNames } from "./statement-names.js";
 
 /** Where the data lives. */
 export type DatabaseSource =
@@ -27,6 +31,8 @@ export type DatabaseSource =
 export interface Database {
   readonly kind: DatabaseSource["kind"];
   readonly prisma: PrismaClient;
+  /** Hot hand-written reads on the same connections as `prisma`, outside its transactions (./sql-reader.ts). */
+  readonly reader: SqlReader;
   readonly migrationTarget: MigrationTarget;
   /** Where the data is, for logs and errors (never includes a password). */
   readonly description: string;
@@ -57,19 +63,32 @@ export function redactUrl(url: string): string {
 
 /**
  * Opens the database described by `source`; `log` hears of an embedded lock taken over from a
- * process that died.
+ * process that died, and of idle PostgreSQL connections the server closed.
  * @throws DataDirectoryLockedError (./data-dir-lock.ts) when a live process holds an embedded data directory.
  */
 export async function openDatabase(source: DatabaseSource, log?: LockLogger): Promise<Database> {
   switch (source.kind) {
     case "postgres": {
-      const prisma = prismaFor(new PrismaPg({ connectionString: source.url }));
+      // One pool and one set of statement names for Prisma and the reader: a connection never
+      // holds two statements under one name.
+      const pool = new pg.Pool({ connectionString: source.url });
+      // An idle connection the server closes (restart, admin termination) is dropped by the pool and
+      // replaced on next use; without a listener its error event would end the process.
+      pool.on("error", (error) =>
+        log?.warn({ err: error }, "PostgreSQL closed an idle connection; the pool replaces it"),
+      );
+      const names = statementNames();
+      const prisma = prismaFor(new PrismaPg(pool, { statementNameGenerator: names }));
       return {
         kind: "postgres",
         prisma,
+        reader: pgPoolReader(pool, names),
         migrationTarget: { kind: "postgres", url: source.url },
         description: redactUrl(source.url),
-        close: () => prisma.$disconnect(),
+        close: async () => {
+          await prisma.$disconnect();
+          await pool.end();
+        },
       };
     }
     case "pglite": {
@@ -77,6 +96,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       return {
         kind: "pglite",
         prisma,
+        reader: pgliteReader(source.pglite),
         migrationTarget: { kind: "pglite", pglite: source.pglite },
         description: "PGlite (in memory)",
         close: () => prisma.$disconnect(),
@@ -96,6 +116,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       return {
         kind: "embedded",
         prisma,
+        reader: pgliteReader(pglite),
         migrationTarget: { kind: "pglite", pglite },
         description: `PGlite at ${source.dataDir}`,
         close: async () => {
