@@ -1,6 +1,7 @@
 /**
  * Opens the one database the service uses, always in the PostgreSQL dialect:
- * - `embedded`: PGlite in-process on a data directory (the default; nothing else to run). Only one
+ * - `embedded`: PGlite in-process on a data directory (the default; nothing else to run), its
+ *   planner statistics refreshed periodically since PGlite has no autovacuum. Only one
  *   process may hold a data directory: a lock file in it makes a second opener fail clearly
  *   instead of corrupting the database (PGlite itself locks nothing), and a crashed holder's lock
  *   never delays a restart (./data-dir-lock.ts).
@@ -17,13 +18,15 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { type LockLogger, lockDataDirectory } from "./data-dir-lock.js";
 import type { MigrationTarget } from "./migrations.js";
+import { keepStatisticsFresh, PGLITE_ANALYZE_INTERVAL_MS } from "./pglite-statistics.js";
 import { pgliteReader, pgPoolReader, type SqlReader } from "./sql-reader.js";
 import { instrumentAdapterFactory } from "./sql-stats.js";
 import { statementNames } from "./statement-names.js";
 
 /** Where the data lives. */
 export type DatabaseSource =
-  | { kind: "embedded"; dataDir: string }
+  /** `analyzeIntervalMs`: how often planner statistics are refreshed (./pglite-statistics.ts). */
+  | { kind: "embedded"; dataDir: string; analyzeIntervalMs?: number }
   | { kind: "postgres"; url: string }
   | { kind: "pglite"; pglite: PGlite };
 
@@ -113,6 +116,11 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
         throw error;
       }
       const prisma = prismaFor(new PrismaPGlite(pglite));
+      const stopStatistics = keepStatisticsFresh(
+        pglite,
+        source.analyzeIntervalMs ?? PGLITE_ANALYZE_INTERVAL_MS,
+        (error) => log?.warn({ err: error }, "ANALYZE of the embedded database failed; the next run retries"),
+      );
       return {
         kind: "embedded",
         prisma,
@@ -121,6 +129,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
         description: `PGlite at ${source.dataDir}`,
         close: async () => {
           try {
+            await stopStatistics();
             await prisma.$disconnect();
             await pglite.close();
           } finally {
