@@ -4,18 +4,21 @@
  *   process may hold a data directory: a lock file in it makes a second opener fail clearly
  *   instead of corrupting the database (PGlite itself locks nothing), and a crashed holder's lock
  *   never delays a restart (./data-dir-lock.ts).
- * - `postgres`: a real PostgreSQL through `@prisma/adapter-pg`.
+ * - `postgres`: a real PostgreSQL through `@prisma/adapter-pg`, on a node-postgres pool the hot
+ *   write transactions (./sql-transaction.ts) share.
  * - `pglite`: a PGlite instance owned by the caller (tests load a migrated template into memory).
  * Every adapter is wrapped by `instrumentAdapterFactory`, so statements are counted per request.
  */
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { type LockLogger, lockDataDirectory } from "./data-dir-lock.js";
 import type { MigrationTarget } from "./migrations.js";
 import { instrumentAdapterFactory } from "./sql-stats.js";
+import { pgliteTransactions, pgPoolTransactions, type RunSqlTransaction } from "./sql-transaction.js";
 
 /** Where the data lives. */
 export type DatabaseSource =
@@ -27,6 +30,8 @@ export type DatabaseSource =
 export interface Database {
   readonly kind: DatabaseSource["kind"];
   readonly prisma: PrismaClient;
+  /** Hand-written write transactions on the same connections as `prisma`, beside it (./sql-transaction.ts). */
+  readonly transaction: RunSqlTransaction;
   readonly migrationTarget: MigrationTarget;
   /** Where the data is, for logs and errors (never includes a password). */
   readonly description: string;
@@ -57,19 +62,30 @@ export function redactUrl(url: string): string {
 
 /**
  * Opens the database described by `source`; `log` hears of an embedded lock taken over from a
- * process that died.
+ * process that died, and of idle PostgreSQL connections the server closed.
  * @throws DataDirectoryLockedError (./data-dir-lock.ts) when a live process holds an embedded data directory.
  */
 export async function openDatabase(source: DatabaseSource, log?: LockLogger): Promise<Database> {
   switch (source.kind) {
     case "postgres": {
-      const prisma = prismaFor(new PrismaPg({ connectionString: source.url }));
+      // One pool for Prisma and the hand-written transactions.
+      const pool = new pg.Pool({ connectionString: source.url });
+      // An idle connection the server closes (restart, admin termination) is dropped by the pool and
+      // replaced on next use; without a listener its error event would end the process.
+      pool.on("error", (error) =>
+        log?.warn({ err: error }, "PostgreSQL closed an idle connection; the pool replaces it"),
+      );
+      const prisma = prismaFor(new PrismaPg(pool));
       return {
         kind: "postgres",
         prisma,
+        transaction: pgPoolTransactions(pool),
         migrationTarget: { kind: "postgres", url: source.url },
         description: redactUrl(source.url),
-        close: () => prisma.$disconnect(),
+        close: async () => {
+          await prisma.$disconnect();
+          await pool.end();
+        },
       };
     }
     case "pglite": {
@@ -77,6 +93,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       return {
         kind: "pglite",
         prisma,
+        transaction: pgliteTransactions(source.pglite),
         migrationTarget: { kind: "pglite", pglite: source.pglite },
         description: "PGlite (in memory)",
         close: () => prisma.$disconnect(),
@@ -96,6 +113,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       return {
         kind: "embedded",
         prisma,
+        transaction: pgliteTransactions(pglite),
         migrationTarget: { kind: "pglite", pglite },
         description: `PGlite at ${source.dataDir}`,
         close: async () => {

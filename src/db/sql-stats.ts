@@ -1,7 +1,8 @@
 /**
  * Per-request SQL accounting. A driver-adapter wrapper counts every statement Prisma sends and the
- * time it took, into the `SqlStats` of the async context that issued it. The HTTP layer opens one
- * context per request and reports it in the `Server-Timing` header; tests use it to bound N+1.
+ * time it took (and `timed` every statement sent beside Prisma, ./sql-transaction.ts), into the
+ * `SqlStats` of the async context that issued it. The HTTP layer opens one context per request and
+ * reports it in the `Server-Timing` header; tests use it to bound N+1.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type {
@@ -32,7 +33,8 @@ export function runWithSqlStats<T>(stats: SqlStats, fn: () => T): T {
   return storage.run(stats, fn);
 }
 
-async function timed<T>(run: () => Promise<T>): Promise<T> {
+/** Runs one statement (`run`), counting it and its time into the current context's `SqlStats`, if any. */
+export async function timed<T>(run: () => Promise<T>): Promise<T> {
   const stats = storage.getStore();
   if (!stats) return run();
   const started = performance.now();

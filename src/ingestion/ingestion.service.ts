@@ -11,7 +11,7 @@
  * catalogue-cache.ts). A request with one bad event stores nothing (rules/capture-events.ts).
  */
 import type { ServiceDeps } from "../core/services.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import { CatalogueCache } from "./catalogue-cache.js";
 import { applyGroupState } from "./group-state.js";
 import { groupTypeIndexes, insertEvents, writeCatalogue } from "./ingestion.queries.js";
@@ -42,7 +42,7 @@ export interface IngestionService {
    * @throws ParseError / ValidationError (400) as `readCaptureEvents`, with nothing stored.
    */
   capture(
-    db: PrismaClient,
+    transaction: RunSqlTransaction,
     projectId: number,
     payload: unknown,
     request: CaptureRequest,
@@ -53,11 +53,11 @@ export interface IngestionService {
 export function createIngestionService(deps: ServiceDeps): IngestionService {
   const cache = new CatalogueCache();
   return {
-    async capture(db, projectId, payload, request) {
+    async capture(transaction, projectId, payload, request) {
       const now = deps.now();
       const events = readCaptureEvents(payload, { ...request, now });
       let written: ReturnType<CatalogueCache["unwritten"]> | undefined;
-      const stored = await db.$transaction(async (tx) => {
+      const stored = await transaction(async (tx) => {
         const personIds = await applyPersonState(tx, projectId, events);
         await applyGroupState(tx, projectId, events);
         const kept = events.flatMap((event, index) => (droppedByPipeline(event) ? [] : [{ event, index }]));

@@ -18,6 +18,7 @@ import type { Limits } from "../config.js";
 import { ProjectTokenCache } from "../core/auth/project-token.js";
 import { AuthenticationError, DomainError, MethodNotAllowedError } from "../core/errors.js";
 import type { Services } from "../core/services.js";
+import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { errorBody, httpLayerError, SERVER_ERROR_BODY } from "../rest/error-body.js";
 import { isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
@@ -39,7 +40,8 @@ export interface SdkRequest {
   query: URLSearchParams;
   /** The route's path as declared (with its trailing slash), e.g. `/engage/`. */
   path: string;
-  db: PrismaClient;
+  /** Runs hand-written write transactions on the driver (db/sql-transaction.ts). */
+  transaction: RunSqlTransaction;
 }
 
 /** A handler's answer: a JSON body with a status (200 unless given). */
@@ -65,7 +67,9 @@ export type SdkModule = (services: Services, limits: Limits) => SdkRoute[];
 
 /** What the SDK door needs from the composition root. */
 export interface SdkDeps {
+  /** Finds a token's project. */
   db: PrismaClient;
+  transaction: RunSqlTransaction;
 }
 
 /** Answers `error` in PostHog's JSON error body, with the CORS headers; unexpected errors are logged. */
@@ -105,7 +109,13 @@ async function handle(
   if (projectId === null) throw invalidTokenError();
   let result: SdkReply;
   try {
-    result = await route.handler({ projectId, payload, query, path: route.path, db: deps.db });
+    result = await route.handler({
+      projectId,
+      payload,
+      query,
+      path: route.path,
+      transaction: deps.transaction,
+    });
   } catch (error) {
     // A database error may mean the remembered project was deleted meanwhile (its rows' foreign
     // keys refuse the writes): that is an unknown token now, as it would have been on lookup.
