@@ -4,8 +4,9 @@
  *   process may hold a data directory: a lock file in it makes a second opener fail clearly
  *   instead of corrupting the database (PGlite itself locks nothing), and a crashed holder's lock
  *   never delays a restart (./data-dir-lock.ts).
- * - `postgres`: a real PostgreSQL through `@prisma/adapter-pg`, on a node-postgres pool the hot
- *   write transactions (./sql-transaction.ts) share.
+ * - `postgres`: a real PostgreSQL through `@prisma/adapter-pg`, every statement prepared once per
+ *   connection (./statement-names.ts), on a node-postgres pool the hot write transactions
+ *   (./sql-transaction.ts) share.
  * - `pglite`: a PGlite instance owned by the caller (tests load a migrated template into memory).
  * Every adapter is wrapped by `instrumentAdapterFactory`, so statements are counted per request.
  */
@@ -19,6 +20,7 @@ import { type LockLogger, lockDataDirectory } from "./data-dir-lock.js";
 import type { MigrationTarget } from "./migrations.js";
 import { instrumentAdapterFactory } from "./sql-stats.js";
 import { pgliteTransactions, pgPoolTransactions, type RunSqlTransaction } from "./sql-transaction.js";
+import { statementNames } from "./statement-names.js";
 
 /** Where the data lives. */
 export type DatabaseSource =
@@ -68,18 +70,20 @@ export function redactUrl(url: string): string {
 export async function openDatabase(source: DatabaseSource, log?: LockLogger): Promise<Database> {
   switch (source.kind) {
     case "postgres": {
-      // One pool for Prisma and the hand-written transactions.
+      // One pool and one set of statement names for Prisma and the hand-written transactions: a
+      // connection never holds two statements under one name.
       const pool = new pg.Pool({ connectionString: source.url });
       // An idle connection the server closes (restart, admin termination) is dropped by the pool and
       // replaced on next use; without a listener its error event would end the process.
       pool.on("error", (error) =>
         log?.warn({ err: error }, "PostgreSQL closed an idle connection; the pool replaces it"),
       );
-      const prisma = prismaFor(new PrismaPg(pool));
+      const names = statementNames();
+      const prisma = prismaFor(new PrismaPg(pool, { statementNameGenerator: names }));
       return {
         kind: "postgres",
         prisma,
-        transaction: pgPoolTransactions(pool),
+        transaction: pgPoolTransactions(pool, names),
         migrationTarget: { kind: "postgres", url: source.url },
         description: redactUrl(source.url),
         close: async () => {

@@ -32,12 +32,19 @@ export interface SqlTransaction {
  */
 export type RunSqlTransaction = <T>(work: (tx: SqlTransaction) => Promise<T>) => Promise<T>;
 
-/** Transactions on a node-postgres pool: one client per transaction, BEGIN/COMMIT/ROLLBACK by hand. */
-export function pgPoolTransactions(pool: pg.Pool): RunSqlTransaction {
+/**
+ * Transactions on a node-postgres pool: one client per transaction, BEGIN/COMMIT/ROLLBACK by hand,
+ * each statement prepared once per connection under the name `name` gives its text (the generator
+ * Prisma's adapter uses on the same pool, ./statement-names.ts, so a name never means two texts).
+ */
+export function pgPoolTransactions(
+  pool: pg.Pool,
+  name: (query: { sql: string }) => string,
+): RunSqlTransaction {
   return async (work) => {
     const client = await pool.connect();
     const run = (query: { text: string; values: unknown[] }) =>
-      timed(() => client.query({ text: query.text, values: query.values }));
+      timed(() => client.query({ name: name({ sql: query.text }), text: query.text, values: query.values }));
     let released = false;
     try {
       await timed(() => client.query("BEGIN"));
