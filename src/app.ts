@@ -117,11 +117,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       .send({ status: readiness.ready ? "ready" : "not_ready", ...readiness });
   });
 
-  const yoga = createGraphQLServer({ schema, db: database.prisma, services, limits: config.limits, logger });
+  const yoga = createGraphQLServer({ schema, data: database, services, limits: config.limits, logger });
   registerGraphQLRoutes(app, yoga, { bodyLimitBytes: config.limits.bodyLimitBytes });
 
   const restDeps = {
-    db: database.prisma,
+    data: database,
     limits: config.limits,
     publicUrl: config.publicUrl,
     ...(options.now ? { now: options.now } : {}),

@@ -4,22 +4,11 @@
  */
 import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { authorizeProject } from "../core/auth/access.js";
-import {
-  MethodNotAllowedError,
-  NotFoundError,
-  NotImplementedError,
-  ProjectNotFoundError,
-} from "../core/errors.js";
+import { MethodNotAllowedError, NotImplementedError } from "../core/errors.js";
 import { FormBody } from "../core/form-body.js";
-import { activityPageSchema, serializeActivityPage } from "../rest/activity.js";
+import { activityRoutes } from "../rest/activity-routes.js";
 import { errorBodySchema } from "../rest/error-body.js";
-import {
-  activityPageQuerySchema,
-  offsetPageLinks,
-  offsetPageQuerySchema,
-  parseActivityPage,
-  parseOffsetPage,
-} from "../rest/pagination.js";
+import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
 import { serializeUserBasic } from "../rest/serializers.js";
 import type { CohortRecord, MemberRecord } from "./cohorts.queries.js";
@@ -146,19 +135,6 @@ export const cohortRoutes: RestModule = (services, limits) => {
     },
     {
       method: "GET",
-      path: `${BASE}activity/`,
-      summary: "The activity log of all the project's cohorts, newest first.",
-      scopes: ["activity_log:read"],
-      request: { query: activityPageQuerySchema },
-      responses: { 200: activityPageSchema },
-      handler: async ({ params, query, url, ctx }) => {
-        const paging = parseActivityPage(query, limits.maxPageSize);
-        const page = await cohorts.activity(ctx, pathId(params, "project_id"), null, paging);
-        return { body: serializeActivityPage(page, url, paging) };
-      },
-    },
-    {
-      method: "GET",
       path: `${BASE}:id/`,
       summary: "One cohort, soft-deleted ones included.",
       scopes: ["cohort:read"],
@@ -241,21 +217,6 @@ export const cohortRoutes: RestModule = (services, limits) => {
     },
     {
       method: "GET",
-      path: `${BASE}:id/activity/`,
-      summary: "The activity log of one cohort, newest first.",
-      scopes: ["activity_log:read"],
-      request: { query: activityPageQuerySchema },
-      responses: { 200: activityPageSchema },
-      // The missing cohort is a bare 404; an unknown project keeps its body (`cohort.py` activity action).
-      emptyBodyOn: (error) => error instanceof NotFoundError && !(error instanceof ProjectNotFoundError),
-      handler: async ({ params, query, url, ctx }) => {
-        const paging = parseActivityPage(query, limits.maxPageSize);
-        const page = await cohorts.activity(ctx, pathId(params, "project_id"), pathId(params, "id"), paging);
-        return { body: serializeActivityPage(page, url, paging) };
-      },
-    },
-    {
-      method: "GET",
       path: `${BASE}:id/calculation_history/`,
       summary: "Not implemented: calculations here are synchronous and keep no history.",
       scopes: ["cohort:read"],
@@ -268,5 +229,11 @@ export const cohortRoutes: RestModule = (services, limits) => {
         );
       },
     },
+    ...activityRoutes(
+      BASE,
+      { one: "cohort", many: "cohorts" },
+      (...args) => cohorts.activity(...args),
+      limits.maxPageSize,
+    ),
   ];
 };

@@ -3,6 +3,7 @@
  * the database, the authenticated actor, the configured limits and per-request caches.
  */
 import type { Limits } from "../config.js";
+import type { SqlReader } from "../db/sql-reader.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Actor } from "./auth/authenticate.js";
 import type { ProjectRecord } from "./records.js";
@@ -16,6 +17,8 @@ export type ProjectAccess = ProjectRecord;
 /** What a domain service needs to act for a caller. Built once per request. */
 export interface ServiceContext {
   readonly db: PrismaClient;
+  /** Hot hand-written reads straight on the driver (db/sql-reader.ts); never inside `db`'s transactions. */
+  readonly reader: SqlReader;
   readonly actor: Actor;
   readonly limits: Limits;
   /**
@@ -31,7 +34,19 @@ export interface ServiceContext {
   readonly onProjectAuthorized?: (project: ProjectAccess) => void;
 }
 
+/** The database as services reach it: Prisma, and the driver for hot reads (db/database.ts `Database`). */
+export interface DataAccess {
+  readonly prisma: PrismaClient;
+  readonly reader: SqlReader;
+}
+
 /** Builds a service context for an authenticated actor. */
-export function createServiceContext(db: PrismaClient, actor: Actor, limits: Limits): ServiceContext {
-  return { db, actor, limits, projects: new Map(actor.projects.map((project) => [project.id, project])) };
+export function createServiceContext(data: DataAccess, actor: Actor, limits: Limits): ServiceContext {
+  return {
+    db: data.prisma,
+    reader: data.reader,
+    actor,
+    limits,
+    projects: new Map(actor.projects.map((project) => [project.id, project])),
+  };
 }

@@ -18,6 +18,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { type LockLogger, lockDataDirectory } from "./data-dir-lock.js";
 import type { MigrationTarget } from "./migrations.js";
+import { pgliteReader, pgPoolReader, type SqlReader } from "./sql-reader.js";
 import { instrumentAdapterFactory } from "./sql-stats.js";
 import { pgliteTransactions, pgPoolTransactions, type RunSqlTransaction } from "./sql-transaction.js";
 import { statementNames } from "./statement-names.js";
@@ -32,6 +33,8 @@ export type DatabaseSource =
 export interface Database {
   readonly kind: DatabaseSource["kind"];
   readonly prisma: PrismaClient;
+  /** Hot hand-written reads on the same connections as `prisma`, outside its transactions (./sql-reader.ts). */
+  readonly reader: SqlReader;
   /** Hand-written write transactions on the same connections as `prisma`, beside it (./sql-transaction.ts). */
   readonly transaction: RunSqlTransaction;
   readonly migrationTarget: MigrationTarget;
@@ -70,8 +73,8 @@ export function redactUrl(url: string): string {
 export async function openDatabase(source: DatabaseSource, log?: LockLogger): Promise<Database> {
   switch (source.kind) {
     case "postgres": {
-      // One pool and one set of statement names for Prisma and the hand-written transactions: a
-      // connection never holds two statements under one name.
+      // One pool and one set of statement names for Prisma, the reader and the hand-written
+      // transactions: a connection never holds two statements under one name.
       const pool = new pg.Pool({ connectionString: source.url });
       // An idle connection the server closes (restart, admin termination) is dropped by the pool and
       // replaced on next use; without a listener its error event would end the process.
@@ -83,6 +86,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       return {
         kind: "postgres",
         prisma,
+        reader: pgPoolReader(pool, names),
         transaction: pgPoolTransactions(pool, names),
         migrationTarget: { kind: "postgres", url: source.url },
         description: redactUrl(source.url),
@@ -97,6 +101,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       return {
         kind: "pglite",
         prisma,
+        reader: pgliteReader(source.pglite),
         transaction: pgliteTransactions(source.pglite),
         migrationTarget: { kind: "pglite", pglite: source.pglite },
         description: "PGlite (in memory)",
@@ -117,6 +122,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       return {
         kind: "embedded",
         prisma,
+        reader: pgliteReader(pglite),
         transaction: pgliteTransactions(pglite),
         migrationTarget: { kind: "pglite", pglite },
         description: `PGlite at ${source.dataDir}`,

@@ -16,12 +16,11 @@
 import type { PGlite, Transaction as PGliteTransaction } from "@electric-sql/pglite";
 import type pg from "pg";
 import type { Prisma } from "../generated/prisma/client.js";
+import type { SqlReader } from "./sql-reader.js";
 import { timed } from "./sql-stats.js";
 
-/** The statements of one open transaction. */
-export interface SqlTransaction {
-  /** Runs `query` and returns its rows. */
-  rows<R>(query: Prisma.Sql): Promise<R[]>;
+/** The statements of one open transaction: reads as a `SqlReader` (./sql-reader.ts), and writes. */
+export interface SqlTransaction extends SqlReader {
   /** Runs `query` and returns how many rows it wrote. */
   execute(query: Prisma.Sql): Promise<number>;
 }

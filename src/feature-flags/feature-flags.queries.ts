@@ -10,7 +10,8 @@
 import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
 import { normalizeTags } from "../core/tags.js";
-import { type FeatureFlag, Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import type { SqlReader } from "../db/sql-reader.js";
+import { type FeatureFlag, Prisma } from "../generated/prisma/client.js";
 import type { FlagListFilters, FlagOrder } from "./feature-flags.schemas.js";
 import { staleCutoff } from "./rules/status.js";
 
@@ -22,15 +23,62 @@ export type FlagRecord = FeatureFlag & {
   evaluationTags: string[];
 };
 
-/** A database client or an interactive transaction's client. */
-export type Db = Pick<PrismaClient, "$queryRaw">;
+/** Where the reads run: the driver (`ServiceContext.reader`), or a write's transaction (`prismaReader(tx)`). */
+export type Db = SqlReader;
 
-const SELECT_RECORD = Prisma.sql`
-  SELECT f.id, f.project_id AS "projectId", f.key, f.name, f.filters,
-    f.rollout_percentage AS "rolloutPercentage", f.deleted, f.active, f.version,
+/**
+ * The parts of a record a page read may leave out when its reader shows none of their fields (a
+ * GraphQL selection, `FLAG_FIELD_PARTS` in graphql/feature-flag.type.ts): each is a JSON column, a
+ * join to `users` or a tag subquery, the costly part of a page to read and decode. The other
+ * columns are small and always read. REST shows every part.
+ */
+export const FLAG_PARTS = [
+  "filters",
+  "rollbackConditions",
+  "createdBy",
+  "lastModifiedBy",
+  "tags",
+  "evaluationTags",
+] as const;
+
+/** One of `FLAG_PARTS`. */
+export type FlagPart = (typeof FLAG_PARTS)[number];
+
+/** The record's keys each part brings (`filters` comes with the rollout it falls back on, §2.5). */
+interface FlagPartKeys {
+  filters: "filters" | "rolloutPercentage";
+  rollbackConditions: "rollbackConditions";
+  createdBy: "createdBy";
+  lastModifiedBy: "lastModifiedBy";
+  tags: "tags";
+  evaluationTags: "evaluationTags";
+}
+
+/** The record's keys that parts `P` bring. */
+export type FlagPartKey<P extends FlagPart = FlagPart> = FlagPartKeys[P];
+
+/** A flag record with the always-read columns and parts `P` (all of them: a whole `FlagRecord`). */
+export type FlagRecordWith<P extends FlagPart> = Omit<FlagRecord, FlagPartKey> &
+  Pick<FlagRecord, FlagPartKey<P>>;
+
+/** The SQL of each part: select-list entries (users come from the `cb`/`mb` joins of `fromFor`). */
+const PART_SQL: Record<FlagPart, Prisma.Sql> = {
+  filters: Prisma.sql`f.filters, f.rollout_percentage AS "rolloutPercentage"`,
+  rollbackConditions: Prisma.sql`f.rollback_conditions AS "rollbackConditions"`,
+  createdBy: Prisma.sql`${userBasicJson("cb")} AS "createdBy"`,
+  lastModifiedBy: Prisma.sql`${userBasicJson("mb")} AS "lastModifiedBy"`,
+  tags: Prisma.sql`ARRAY(SELECT t.name FROM feature_flag_tags ft JOIN tags t ON t.id = ft.tag_id
+    WHERE ft.feature_flag_id = f.id ORDER BY t.name) AS tags`,
+  evaluationTags: Prisma.sql`ARRAY(SELECT t.name FROM feature_flag_evaluation_tags et JOIN tags t ON t.id = et.tag_id
+    WHERE et.feature_flag_id = f.id ORDER BY t.name) AS "evaluationTags"`,
+};
+
+/** The columns every read brings. */
+const SELECT_COLUMNS = Prisma.sql`
+  SELECT f.id, f.project_id AS "projectId", f.key, f.name, f.deleted, f.active, f.version,
     f.created_by_id AS "createdById", f.last_modified_by_id AS "lastModifiedById",
     f.created_at AS "createdAt", f.updated_at AS "updatedAt",
-    f.rollback_conditions AS "rollbackConditions", f.performed_rollback AS "performedRollback",
+    f.performed_rollback AS "performedRollback",
     f.ensure_experience_continuity AS "ensureExperienceContinuity",
     f.usage_dashboard_id AS "usageDashboardId", f.has_enriched_analytics AS "hasEnrichedAnalytics",
     f.is_remote_configuration AS "isRemoteConfiguration",
@@ -39,18 +87,27 @@ const SELECT_RECORD = Prisma.sql`
     f.last_called_at AS "lastCalledAt", f.creation_context::text AS "creationContext",
     f.create_in_folder AS "createInFolder",
     f.should_create_usage_dashboard AS "shouldCreateUsageDashboard",
-    f.variant_count AS "variantCount", f.fully_rolled_out AS "fullyRolledOut",
-    ${userBasicJson("cb")} AS "createdBy",
-    ${userBasicJson("mb")} AS "lastModifiedBy",
-    ARRAY(SELECT t.name FROM feature_flag_tags ft JOIN tags t ON t.id = ft.tag_id
-          WHERE ft.feature_flag_id = f.id ORDER BY t.name) AS tags,
-    ARRAY(SELECT t.name FROM feature_flag_evaluation_tags et JOIN tags t ON t.id = et.tag_id
-          WHERE et.feature_flag_id = f.id ORDER BY t.name) AS "evaluationTags"`;
+    f.variant_count AS "variantCount", f.fully_rolled_out AS "fullyRolledOut"`;
 
-const FROM = Prisma.sql`
-  FROM feature_flags f
-  LEFT JOIN users cb ON cb.id = f.created_by_id
-  LEFT JOIN users mb ON mb.id = f.last_modified_by_id`;
+/** The select list for `parts`: the columns, then each part, in `FLAG_PARTS` order. */
+function selectFor(parts: ReadonlySet<FlagPart>): Prisma.Sql {
+  const selected = FLAG_PARTS.filter((part) => parts.has(part)).map((part) => PART_SQL[part]);
+  return selected.length === 0 ? SELECT_COLUMNS : Prisma.sql`${SELECT_COLUMNS}, ${Prisma.join(selected)}`;
+}
+
+/** `FROM` the flags, joined to the users that `parts` show. */
+function fromFor(parts: ReadonlySet<FlagPart>): Prisma.Sql {
+  return Prisma.sql`FROM feature_flags f
+    ${parts.has("createdBy") ? Prisma.sql`LEFT JOIN users cb ON cb.id = f.created_by_id` : Prisma.empty}
+    ${parts.has("lastModifiedBy") ? Prisma.sql`LEFT JOIN users mb ON mb.id = f.last_modified_by_id` : Prisma.empty}`;
+}
+
+/** Every part: what REST shows, and what writes and single reads answer with. */
+export const ALL_FLAG_PARTS: ReadonlySet<FlagPart> = new Set(FLAG_PARTS);
+
+/** The select list and `FROM` of a whole record, built once. */
+const WHOLE_SELECT = selectFor(ALL_FLAG_PARTS);
+const WHOLE_FROM = fromFor(ALL_FLAG_PARTS);
 
 const ORDER_SQL: Record<FlagOrder, Prisma.Sql> = {
   created_at: Prisma.sql`f.created_at ASC`,
@@ -112,36 +169,40 @@ export function flagListWhere(projectId: number, filters: FlagListFilters, now: 
   return Prisma.join(and, " AND ");
 }
 
-type Row = FlagRecord & { totalCount?: bigint };
+/** A page's row: the record and the page's total (`bigint`: a string or a bigint, by driver). */
+type Row<P extends FlagPart> = FlagRecordWith<P> & { totalCount?: bigint | string };
 
-function toRecord(row: Row): FlagRecord {
+function toRecord<P extends FlagPart>(row: Row<P>): FlagRecordWith<P> {
   const { totalCount: _total, ...record } = row;
-  return record as FlagRecord;
+  return record as FlagRecordWith<P>;
 }
 
 /**
  * One page of flags matching `where`, in `order` (newest first by default; ties by id, newest first,
  * so pages never overlap), with the total number of matches: one statement, or two when the page is
- * past the end (the count then comes from a count of its own).
+ * past the end (the count then comes from a count of its own). Each record has the parts in `parts`.
  */
-export async function selectFlagPage(
+export async function selectFlagPage<P extends FlagPart>(
   db: Db,
   where: Prisma.Sql,
   order: FlagOrder | undefined,
   page: OffsetPage,
-): Promise<{ count: number; results: FlagRecord[] }> {
-  const rows = await db.$queryRaw<Row[]>`${SELECT_RECORD}, count(*) OVER () AS "totalCount" ${FROM}
+  parts: ReadonlySet<P>,
+): Promise<{ count: number; results: FlagRecordWith<P>[] }> {
+  const shown = parts as ReadonlySet<FlagPart>;
+  const rows = await db.rows<Row<P>>(Prisma.sql`${selectFor(shown)}, count(*) OVER () AS "totalCount"
+    ${fromFor(shown)}
     WHERE ${where} ORDER BY ${ORDER_SQL[order ?? "-created_at"]}, f.id DESC
-    LIMIT ${page.limit} OFFSET ${page.offset}`;
+    LIMIT ${page.limit} OFFSET ${page.offset}`);
   if (rows.length > 0) return { count: Number(rows[0]!.totalCount), results: rows.map(toRecord) };
   if (page.offset === 0 && page.limit > 0) return { count: 0, results: [] };
-  const [counted] = await db.$queryRaw<
-    Array<{ count: bigint }>
-  >`SELECT count(*) AS count FROM feature_flags f WHERE ${where}`;
+  const [counted] = await db.rows<{ count: number }>(
+    Prisma.sql`SELECT count(*)::int AS count FROM feature_flags f WHERE ${where}`,
+  );
   return { count: Number(counted!.count), results: [] };
 }
 
-/** Flags of a project by id or by key (soft-deleted ones included), in no particular order. */
+/** Flags of a project by id or by key (soft-deleted ones included), whole, in no particular order. */
 export async function selectFlags(
   db: Db,
   projectId: number,
@@ -151,8 +212,7 @@ export async function selectFlags(
     "ids" in by
       ? Prisma.sql`f.id = ANY(${[...by.ids]}::int[])`
       : Prisma.sql`f.key = ANY(${[...by.keys]}::text[])`;
-  const rows = await db.$queryRaw<
-    Row[]
-  >`${SELECT_RECORD} ${FROM} WHERE f.project_id = ${projectId} AND ${match}`;
-  return rows.map(toRecord);
+  return db.rows<FlagRecord>(
+    Prisma.sql`${WHOLE_SELECT} ${WHOLE_FROM} WHERE f.project_id = ${projectId} AND ${match}`,
+  );
 }

@@ -7,17 +7,11 @@ import { z } from "zod";
 import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
-import { MethodNotAllowedError, NotFoundError, ProjectNotFoundError } from "../core/errors.js";
-import { activityPageSchema, serializeActivityPage } from "../rest/activity.js";
+import { MethodNotAllowedError } from "../core/errors.js";
+import { activityRoutes } from "../rest/activity-routes.js";
 import { errorBodySchema } from "../rest/error-body.js";
 import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
-import {
-  activityPageQuerySchema,
-  offsetPageLinks,
-  offsetPageQuerySchema,
-  parseActivityPage,
-  parseOffsetPage,
-} from "../rest/pagination.js";
+import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import { pathId, type RestModule } from "../rest/routes.js";
 import { serializeUserBasic } from "../rest/serializers.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
@@ -215,24 +209,6 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
     },
     {
       method: "GET",
-      path: `${BASE}activity/`,
-      summary: "The activity log of all the project's flags, newest first.",
-      scopes: ["activity_log:read"],
-      request: { query: activityPageQuerySchema },
-      responses: { 200: activityPageSchema },
-      handler: async ({ params, query, url, ctx }) => {
-        const paging = parseActivityPage(query, limits.maxPageSize);
-        return {
-          body: serializeActivityPage(
-            await flags.activity(ctx, pathId(params, "project_id"), null, paging),
-            url,
-            paging,
-          ),
-        };
-      },
-    },
-    {
-      method: "GET",
       path: `${BASE}:id/`,
       summary: "One flag, soft-deleted ones included.",
       scopes: ["feature_flag:read"],
@@ -272,21 +248,12 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       emptyBodyOn: (error) => error instanceof MethodNotAllowedError,
       handler: ({ params, ctx }) => flags.destroy(ctx, pathId(params, "project_id")),
     },
-    {
-      method: "GET",
-      path: `${BASE}:id/activity/`,
-      summary: "The activity log of one flag, newest first.",
-      scopes: ["activity_log:read"],
-      request: { query: activityPageQuerySchema },
-      responses: { 200: activityPageSchema },
-      // The missing flag is a bare 404; an unknown project keeps its body (`feature_flag.py` activity action).
-      emptyBodyOn: (error) => error instanceof NotFoundError && !(error instanceof ProjectNotFoundError),
-      handler: async ({ params, query, url, ctx }) => {
-        const paging = parseActivityPage(query, limits.maxPageSize);
-        const page = await flags.activity(ctx, pathId(params, "project_id"), pathId(params, "id"), paging);
-        return { body: serializeActivityPage(page, url, paging) };
-      },
-    },
+    ...activityRoutes(
+      BASE,
+      { one: "flag", many: "flags" },
+      (...args) => flags.activity(...args),
+      limits.maxPageSize,
+    ),
     ...notBuiltRoutes(BASE, NOT_BUILT),
   ];
 };

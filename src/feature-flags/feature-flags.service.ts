@@ -28,10 +28,14 @@ import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
 import { parseInput } from "../core/validation.js";
+import { prismaReader } from "../db/sql-reader.js";
 import { Prisma } from "../generated/prisma/client.js";
 import {
+  ALL_FLAG_PARTS,
   type Db,
+  type FlagPart,
   type FlagRecord,
+  type FlagRecordWith,
   flagListWhere,
   selectFlagPage,
   selectFlags,
@@ -343,7 +347,7 @@ export function createFeatureFlagService(
       if (input.evaluation_tags !== undefined) {
         await setTags(tx, projectId, current.id, next.evaluationTags, "evaluationTags");
       }
-      const updated = await readOne(tx, projectId, { id: current.id });
+      const updated = await readOne(prismaReader(tx), projectId, { id: current.id });
       const activity =
         deleted && !current.deleted ? "deleted" : !deleted && current.deleted ? "restored" : "updated";
       await recordActivity(tx, {
@@ -372,14 +376,14 @@ export function createFeatureFlagService(
     rule: ConflictRule,
   ): Promise<FlagRecord> {
     for (let attempt = 1; ; attempt++) {
-      const current = await readOne(ctx.db, projectId, { id });
+      const current = await readOne(ctx.reader, projectId, { id });
       try {
         return await updateOnce(ctx, projectId, current, input, rule);
       } catch (error) {
         if (isUniqueViolation(error)) throw duplicateKey();
         if (!(error instanceof VersionMoved)) throw error;
         // Bounded: under a storm of writers the caller gets the conflict answer rather than a long wait.
-        if (attempt >= MAX_UPDATE_ATTEMPTS) throw conflict(await readOne(ctx.db, projectId, { id }));
+        if (attempt >= MAX_UPDATE_ATTEMPTS) throw conflict(await readOne(ctx.reader, projectId, { id }));
       }
     }
   }
@@ -393,18 +397,21 @@ export function createFeatureFlagService(
     /**
      * One page of the project's non-deleted flags (spec row 1), with the total count. `query` holds
      * the list filters under PostHog's names (REST's query parameters; GraphQL renames its input);
-     * unknown or malformed values are ignored, as PostHog does. Scope `feature_flag:read`.
+     * unknown or malformed values are ignored, as PostHog does. Each record has the `parts` its
+     * reader shows (a GraphQL selection), every part by default (REST). Scope `feature_flag:read`.
      * @throws NotFoundError, PermissionDeniedError.
      */
-    async list(
+    async list<P extends FlagPart = FlagPart>(
       ctx: ServiceContext,
       projectId: number,
       query: Record<string, unknown>,
       page: OffsetPage,
-    ): Promise<{ count: number; results: FlagRecord[] }> {
+      parts: ReadonlySet<P> = ALL_FLAG_PARTS as ReadonlySet<P>,
+    ): Promise<{ count: number; results: FlagRecordWith<P>[] }> {
       const project = await authorizeProject(ctx, projectId, "feature_flag:read");
       const filters = parseInput(flagListFiltersSchema, query, ctx.limits);
-      return selectFlagPage(ctx.db, flagListWhere(project.id, filters, deps.now()), filters.order, page);
+      const where = flagListWhere(project.id, filters, deps.now());
+      return selectFlagPage(ctx.reader, where, filters.order, page, parts);
     },
 
     /**
@@ -419,7 +426,7 @@ export function createFeatureFlagService(
     ): Promise<FlagRecord> {
       await authorizeProject(ctx, projectId, "feature_flag:read");
       if ("key" in by) checkStorableString(by.key, "key");
-      return readOne(ctx.db, projectId, by);
+      return readOne(ctx.reader, projectId, by);
     },
 
     /**
@@ -432,7 +439,9 @@ export function createFeatureFlagService(
       ids: readonly number[],
     ): Promise<(FlagRecord | null)[]> {
       await authorizeProject(ctx, projectId, "feature_flag:read");
-      const byId = new Map((await selectFlags(ctx.db, projectId, { ids })).map((flag) => [flag.id, flag]));
+      const byId = new Map(
+        (await selectFlags(ctx.reader, projectId, { ids })).map((flag) => [flag.id, flag]),
+      );
       return ids.map((id) => byId.get(id) ?? null);
     },
 
@@ -497,7 +506,7 @@ export function createFeatureFlagService(
             name: flag.key,
             changes: [],
           });
-          return readOne(tx, project.id, { id: flag.id });
+          return readOne(prismaReader(tx), project.id, { id: flag.id });
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw duplicateKey();

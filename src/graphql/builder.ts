@@ -3,17 +3,15 @@
  * own, and src/graphql/schema.ts assembles them (hayes/pothos "app layout"). What lives here is the
  * plumbing every domain shares: the plugins, the scalars and the nullability defaults.
  *
- * Plugin order matters: the errors plugin comes before prisma and dataloader so that their field
- * builders (`t.prismaField`, `t.loadable`) honour `errors` options (plugin-errors README).
+ * Plugin order matters: the errors plugin comes before dataloader so that its field builders
+ * (`t.loadable`) honour `errors` options (plugin-errors README). No Prisma plugin: resolvers reach
+ * data only through the services, whose reads are the same for both doors.
  */
 import SchemaBuilder from "@pothos/core";
 import DataloaderPlugin from "@pothos/plugin-dataloader";
 import ErrorsPlugin from "@pothos/plugin-errors";
-import PrismaPlugin from "@pothos/plugin-prisma";
 import RelayPlugin from "@pothos/plugin-relay";
 import { DateTimeResolver, JSONResolver, UUIDResolver } from "graphql-scalars";
-import type PrismaTypes from "../generated/pothos-prisma-types.js";
-import { getDatamodel } from "../generated/pothos-prisma-types.js";
 import type { GraphQLContext } from "./context.js";
 
 /** What connection resolvers add to a page: its total (see graphql/offset-connection.ts). */
@@ -38,7 +36,6 @@ export function connectionTotalCount(connection: ConnectionTotals): number {
  */
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
-  PrismaTypes: PrismaTypes;
   DefaultFieldNullability: false;
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
@@ -49,15 +46,8 @@ export const builder = new SchemaBuilder<{
     UUID: { Input: string; Output: string };
   };
 }>({
-  plugins: [ErrorsPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  plugins: [ErrorsPlugin, RelayPlugin, DataloaderPlugin],
   defaultFieldNullability: false,
-  prisma: {
-    // A function of the context, so that the schema builds (and codegen prints it) without a database.
-    client: (ctx) => ctx.db,
-    dmmf: getDatamodel(),
-    exposeDescriptions: false,
-    filterConnectionTotalCount: true,
-  },
   relay: {
     clientMutationId: "omit",
     cursorType: "String",

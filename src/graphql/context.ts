@@ -5,14 +5,11 @@
  */
 import type { Limits } from "../config.js";
 import { type Actor, authenticate, type Credential } from "../core/auth/authenticate.js";
-import { createServiceContext, type ServiceContext } from "../core/context.js";
+import { createServiceContext, type DataAccess, type ServiceContext } from "../core/context.js";
 import type { Services } from "../core/services.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
 
 /** What every resolver receives. */
 export interface GraphQLContext {
-  /** The database client; plugin-prisma plans queries with it, resolvers reach data only through `services`. */
-  readonly db: PrismaClient;
   readonly services: Services;
   readonly limits: Limits;
   /** The personal API key found in the request, or null. */
@@ -28,7 +25,7 @@ export interface GraphQLContext {
 
 /** Builds the context of one request. */
 export function createGraphQLContext(deps: {
-  db: PrismaClient;
+  data: DataAccess;
   services: Services;
   limits: Limits;
   credential: Credential | null;
@@ -36,13 +33,15 @@ export function createGraphQLContext(deps: {
   let actor: Promise<Actor> | undefined;
   let serviceContext: Promise<ServiceContext> | undefined;
   const context: GraphQLContext = {
-    ...deps,
+    services: deps.services,
+    limits: deps.limits,
+    credential: deps.credential,
     actor() {
-      actor ??= authenticate(deps.db, deps.credential);
+      actor ??= authenticate(deps.data, deps.credential);
       return actor;
     },
     serviceContext() {
-      serviceContext ??= context.actor().then((a) => createServiceContext(deps.db, a, deps.limits));
+      serviceContext ??= context.actor().then((a) => createServiceContext(deps.data, a, deps.limits));
       return serviceContext;
     },
   };

@@ -5,6 +5,8 @@
  * Node request as server context. Documents are bounded by the configured limits (limits.ts);
  * requests without a GraphQL request get a clear 400 or 415 (request-errors.ts).
  *
+ * Execution: each document is compiled once and then run as JavaScript (compiled-execution.ts).
+ *
  * Errors: a DomainError a field does not return as a typed result becomes a GraphQL error with
  * PostHog's code (errors.graphql.ts); anything else is masked by yoga ("Unexpected error.") and
  * logged at error level. Expected failures are logged at debug level only.
@@ -16,9 +18,10 @@ import { createYoga, maskError, type YogaServerInstance } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { Limits } from "../config.js";
 import { findCredential } from "../core/auth/authenticate.js";
+import type { DataAccess } from "../core/context.js";
 import { DomainError } from "../core/errors.js";
 import type { Services } from "../core/services.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import { useCompiledExecution } from "./compiled-execution.js";
 import { createGraphQLContext, type GraphQLContext } from "./context.js";
 import { toGraphQLError } from "./errors.graphql.js";
 import { graphiqlAssetsPath, graphiqlPageRenderer } from "./graphiql.js";
@@ -36,7 +39,7 @@ export interface GraphQLServerContext {
 /** What the server is built from: the schema the composition root assembled, and the same objects the REST door uses. */
 export interface GraphQLServerDeps {
   schema: GraphQLSchema;
-  db: PrismaClient;
+  data: DataAccess;
   services: Services;
   limits: Limits;
   logger: Logger;
@@ -104,14 +107,14 @@ function yogaLogger(logger: Logger) {
 export function createGraphQLServer(
   deps: GraphQLServerDeps,
 ): YogaServerInstance<GraphQLServerContext, GraphQLContext> {
-  const { schema, db, services, limits, logger } = deps;
+  const { schema, data, services, limits, logger } = deps;
   return createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     logging: yogaLogger(logger),
     graphiql: { title: "Signalbox GraphQL", defaultQuery: DEFAULT_QUERY },
     renderGraphiQL: graphiqlPageRenderer(graphiqlAssetsPath(GRAPHQL_ENDPOINT)),
-    plugins: [useRequestErrors(), ...graphqlLimitPlugins(limits)],
+    plugins: [useRequestErrors(), ...graphqlLimitPlugins(limits), ...useCompiledExecution()],
     maskedErrors: {
       // Never yoga's development mode (NODE_ENV=development), which adds causes and stacks.
       isDev: false,
@@ -123,7 +126,7 @@ export function createGraphQLServer(
     },
     context: ({ req, request }) =>
       createGraphQLContext({
-        db,
+        data,
         services,
         limits,
         credential: findCredential({

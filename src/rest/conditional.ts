@@ -10,7 +10,7 @@
  *   (30 days without a call, §2.8): an answer is at most that late at noticing it.
  * A request whose `If-None-Match` matches is answered 304 with no body as soon as the project passes
  * authorization, before the read's main query: it costs the key lookup alone, which reads the
- * user's projects along (core/auth/authenticate.ts).
+ * project the path names along (core/auth/authenticate.ts).
  * The invariant this rests on: such a GET's body is a function of the project's rows (or rows whose
  * changes bump every project, as users' shown fields do), the URL, the caller and the clock.
  */

@@ -13,12 +13,11 @@ import type { z } from "zod";
 import type { Limits } from "../config.js";
 import { authenticate, findCredential } from "../core/auth/authenticate.js";
 import type { Scope } from "../core/auth/scopes.js";
-import { createServiceContext, type ServiceContext } from "../core/context.js";
+import { createServiceContext, type DataAccess, type ServiceContext } from "../core/context.js";
 import { DomainError, MethodNotAllowedError, ProjectNotFoundError } from "../core/errors.js";
 import { checkStorableString } from "../core/json-input.js";
 import type { Services } from "../core/services.js";
 import { parseIntegerId } from "../core/validation.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
 import { FORM_BODY_ROUTE_CONFIG } from "./body-parsers.js";
 import { conditionalRead, NotModified } from "./conditional.js";
 import { responseSchemas } from "./route-responses.js";
@@ -100,7 +99,7 @@ export function pathId(params: Record<string, string>, name: string): number {
 
 /** What the REST door needs from the composition root. */
 export interface RestDeps {
-  db: PrismaClient;
+  data: DataAccess;
   limits: Limits;
   /** Base URL for absolute links; otherwise the request's own scheme and host. */
   publicUrl: string | undefined;
@@ -144,8 +143,10 @@ async function contextFor(
     body: request.body,
     query,
   });
-  const actor = await authenticate(deps.db, credential);
-  return createServiceContext(deps.db, actor, deps.limits);
+  // The project a path names comes with the key lookup (a malformed id names none).
+  const projectId = parseIntegerId((request.params as Record<string, string>)["project_id"] ?? "");
+  const actor = await authenticate(deps.data, credential, projectId);
+  return createServiceContext(deps.data, actor, deps.limits);
 }
 
 /**

@@ -17,6 +17,8 @@
  *   derived fields.
  * - `GET /rows/persons`: one statement, each person with its distinct ids as an array and its
  *   latest event's time; JavaScript builds PostHog's actor shape (persons.rest.ts).
+ * - `GET /prepared/flags[/:id]`: as `rows`, every statement a prepared (named) statement on
+ *   PostgreSQL, as the app's are; the same as `rows` on PGlite.
  */
 import http from "node:http";
 import type { PGlite } from "@electric-sql/pglite";
@@ -45,10 +47,25 @@ export function pgliteSql(db: PGlite): Sql {
   };
 }
 
-/** `Sql` over a `pg` Pool (same database as the app). */
-export function pgPoolSql(pool: pg.Pool): Sql {
+/**
+ * `Sql` over a `pg` Pool (same database as the app). `prepared`: each distinct text is a named
+ * statement, parsed and planned once per connection, as the app's statements are
+ * (src/db/statement-names.ts); otherwise every statement is parsed and planned each time.
+ */
+export function pgPoolSql(pool: pg.Pool, prepared = false): Sql {
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `baseline_${names.size}`;
+      names.set(text, name);
+    }
+    return name;
+  };
   return {
-    query: async <R>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as R[],
+    query: async <R>(text: string, params?: unknown[]) =>
+      (await pool.query(prepared ? { name: nameOf(text), text, values: params } : { text, values: params }))
+        .rows as R[],
     async transaction(fn) {
       const client = await pool.connect();
       try {
@@ -372,22 +389,23 @@ async function readBody(request: http.IncomingMessage): Promise<Record<string, u
 
 /**
  * Starts the baseline on 127.0.0.1 (a free port) for `projectId`. Routes: `GET /<shape>/flags?limit=`
- * (shapes in the module header), `GET /rows/flags/:id`, `PATCH /rows/flags/:id` (body `{name}`),
- * `GET /rows/persons?limit=`, `POST /capture/batch` (body `{api_key, batch}`: `insertEventsByHand`).
- * Its `Server-Timing` counts its statements.
+ * (shapes in the module header), `GET /rows/flags/:id` (`/prepared/...` alike), `PATCH /rows/flags/:id`
+ * (body `{name}`), `GET /rows/persons?limit=`, `POST /capture/batch` (body `{api_key, batch}`:
+ * `insertEventsByHand`). `drivers.prepared` serves the `prepared` shape. Its `Server-Timing` counts
+ * its statements.
  */
 export async function startBaseline(
-  driver: Sql,
+  drivers: { plain: Sql; prepared: Sql },
   projectId: number,
 ): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((request, response) => {
     void handle(request, response);
   });
   const handle = async (request: http.IncomingMessage, response: http.ServerResponse) => {
-    const { sql, statements } = counting(driver);
+    const url = new URL(request.url ?? "/", "http://baseline");
+    const [, shape, , id] = url.pathname.split("/");
+    const { sql, statements } = counting(shape === "prepared" ? drivers.prepared : drivers.plain);
     try {
-      const url = new URL(request.url ?? "/", "http://baseline");
-      const [, shape, , id] = url.pathname.split("/");
       const now = new Date();
       let body: unknown;
       if (request.method === "GET" && url.pathname === "/rows/persons") {

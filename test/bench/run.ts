@@ -10,7 +10,8 @@
  * same bytes as ours. Figures:
  * - `list`: REST list of 100 flags (users and tags), vs the baseline with plain joins and with the
  *   page built as JSON by PostgreSQL;
- * - `read`: REST read of one flag;
+ * - `read`: REST read of one flag, vs the baseline's plain joins, and on PostgreSQL also with every
+ *   baseline statement prepared (named) as ours are;
  * - `graphql`: GraphQL page of 100 flags with `createdBy` and `lastModifiedBy`, vs our REST list,
  *   and on PostgreSQL vs PostGraphile 5 (Amber preset, no auth) answering the same page (server.ts);
  * - `304`: the REST list revalidated with `If-None-Match`, vs the REST list's 200s;
@@ -303,6 +304,16 @@ function figuresFor(ready: BenchReady): Figure[] {
     expected: [200],
   };
   const restList: Side = { name: "REST list", target: { url: list, headers: auth }, expected: [200] };
+  const restRead: Side = {
+    name: "REST read",
+    target: { url: `${project}/feature_flags/${one}/`, headers: auth },
+    expected: [200],
+  };
+  const readAgainst = (name: string, shape: string): Side => ({
+    name,
+    target: { url: `${ready.baseline}/${shape}/flags/${one}`, headers: auth },
+    expected: [200],
+  });
   const listAgainst = (name: string, shape: string): Side => ({
     name,
     target: { url: `${ready.baseline}/${shape}/flags?limit=${flags}`, headers: auth },
@@ -316,20 +327,17 @@ function figuresFor(ready: BenchReady): Figure[] {
       against: listAgainst("SQL joins", "rows"),
     },
     { id: "list", name: "  (same) vs", ours: restList, against: listAgainst("SQL page as JSON", "json") },
-    {
-      id: "read",
-      name: "REST read one flag",
-      ours: {
-        name: "REST read",
-        target: { url: `${project}/feature_flags/${one}/`, headers: auth },
-        expected: [200],
-      },
-      against: {
-        name: "SQL joins",
-        target: { url: `${ready.baseline}/rows/flags/${one}`, headers: auth },
-        expected: [200],
-      },
-    },
+    { id: "read", name: "REST read one flag", ours: restRead, against: readAgainst("SQL joins", "rows") },
+    ...(ready.postgraphile
+      ? [
+          {
+            id: "read",
+            name: "  (same) vs",
+            ours: restRead,
+            against: readAgainst("SQL joins prepared", "prepared"),
+          },
+        ]
+      : []),
     {
       id: "graphql",
       name: `GraphQL ${flags} flags + 2 users`,
@@ -441,12 +449,14 @@ async function benchBackend(label: string, backend: string): Promise<void> {
       await assertSameBytes(`list (${shape})`, list, `${ready.baseline}/${shape}/flags?limit=${flags}`, auth);
     }
     await assertSameBytes("persons", personsList(ready), personsBaseline(ready), auth);
-    await assertSameBytes(
-      "read",
-      `${ready.ours}/api/projects/${ready.projectId}/feature_flags/${one}/`,
-      `${ready.baseline}/rows/flags/${one}`,
-      auth,
-    );
+    for (const shape of ["rows", "prepared"]) {
+      await assertSameBytes(
+        `read (${shape})`,
+        `${ready.ours}/api/projects/${ready.projectId}/feature_flags/${one}/`,
+        `${ready.baseline}/${shape}/flags/${one}`,
+        auth,
+      );
+    }
     if (ready.postgraphile) {
       const answer = await fetch(ready.postgraphile, {
         method: "POST",

@@ -73,6 +73,9 @@ async function startPostGraphile(
     const { makePgService } = await import("postgraphile/adaptors/pg");
     const { grafserv } = await import("postgraphile/grafserv/node");
     const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // `pool.end()` resolves before its connections are closed; dropping the database at exit then
+    // terminates them, an error event that must not crash the process.
+    pool.on("error", () => {});
     const instance = postgraphile({
       extends: [PostGraphileAmberPreset],
       pgServices: [makePgService({ pool, schemas: ["public"] })],
@@ -184,14 +187,14 @@ async function seed(database: Database): Promise<Omit<BenchReady, "ours" | "base
 
 async function main(backend: string): Promise<void> {
   let database: Database;
-  let sql: Sql;
+  let sql: { plain: Sql; prepared: Sql };
   let postgraphile: string | undefined;
   let pgUrl: string | undefined;
   const cleanups: Array<() => Promise<unknown>> = [];
   if (backend === "pglite") {
     const pglite = new PGlite();
     database = await openDatabase({ kind: "pglite", pglite });
-    sql = pgliteSql(pglite);
+    sql = { plain: pgliteSql(pglite), prepared: pgliteSql(pglite) };
     cleanups.push(() => pglite.close());
   } else {
     const name = `sbx_bench_${randomBytes(4).toString("hex")}`;
@@ -200,7 +203,8 @@ async function main(backend: string): Promise<void> {
     cleanups.push(() => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     database = await openDatabase({ kind: "postgres", url: databaseUrl(name) });
     const pool = new pg.Pool({ connectionString: databaseUrl(name), max: 10 });
-    sql = pgPoolSql(pool);
+    pool.on("error", () => {}); // as PostGraphile's pool: connections terminated by the drop at exit
+    sql = { plain: pgPoolSql(pool), prepared: pgPoolSql(pool, true) };
     cleanups.unshift(() => pool.end());
   }
   cleanups.unshift(() => database.close());

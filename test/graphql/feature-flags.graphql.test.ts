@@ -103,6 +103,37 @@ const FlagList = graphql(`
   }
 `);
 
+// Every field of a flag but its activity; the query below spreads it (codegen adds it to that document).
+graphql(`
+  fragment EveryFlagField on FeatureFlag {
+    id databaseId key name active deleted version createdAt updatedAt
+    createdBy { email } lastModifiedBy { email } tags evaluationTags
+    ensureExperienceContinuity rollbackConditions performedRollback hasEnrichedAnalytics
+    isRemoteConfiguration hasEncryptedPayloads evaluationRuntime bucketingIdentifier creationContext
+    lastCalledAt status statusReason isSimpleFlag rolloutPercentage
+    filters { groups { rolloutPercentage variant properties { key type value operator } } payloads raw }
+  }
+`);
+
+const EveryFieldPageAndOne = graphql(`
+  query EveryFieldPageAndOne($projectId: ID!, $key: String!) {
+    project(id: $projectId) {
+      featureFlags(first: 10) { edges { node { ...EveryFlagField } } }
+      featureFlag(key: $key) { ...EveryFlagField }
+    }
+  }
+`);
+
+const KeysThroughFragments = graphql(`
+  query KeysThroughFragments($projectId: ID!) {
+    project(id: $projectId) {
+      featureFlags(first: 10, filter: { search: "lean-page" }) {
+        totalCount edges { node { ... on Node { id } ... on FeatureFlag { key } } }
+      }
+    }
+  }
+`);
+
 const ProjectQuery = graphql(`
   query ProjectById($id: ID!) {
     project(id: $id) { databaseId name apiToken organization { name } }
@@ -513,6 +544,33 @@ describeEachBackend("feature flags over GraphQL", (server) => {
       after: page?.pageInfo.endCursor ?? null,
     });
     expect(second.data.project?.featureFlags?.edges.map((edge) => edge.node.key)).toEqual(["list-c"]);
+  });
+
+  it("shows every field of a page's flag as the single read of that flag does", async () => {
+    const s = server();
+    const flag = await createFlag(s, {
+      key: "every-field",
+      name: "Every field",
+      tags: ["b", "a"],
+      evaluationTags: ["a"],
+      rollbackConditions: [{ threshold: 5 }],
+      filters: { groups: [{ rolloutPercentage: 30, properties: [] }], payloads: { true: "1" } },
+    });
+    const answer = await execute(s, EveryFieldPageAndOne, { projectId: String(s.projectId), key: flag.key });
+    const project = answer.data.project;
+    const inPage = project?.featureFlags?.edges.find((edge) => edge.node.key === flag.key)?.node;
+    expect(inPage).toBeDefined();
+    expect(inPage).toEqual(project?.featureFlag);
+    expect(inPage).toMatchObject({ tags: ["a", "b"], evaluationTags: ["a"], isSimpleFlag: true });
+  });
+
+  it("reads a page whose selection shows no filters, users or tags, through fragments", async () => {
+    const s = server();
+    await createFlag(s, { key: "lean-page", tags: ["x"] });
+    const answer = await execute(s, KeysThroughFragments, { projectId: String(s.projectId) });
+    const page = answer.data.project?.featureFlags;
+    expect(page?.totalCount).toBe(1);
+    expect(page?.edges.map((edge) => edge.node)).toEqual([{ id: expect.any(String), key: "lean-page" }]);
   });
 
   it("loads a page of flags with creators in a constant number of SQL statements", async () => {

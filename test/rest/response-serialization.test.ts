@@ -53,8 +53,8 @@ describeEachBackend("REST bodies written with the response schemas", (server) =>
 
   /** The service context of the all-scopes key, as the REST door builds it. */
   async function context(s: TestServer): Promise<ServiceContext> {
-    const actor = await authenticate(s.db, { key: s.key, source: "Authorization header" });
-    return createServiceContext(s.db, actor, loadConfig({}).limits);
+    const actor = await authenticate(s.database, { key: s.key, source: "Authorization header" });
+    return createServiceContext(s.database, actor, loadConfig({}).limits);
   }
 
   /** What `serializeFlag` returns for the flag, read in-process through the service. */

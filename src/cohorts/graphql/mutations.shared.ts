@@ -2,33 +2,17 @@
  * What every cohort mutation shares: the errors a write can fail with, the result naming, the
  * writable fields' PostHog names (inputs are re-encoded into the service's REST body), and ids.
  */
-import {
-  AuthenticationError,
-  NotFoundError,
-  NotImplementedError,
-  PermissionDeniedError,
-  ValidationError,
-} from "../../core/errors.js";
+import { NotFoundError, NotImplementedError } from "../../core/errors.js";
 import type { ErrorClass } from "../../graphql/errors.graphql.js";
+import { WRITE_ERRORS as ANY_WRITE_ERRORS, mutationResult } from "../../graphql/mutation-result.js";
 import { parseCohortId } from "./cohort.type.js";
 
-/** What any cohort write can fail with. */
-export const WRITE_ERRORS: ErrorClass[] = [
-  AuthenticationError,
-  PermissionDeniedError,
-  NotFoundError,
-  ValidationError,
-  NotImplementedError,
-];
+/** What any cohort write can fail with: any write's errors, and what is not built (query cohorts). */
+export const WRITE_ERRORS: readonly ErrorClass[] = [...ANY_WRITE_ERRORS, NotImplementedError];
 
 /** plugin-errors options of a cohort mutation named `name` (e.g. `CreateCohort`). */
 export function cohortResult(name: string, verb: string) {
-  return {
-    types: WRITE_ERRORS,
-    union: { name: `${name}Result`, description: `The cohort ${verb}, or why not.` },
-    result: { name: `${name}Success`, description: `The cohort was ${verb}.` },
-    dataField: { name: "cohort", description: `The cohort as ${verb}.` },
-  };
+  return mutationResult({ name, field: "cohort", what: "The cohort", verb, types: WRITE_ERRORS });
 }
 
 /** The description of every cohort input's `projectId`. */

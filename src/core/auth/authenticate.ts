@@ -3,7 +3,8 @@
  * posthog-behavior.md §1.4). Candidates, first found wins: `Authorization: Bearer <key>`, then a
  * `personal_api_key` field of the body (JSON or form), then a `personal_api_key` query parameter.
  */
-import type { PrismaClient } from "../../generated/prisma/client.js";
+import { Prisma } from "../../generated/prisma/client.js";
+import type { DataAccess } from "../context.js";
 import { AuthenticationError } from "../errors.js";
 import { FormBody } from "../form-body.js";
 import type { ProjectRecord, UserBasic } from "../records.js";
@@ -42,15 +43,15 @@ export interface Actor {
   /** Organizations the user is a member of. */
   organizationIds: string[];
   /**
-   * Projects of those organizations, read with the key (up to `PRELOADED_PROJECTS` of them), so that
-   * authorising a request for one of them costs no statement of its own. Not yet checked against the
-   * key's limits or scopes: `authorizeProject` does that.
+   * Projects of those organizations read with the key (the one the request names, or the first
+   * `PRELOADED_PROJECTS` of each), so that authorising a request for one of them costs no statement
+   * of its own. Not yet checked against the key's limits or scopes: `authorizeProject` does that.
    */
   projects: ProjectRecord[];
 }
 
-/** How many of the user's projects the key lookup reads along; past that, projects are read when used. */
-export const PRELOADED_PROJECTS = 50;
+/** How many projects of each organization the key lookup reads along; past that, projects are read when used. */
+const PRELOADED_PROJECTS = 50;
 
 const BEARER = /^Bearer\s+(\S.+)$/;
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
@@ -80,28 +81,84 @@ export function findCredential(request: {
 }
 
 /**
- * Looks the credential up by its hash and returns the actor. Updates `last_used_at` at most once an hour.
+ * One row of the key lookup: the key, its user (`userId`, so that the key's `id` keeps its name), one
+ * membership and one project of it (all null without one).
+ */
+type KeyRow = ActorKey &
+  Omit<ActorUser, "id"> & {
+    lastUsedAt: Date | null;
+    userId: number;
+    isActive: boolean;
+    organizationId: string | null;
+    projectId: number | null;
+    projectOrganizationId: string;
+    projectName: string;
+    apiToken: string;
+    timezone: string;
+    /** As text: drivers decode `bigint` differently. */
+    revision: string;
+    projectCreatedAt: Date;
+    projectUpdatedAt: Date;
+  };
+
+/**
+ * The key lookup: one statement, one row per (membership, project read along), or one row with null
+ * membership for a user of no organization. Projects read along: `projectId` alone when given (a
+ * REST path names it), else the first `PRELOADED_PROJECTS` of each organization by id.
+ */
+function keyLookup(secureValue: string, projectId: number | null): Prisma.Sql {
+  const which =
+    projectId === null
+      ? Prisma.sql`ORDER BY p.id LIMIT ${PRELOADED_PROJECTS}`
+      : Prisma.sql`AND p.id = ${projectId}`;
+  return Prisma.sql`SELECT k.id, k.label, k.mask_value AS "maskValue", k.scopes,
+      k.scoped_teams AS "scopedTeams", k.scoped_organizations AS "scopedOrganizations",
+      k.last_used_at AS "lastUsedAt", u.id AS "userId", u.uuid, u.distinct_id AS "distinctId",
+      u.first_name AS "firstName", u.last_name AS "lastName", u.email,
+      u.is_email_verified AS "isEmailVerified", u.hedgehog_config AS "hedgehogConfig",
+      u.role_at_organization AS "roleAtOrganization", u.current_project_id AS "currentProjectId",
+      u.is_active AS "isActive", m.organization_id::text AS "organizationId", p.id AS "projectId",
+      p.organization_id::text AS "projectOrganizationId", p.name AS "projectName",
+      p.api_token AS "apiToken", p.timezone, p.revision::text AS revision,
+      p.created_at AS "projectCreatedAt", p.updated_at AS "projectUpdatedAt"
+    FROM personal_api_keys k
+    JOIN users u ON u.id = k.user_id
+    LEFT JOIN organization_memberships m ON m.user_id = u.id
+    LEFT JOIN LATERAL (SELECT * FROM projects p WHERE p.organization_id = m.organization_id ${which}) p ON TRUE
+    WHERE k.secure_value = ${secureValue}
+    ORDER BY m.organization_id, p.id`;
+}
+
+function projectOf(row: KeyRow): ProjectRecord {
+  return {
+    id: row.projectId!,
+    organizationId: row.projectOrganizationId,
+    name: row.projectName,
+    apiToken: row.apiToken,
+    timezone: row.timezone,
+    revision: BigInt(row.revision),
+    createdAt: row.projectCreatedAt,
+    updatedAt: row.projectUpdatedAt,
+  };
+}
+
+/**
+ * Looks the credential up by its hash and returns the actor, with the projects `projectId` names
+ * (when the request names one, as REST paths do) or else its first projects read along (`Actor.projects`).
+ * One hand-written statement on the driver (`DataAccess.reader`): the hottest statement of the service.
+ * Updates `last_used_at` at most once an hour.
  * @throws AuthenticationError `not_authenticated` without a credential; `authentication_failed`
  *   when no active user's key matches.
  */
-export async function authenticate(db: PrismaClient, credential: Credential | null): Promise<Actor> {
+export async function authenticate(
+  data: DataAccess,
+  credential: Credential | null,
+  projectId: number | null = null,
+): Promise<Actor> {
   if (!credential) throw new AuthenticationError();
-  const row = await db.personalApiKey.findUnique({
-    where: { secureValue: hashApiKey(credential.key) },
-    include: {
-      user: {
-        include: {
-          memberships: {
-            select: {
-              organizationId: true,
-              organization: { select: { projects: { orderBy: { id: "asc" }, take: PRELOADED_PROJECTS } } },
-            },
-          },
-        },
-      },
-    },
-  });
-  if (!row?.user.isActive) {
+  const rows = await data.reader.rows<KeyRow>(keyLookup(hashApiKey(credential.key), projectId));
+  const row = rows[0];
+  if (!row?.isActive) {
     throw new AuthenticationError(
       `Personal API key found in request ${credential.source} is invalid.`,
       "authentication_failed",
@@ -109,21 +166,20 @@ export async function authenticate(db: PrismaClient, credential: Credential | nu
   }
   const now = Date.now();
   if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await db.personalApiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
+    await data.prisma.personalApiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
   }
-  const { user } = row;
   return {
     user: {
-      id: user.id,
-      uuid: user.uuid,
-      distinctId: user.distinctId,
-      firstName: user.firstName,
-      lastName: user.lastName,
-      email: user.email,
-      isEmailVerified: user.isEmailVerified,
-      hedgehogConfig: user.hedgehogConfig,
-      roleAtOrganization: user.roleAtOrganization,
-      currentProjectId: user.currentProjectId,
+      id: row.userId,
+      uuid: row.uuid,
+      distinctId: row.distinctId,
+      firstName: row.firstName,
+      lastName: row.lastName,
+      email: row.email,
+      isEmailVerified: row.isEmailVerified,
+      hedgehogConfig: row.hedgehogConfig,
+      roleAtOrganization: row.roleAtOrganization,
+      currentProjectId: row.currentProjectId,
     },
     apiKey: {
       id: row.id,
@@ -133,7 +189,7 @@ export async function authenticate(db: PrismaClient, credential: Credential | nu
       scopedTeams: row.scopedTeams,
       scopedOrganizations: row.scopedOrganizations,
     },
-    organizationIds: user.memberships.map((m) => m.organizationId),
-    projects: user.memberships.flatMap((m) => m.organization.projects),
+    organizationIds: [...new Set(rows.flatMap((r) => (r.organizationId === null ? [] : [r.organizationId])))],
+    projects: rows.filter((r) => r.projectId !== null).map(projectOf),
   };
 }

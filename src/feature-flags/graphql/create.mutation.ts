@@ -3,11 +3,12 @@ import { NotImplementedError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
+import { WRITE_ERRORS } from "../../graphql/mutation-result.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { BucketingIdentifierEnum, CreationContextEnum, EvaluationRuntimeEnum } from "./enums.js";
 import { FeatureFlagRef } from "./feature-flag.type.js";
 import { FeatureFlagFiltersInput, filtersBody } from "./filters.input.js";
-import { flagResult, PATCH_FIELD_NAMES, PROJECT_ID_DESCRIPTION, WRITE_ERRORS } from "./mutations.shared.js";
+import { flagResult, PATCH_FIELD_NAMES, PROJECT_ID_DESCRIPTION } from "./mutations.shared.js";
 
 const CreateFeatureFlagInput = builder.inputType("CreateFeatureFlagInput", {
   description: "A new flag (REST `POST feature_flags/`). Only `projectId` and `key` are required.",

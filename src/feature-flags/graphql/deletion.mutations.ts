@@ -5,6 +5,7 @@
 import { ConflictError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
+import { WRITE_ERRORS } from "../../graphql/mutation-result.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { FeatureFlagRef } from "./feature-flag.type.js";
 import {
@@ -13,7 +14,6 @@ import {
   flagResult,
   mutationFlagId,
   PROJECT_ID_DESCRIPTION,
-  WRITE_ERRORS,
 } from "./mutations.shared.js";
 
 /** A mutation that sets `deleted` on a flag, with its own input type. */

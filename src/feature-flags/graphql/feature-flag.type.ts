@@ -12,7 +12,7 @@ import { parseIntegerObjectId, projectOwnedLocalId } from "../../graphql/ids.js"
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
 import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import type { FlagRecord } from "../feature-flags.queries.js";
+import type { FlagPart, FlagPartKey, FlagRecord, FlagRecordWith } from "../feature-flags.queries.js";
 import { isSimpleFlag, simpleRolloutPercentage } from "../rules/status.js";
 import { effectiveFilters } from "../rules/stored-filters.js";
 import {
@@ -23,8 +23,56 @@ import {
 } from "./enums.js";
 import { FiltersRef } from "./filters.type.js";
 
+/**
+ * A flag as `FeatureFlag` resolves it: a whole record (single reads, nodes, mutations), or a page's
+ * record with only the parts its selection shows (`flagPartsFor`). Fields read parts through `part`.
+ */
+export type FlagView = FlagRecordWith<never> & Partial<Pick<FlagRecord, FlagPartKey>>;
+
+/**
+ * The record parts each `FeatureFlag` field reads (feature-flags.queries.ts `FLAG_PARTS`); a field not
+ * named here reads only the columns every read brings. Every field that calls `part` is listed.
+ */
+const FIELD_PARTS: Readonly<Record<string, readonly FlagPart[]>> = {
+  filters: ["filters"],
+  status: ["filters"],
+  statusReason: ["filters"],
+  isSimpleFlag: ["filters"],
+  rolloutPercentage: ["filters"],
+  rollbackConditions: ["rollbackConditions"],
+  createdBy: ["createdBy"],
+  lastModifiedBy: ["lastModifiedBy"],
+  tags: ["tags"],
+  evaluationTags: ["evaluationTags"],
+};
+
+/** The record parts a selection of `FeatureFlag` fields (by name) needs. */
+export function flagPartsFor(fieldNames: Iterable<string>): Set<FlagPart> {
+  const parts = new Set<FlagPart>();
+  for (const name of fieldNames) for (const needed of FIELD_PARTS[name] ?? []) parts.add(needed);
+  return parts;
+}
+
+/**
+ * `flag[key]`, a part the read must have brought. A part missing here means `FIELD_PARTS` does not
+ * list a field that reads it: a bug, answered as an unexpected error rather than a made-up value.
+ */
+function part<K extends FlagPartKey>(flag: FlagView, key: K): FlagRecord[K] {
+  const value = flag[key];
+  if (value === undefined)
+    throw new Error(`FeatureFlag read without its ${key}: list the field in FIELD_PARTS`);
+  return value as FlagRecord[K];
+}
+
+/** The flag's filters as shown (stored filters, with the legacy rollout folded in, §2.5). */
+const shownFilters = (flag: FlagView) =>
+  effectiveFilters(part(flag, "filters"), part(flag, "rolloutPercentage"));
+
+/** The fields the status rules read (rules/status.ts `flagStatus`). */
+const statusInput = (flag: FlagView) => ({ ...flag, filters: part(flag, "filters") });
+
 /** The `FeatureFlag` object type. */
-export const FeatureFlagRef = builder.objectRef<FlagRecord>("FeatureFlag").implement({
+export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").implement({
   description:
     "A feature flag of a project (PostHog's FeatureFlag, posthog-behavior.md §2.1–2.2). `key` is unique among " +
     "the project's non-deleted flags; every write bumps `version`.",
@@ -40,7 +88,7 @@ export const FeatureFlagRef = builder.objectRef<FlagRecord>("FeatureFlag").imple
     filters: t.field({
       type: FiltersRef,
       description: "Release conditions, variants and payloads.",
-      resolve: (flag) => effectiveFilters(flag.filters, flag.rolloutPercentage),
+      resolve: shownFilters,
     }),
     active: t.exposeBoolean("active", { description: "Whether the flag is enabled." }),
     deleted: t.exposeBoolean("deleted", {
@@ -57,28 +105,31 @@ export const FeatureFlagRef = builder.objectRef<FlagRecord>("FeatureFlag").imple
       nullable: true,
       description:
         "Who created the flag; null when that user was deleted. Read with the flag (no extra SQL).",
-      resolve: (flag) => flag.createdBy,
+      resolve: (flag) => part(flag, "createdBy"),
     }),
     lastModifiedBy: t.field({
       type: UserRef,
       nullable: true,
       description:
         "Who changed the flag last; null when that user was deleted. Read with the flag (no extra SQL).",
-      resolve: (flag) => flag.lastModifiedBy,
+      resolve: (flag) => part(flag, "lastModifiedBy"),
     }),
-    tags: t.exposeStringList("tags", {
+    tags: t.stringList({
       description: "Tags: trimmed, lower-case, de-duplicated, sorted.",
+      resolve: (flag) => part(flag, "tags"),
     }),
-    evaluationTags: t.exposeStringList("evaluationTags", {
+    evaluationTags: t.stringList({
       description: "Evaluation contexts: a subset of `tags` naming where the flag is evaluated.",
+      resolve: (flag) => part(flag, "evaluationTags"),
     }),
     ensureExperienceContinuity: t.exposeBoolean("ensureExperienceContinuity", {
       description: "Whether a user keeps their value when their identity changes (persisted across devices).",
     }),
-    rollbackConditions: t.expose("rollbackConditions", {
+    rollbackConditions: t.field({
       type: "JSON",
       nullable: true,
       description: "Automatic rollback conditions, as stored (PostHog's JSON); null when none.",
+      resolve: (flag) => part(flag, "rollbackConditions"),
     }),
     performedRollback: t.exposeBoolean("performedRollback", {
       nullable: true,
@@ -114,22 +165,22 @@ export const FeatureFlagRef = builder.objectRef<FlagRecord>("FeatureFlag").imple
     status: t.field({
       type: FeatureFlagStatusEnum,
       description: "The flag's health now (REST's `status`).",
-      resolve: (flag, _args, ctx) => ctx.services.featureFlags.status(flag).status,
+      resolve: (flag, _args, ctx) => ctx.services.featureFlags.status(statusInput(flag)).status,
     }),
     statusReason: t.string({
       description: "Why the flag has its status, in PostHog's words (REST's `GET :id/status` `reason`).",
-      resolve: (flag, _args, ctx) => ctx.services.featureFlags.status(flag).reason,
+      resolve: (flag, _args, ctx) => ctx.services.featureFlags.status(statusInput(flag)).reason,
     }),
     isSimpleFlag: t.boolean({
       description:
         "Whether the flag has one condition group without properties and targets persons (older PostHog field).",
-      resolve: (flag) => isSimpleFlag(effectiveFilters(flag.filters, flag.rolloutPercentage)),
+      resolve: (flag) => isSimpleFlag(shownFilters(flag)),
     }),
     rolloutPercentage: t.float({
       nullable: true,
       description:
         "For a simple flag, its group's rollout (0–100, null = everyone); null otherwise (older PostHog field).",
-      resolve: (flag) => simpleRolloutPercentage(effectiveFilters(flag.filters, flag.rolloutPercentage)),
+      resolve: (flag) => simpleRolloutPercentage(shownFilters(flag)),
     }),
     activity: t.field({
       type: ActivityPageRef,

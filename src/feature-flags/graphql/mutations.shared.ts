@@ -2,31 +2,14 @@
  * What every flag mutation shares: the errors a write can fail with, the result naming, and the
  * writable fields' PostHog names (GraphQL inputs are re-encoded into the service's REST body).
  */
-import {
-  AuthenticationError,
-  NotFoundError,
-  PermissionDeniedError,
-  ValidationError,
-} from "../../core/errors.js";
+import { NotFoundError } from "../../core/errors.js";
 import type { ErrorClass } from "../../graphql/errors.graphql.js";
+import { mutationResult } from "../../graphql/mutation-result.js";
 import { parseFlagId } from "./feature-flag.type.js";
 
-/** What any flag write can fail with: no valid key, no scope or access, no such project or flag, bad input. */
-export const WRITE_ERRORS: ErrorClass[] = [
-  AuthenticationError,
-  PermissionDeniedError,
-  NotFoundError,
-  ValidationError,
-];
-
 /** plugin-errors options of a flag mutation named `name` (e.g. `CreateFeatureFlag`). */
-export function flagResult(name: string, verb: string, types: ErrorClass[]) {
-  return {
-    types,
-    union: { name: `${name}Result`, description: `The flag ${verb}, or why not.` },
-    result: { name: `${name}Success`, description: `The flag was ${verb}.` },
-    dataField: { name: "featureFlag", description: `The flag as ${verb}.` },
-  };
+export function flagResult(name: string, verb: string, types: readonly ErrorClass[]) {
+  return mutationResult({ name, field: "featureFlag", what: "The flag", verb, types });
 }
 
 /** The description of every flag input's `projectId`. */

@@ -1,7 +1,8 @@
 /**
  * The flag fields of `Project`: one flag by id or key, the filtered and ordered page of flags, and the
  * activity of all the project's flags. Each goes through the same service read as REST: a page of
- * flags, their creators, modifiers and tags and the total count are one SQL statement.
+ * flags, their creators, modifiers and tags and the total count are one SQL statement, which reads
+ * only the parts of the flags (filters, users, tags) that the selection shows.
  */
 import { DEFAULT_PAGE_SIZE } from "../../config.js";
 import { activityPaging } from "../../core/activity-log.js";
@@ -13,13 +14,14 @@ import { postHogFields } from "../../graphql/input-mapping.js";
 import { resolveCountedConnection } from "../../graphql/offset-connection.js";
 import { ProjectRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
+import { selectedFieldNames } from "../../graphql/selection.js";
 import {
   EvaluationRuntimeEnum,
   FeatureFlagActiveFilterEnum,
   FeatureFlagOrderEnum,
   FeatureFlagTypeFilterEnum,
 } from "./enums.js";
-import { FeatureFlagRef, parseFlagId } from "./feature-flag.type.js";
+import { FeatureFlagRef, flagPartsFor, parseFlagId } from "./feature-flag.type.js";
 
 const FeatureFlagFilterInput = builder.inputType("FeatureFlagFilterInput", {
   description:
@@ -112,11 +114,13 @@ builder.objectFields(ProjectRef, (t) => ({
         filter: t.arg({ type: FeatureFlagFilterInput, description: "Which flags to list." }),
         orderBy: t.arg({ type: FeatureFlagOrderEnum, description: "The order; newest first when unset." }),
       },
-      resolve: async (project, args, ctx) => {
+      resolve: async (project, args, ctx, info) => {
         const serviceContext = await ctx.serviceContext();
         const query = listQuery(args.filter, args.orderBy);
+        // The page reads only the parts of each flag that the selected fields show.
+        const parts = flagPartsFor(selectedFieldNames(info, ["edges", "node"]));
         return resolveCountedConnection(args, ctx.limits.maxPageSize, (page) =>
-          ctx.services.featureFlags.list(serviceContext, project.id, query, page),
+          ctx.services.featureFlags.list(serviceContext, project.id, query, page, parts),
         );
       },
     },

@@ -3,6 +3,7 @@ import { ConflictError, NotImplementedError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
+import { WRITE_ERRORS } from "../../graphql/mutation-result.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { BucketingIdentifierEnum, EvaluationRuntimeEnum } from "./enums.js";
 import { FeatureFlagRef } from "./feature-flag.type.js";
@@ -14,7 +15,6 @@ import {
   mutationFlagId,
   PATCH_FIELD_NAMES,
   PROJECT_ID_DESCRIPTION,
-  WRITE_ERRORS,
 } from "./mutations.shared.js";
 
 const UpdateFeatureFlagInput = builder.inputType("UpdateFeatureFlagInput", {

@@ -1,13 +1,9 @@
 /** `updateGroupType`: REST's `PATCH groups_types/update_metadata/` for one group type. */
-import {
-  AuthenticationError,
-  NotFoundError,
-  PermissionDeniedError,
-  ValidationError,
-} from "../../core/errors.js";
+import { NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
+import { mutationResult, WRITE_ERRORS } from "../../graphql/mutation-result.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { GroupTypeRef } from "./group-type.type.js";
 
@@ -33,12 +29,13 @@ builder.mutationField("updateGroupType", (t) =>
     description: "Renames a group type (REST `PATCH groups_types/update_metadata/`). Scope `group:write`.",
     extensions: requiresScopes("group:write"),
     args: { input: t.arg({ type: UpdateGroupTypeInput, required: true, description: "The changes." }) },
-    errors: {
-      types: [AuthenticationError, PermissionDeniedError, NotFoundError, ValidationError],
-      union: { name: "UpdateGroupTypeResult", description: "The group type as renamed, or why not." },
-      result: { name: "UpdateGroupTypeSuccess", description: "The group type was renamed." },
-      dataField: { name: "groupType", description: "The group type as renamed." },
-    },
+    errors: mutationResult({
+      name: "UpdateGroupType",
+      field: "groupType",
+      what: "The group type",
+      verb: "renamed",
+      types: WRITE_ERRORS,
+    }),
     resolve: async (_root, { input }, ctx) => {
       const serviceContext = await ctx.serviceContext();
       const { projectId, ...fields } = input;

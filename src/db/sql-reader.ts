@@ -1,0 +1,50 @@
+/**
+ * Hot reads straight on the driver. The statements that every request runs (the key lookup, a flag,
+ * a page of flags) are hand-written SQL already; sending them through Prisma's `$queryRaw` added its
+ * query interpreter and typed result decoding, which cost each statement twice what node-postgres
+ * alone does (issue 6 §4's profile of the single read). A `SqlReader` runs such a statement on the
+ * same pool or PGlite instance as Prisma, counted into the request's `SqlStats` like Prisma's.
+ *
+ * Decoding is the driver's own and the same on every backend for the types these reads use:
+ * integers, booleans and text as such, `timestamptz` as `Date`, `json`/`jsonb` parsed, arrays as
+ * arrays. `bigint` (e.g. `count(*)`) differs between drivers (string, bigint): readers convert it.
+ *
+ * Inside an interactive transaction, reads must see the transaction's own writes and, on PGlite
+ * (one connection), must not wait for it: they run on the transaction's client (`prismaReader`).
+ */
+import type { PGlite } from "@electric-sql/pglite";
+import type pg from "pg";
+import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import { timed } from "./sql-stats.js";
+
+/** Runs a read statement (values bound as parameters, never spliced into the text) and returns its rows. */
+export interface SqlReader {
+  rows<R>(query: Prisma.Sql): Promise<R[]>;
+}
+
+/**
+ * A reader on a node-postgres pool, each distinct text a prepared statement named by `name` (the
+ * same generator as Prisma's on this pool, so one name never means two texts on a connection).
+ */
+export function pgPoolReader(pool: pg.Pool, name: (query: { sql: string }) => string): SqlReader {
+  return {
+    rows: async <R>(query: Prisma.Sql) => {
+      const result = await timed(() =>
+        pool.query({ name: name({ sql: query.text }), text: query.text, values: query.values }),
+      );
+      return result.rows as R[];
+    },
+  };
+}
+
+/** A reader on a PGlite instance (outside transactions: PGlite runs a query after any open transaction). */
+export function pgliteReader(pglite: PGlite): SqlReader {
+  return {
+    rows: async <R>(query: Prisma.Sql) => (await timed(() => pglite.query<R>(query.text, query.values))).rows,
+  };
+}
+
+/** A reader on a Prisma client or interactive transaction (`$queryRaw`): reads inside a write's transaction. */
+export function prismaReader(client: Pick<PrismaClient, "$queryRaw">): SqlReader {
+  return { rows: <R>(query: Prisma.Sql) => client.$queryRaw<R[]>(query) };
+}

@@ -1,0 +1,43 @@
+/**
+ * The PostgreSQL pool survives the server closing its idle connections (a restart, an administrator's
+ * `pg_terminate_backend`): the process keeps running, says so in a warning, and the next statements,
+ * Prisma's and the driver reader's, run on new connections (src/db/database.ts).
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type Database, openDatabase } from "../../src/db/database.js";
+import { Prisma } from "../../src/generated/prisma/client.js";
+import { adminQuery, databaseUrl, postgresAnswers } from "../support/postgres.js";
+
+const answers = await postgresAnswers();
+const name = `sbx_conn_${randomBytes(4).toString("hex")}`;
+const warnings: string[] = [];
+let database: Database;
+
+beforeAll(async () => {
+  if (!answers) return;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  database = await openDatabase(
+    { kind: "postgres", url: databaseUrl(name) },
+    { warn: (_fields, message) => warnings.push(message) },
+  );
+});
+
+afterAll(async () => {
+  if (!answers) return;
+  await database.close();
+  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+});
+
+it.skipIf(!answers)("keeps serving after PostgreSQL terminates its idle connections", async () => {
+  await database.prisma.$queryRaw`SELECT 1`;
+  await database.reader.rows(Prisma.sql`SELECT 1`);
+  await adminQuery(
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`,
+  );
+  await expect.poll(() => warnings.length).toBeGreaterThan(0);
+  expect(warnings[0]).toMatch(/closed an idle connection/);
+  const [row] = await database.reader.rows<{ one: number }>(Prisma.sql`SELECT 1 AS one`);
+  expect(row).toEqual({ one: 1 });
+  expect(await database.prisma.$queryRaw`SELECT 2 AS two`).toEqual([{ two: 2 }]);
+});
