@@ -129,6 +129,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const routes = restRoutes(services, config.limits);
   registerRestRoutes(app, routes, restDeps);
   registerOpenApiRoute(app, openApiDocument(routes));
-  await registerSdkRoutes(app, sdkRoutes(services, config.limits), { db: database.prisma });
+  await registerSdkRoutes(app, sdkRoutes(services, config.limits), {
+    db: database.prisma,
+    transaction: database.transaction,
+  });
   return app;
 }

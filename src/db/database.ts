@@ -6,7 +6,8 @@
  *   instead of corrupting the database (PGlite itself locks nothing), and a crashed holder's lock
  *   never delays a restart (./data-dir-lock.ts).
  * - `postgres`: a real PostgreSQL through `@prisma/adapter-pg`, every statement prepared once per
- *   connection (./statement-names.ts).
+ *   connection (./statement-names.ts), on a node-postgres pool the hot write transactions
+ *   (./sql-transaction.ts) share.
  * - `pglite`: a PGlite instance owned by the caller (tests load a migrated template into memory).
  * Every adapter is wrapped by `instrumentAdapterFactory`, so statements are counted per request.
  */
@@ -21,6 +22,7 @@ import type { MigrationTarget } from "./migrations.js";
 import { keepStatisticsFresh, PGLITE_ANALYZE_INTERVAL_MS } from "./pglite-statistics.js";
 import { pgliteReader, pgPoolReader, type SqlReader } from "./sql-reader.js";
 import { instrumentAdapterFactory } from "./sql-stats.js";
+import { pgliteTransactions, pgPoolTransactions, type RunSqlTransaction } from "./sql-transaction.js";
 import { statementNames } from "./statement-names.js";
 
 /** Where the data lives. */
@@ -36,6 +38,8 @@ export interface Database {
   readonly prisma: PrismaClient;
   /** Hot hand-written reads on the same connections as `prisma`, outside its transactions (./sql-reader.ts). */
   readonly reader: SqlReader;
+  /** Hand-written write transactions on the same connections as `prisma`, beside it (./sql-transaction.ts). */
+  readonly transaction: RunSqlTransaction;
   readonly migrationTarget: MigrationTarget;
   /** Where the data is, for logs and errors (never includes a password). */
   readonly description: string;
@@ -72,8 +76,8 @@ export function redactUrl(url: string): string {
 export async function openDatabase(source: DatabaseSource, log?: LockLogger): Promise<Database> {
   switch (source.kind) {
     case "postgres": {
-      // One pool and one set of statement names for Prisma and the reader: a connection never
-      // holds two statements under one name.
+      // One pool and one set of statement names for Prisma, the reader and the hand-written
+      // transactions: a connection never holds two statements under one name.
       const pool = new pg.Pool({ connectionString: source.url });
       // An idle connection the server closes (restart, admin termination) is dropped by the pool and
       // replaced on next use; without a listener its error event would end the process.
@@ -86,6 +90,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
         kind: "postgres",
         prisma,
         reader: pgPoolReader(pool, names),
+        transaction: pgPoolTransactions(pool, names),
         migrationTarget: { kind: "postgres", url: source.url },
         description: redactUrl(source.url),
         close: async () => {
@@ -100,6 +105,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
         kind: "pglite",
         prisma,
         reader: pgliteReader(source.pglite),
+        transaction: pgliteTransactions(source.pglite),
         migrationTarget: { kind: "pglite", pglite: source.pglite },
         description: "PGlite (in memory)",
         close: () => prisma.$disconnect(),
@@ -125,6 +131,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
         kind: "embedded",
         prisma,
         reader: pgliteReader(pglite),
+        transaction: pgliteTransactions(pglite),
         migrationTarget: { kind: "pglite", pglite },
         description: `PGlite at ${source.dataDir}`,
         close: async () => {

@@ -1,7 +1,8 @@
 /**
  * Per-request SQL accounting. A driver-adapter wrapper counts every statement Prisma sends and the
- * time it took (and `timed` every statement sent beside Prisma, ./sql-reader.ts), into the `SqlStats` of the async context that issued it. The HTTP layer opens one
- * context per request and reports it in the `Server-Timing` header; tests use it to bound N+1.
+ * time it took (and `timed` every statement sent beside Prisma, ./sql-reader.ts, ./sql-transaction.ts),
+ * into the `SqlStats` of the async context that issued it. The HTTP layer opens one context per
+ * request and reports it in the `Server-Timing` header; tests use it to bound N+1.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type {

@@ -9,6 +9,7 @@
  * `pg_advisory_xact_lock(hashtext('group_type_mappings'), project)` and re-reads the mapping, so types
  * are added one request at a time per project (at most five times in a project's life).
  */
+import { Prisma } from "../generated/prisma/client.js";
 import type { IngestTx } from "./ingest-event.js";
 import type { Properties } from "./rules/person-properties.js";
 
@@ -17,14 +18,16 @@ export type GroupTypeMapping = Map<string, number>;
 
 /** Reads the project's group-type mapping (one statement). */
 export async function loadGroupTypes(tx: IngestTx, projectId: number): Promise<GroupTypeMapping> {
-  const rows = await tx.$queryRaw<Array<{ group_type: string; group_type_index: number }>>`
-    SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ${projectId}`;
+  const rows = await tx.rows<{ group_type: string; group_type_index: number }>(Prisma.sql`
+    SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ${projectId}`);
   return new Map(rows.map((row) => [row.group_type, row.group_type_index]));
 }
 
 /** Takes the project's group-type lock until the transaction ends, then re-reads the mapping. */
 export async function lockGroupTypes(tx: IngestTx, projectId: number): Promise<GroupTypeMapping> {
-  await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(hashtext('group_type_mappings'), ${projectId})`;
+  await tx.rows(
+    Prisma.sql`SELECT 1 FROM pg_advisory_xact_lock(hashtext('group_type_mappings'), ${projectId})`,
+  );
   return loadGroupTypes(tx, projectId);
 }
 
@@ -36,11 +39,11 @@ export async function insertGroupTypes(
 ): Promise<void> {
   if (types.length === 0) return;
   const rows = JSON.stringify(types.map((t) => ({ group_type: t.groupType, group_type_index: t.index })));
-  await tx.$executeRaw`
+  await tx.execute(Prisma.sql`
     INSERT INTO group_type_mappings (project_id, group_type, group_type_index)
     SELECT ${projectId}, v.group_type, v.group_type_index
     FROM jsonb_to_recordset(${rows}::jsonb) AS v(group_type text, group_type_index integer)
-    ON CONFLICT DO NOTHING`;
+    ON CONFLICT DO NOTHING`);
 }
 
 /** A group as the batch works on it. */
@@ -63,28 +66,27 @@ export async function loadGroups(
   keys: ReadonlyArray<{ groupTypeIndex: number; groupKey: string }>,
 ): Promise<WorkingGroup[]> {
   if (keys.length === 0) return [];
-  const rows = await tx.$queryRaw<
-    Array<{
-      group_type_index: number;
-      group_key: string;
-      group_properties: Properties;
-      created_at: Date;
-      version: bigint;
-    }>
-  >`
-    SELECT g.group_type_index, g.group_key, g.group_properties, g.created_at, g.version
+  const rows = await tx.rows<{
+    group_type_index: number;
+    group_key: string;
+    group_properties: Properties;
+    created_at: Date;
+    /** bigint, read as text (the same on every driver). */
+    version: string;
+  }>(Prisma.sql`
+    SELECT g.group_type_index, g.group_key, g.group_properties, g.created_at, g.version::text AS version
     FROM groups g
     WHERE g.project_id = ${projectId}
       AND (g.group_type_index, g.group_key) IN (
         SELECT * FROM unnest(${keys.map((k) => k.groupTypeIndex)}::integer[], ${keys.map((k) => k.groupKey)}::text[]))
     ORDER BY g.group_type_index, g.group_key
-    FOR UPDATE OF g`;
+    FOR UPDATE OF g`);
   return rows.map((row) => ({
     groupTypeIndex: row.group_type_index,
     groupKey: row.group_key,
     properties: row.group_properties,
     createdAt: row.created_at,
-    version: row.version,
+    version: BigInt(row.version),
     stored: true,
     changed: false,
   }));
@@ -113,7 +115,7 @@ export async function writeGroups(
   const created = groups.filter((g) => !g.stored);
   const updated = groups.filter((g) => g.stored && g.changed);
   if (created.length > 0) {
-    await tx.$executeRaw`
+    await tx.execute(Prisma.sql`
       INSERT INTO groups (project_id, group_type_index, group_key, group_properties, created_at, version)
       SELECT ${projectId}, v.group_type_index, v.group_key, v.group_properties, v.created_at, v.version
       FROM jsonb_to_recordset(${JSON.stringify(created.map(groupColumns))}::jsonb) AS v(
@@ -121,15 +123,15 @@ export async function writeGroups(
       ON CONFLICT (project_id, group_type_index, group_key) DO UPDATE
       SET group_properties = groups.group_properties || EXCLUDED.group_properties,
           created_at = LEAST(groups.created_at, EXCLUDED.created_at),
-          version = groups.version + 1`;
+          version = groups.version + 1`);
   }
   if (updated.length > 0) {
-    await tx.$executeRaw`
+    await tx.execute(Prisma.sql`
       UPDATE groups g
       SET group_properties = v.group_properties, created_at = v.created_at, version = v.version
       FROM jsonb_to_recordset(${JSON.stringify(updated.map(groupColumns))}::jsonb) AS v(
         group_type_index integer, group_key text, group_properties jsonb, created_at timestamptz, version bigint)
       WHERE g.project_id = ${projectId} AND g.group_type_index = v.group_type_index
-        AND g.group_key = v.group_key`;
+        AND g.group_key = v.group_key`);
   }
 }

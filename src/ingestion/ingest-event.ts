@@ -4,7 +4,7 @@
  * group state apply them (posthog plugin-server's `person-state.ts` / `group` processing) and
  * the events are stored with the person each one resolved to.
  */
-import type { Prisma } from "../generated/prisma/client.js";
+import type { SqlTransaction } from "../db/sql-transaction.js";
 
 /** One validated event of a capture request. */
 export interface IngestEvent {
@@ -25,5 +25,8 @@ export interface IngestEvent {
   timestamp: Date;
 }
 
-/** A transaction of the pipeline: every stage of one request writes through the same one. */
-export type IngestTx = Prisma.TransactionClient;
+/**
+ * A transaction of the pipeline: every stage of one request writes through the same one, straight
+ * on the driver (db/sql-transaction.ts: the statements are all hand-written SQL).
+ */
+export type IngestTx = SqlTransaction;

@@ -8,6 +8,7 @@
  *   event/property pairs inserted only when new.
  */
 import { v7 as uuidv7 } from "uuid";
+import { Prisma } from "../generated/prisma/client.js";
 import type { IngestEvent, IngestTx } from "./ingest-event.js";
 import type { CatalogueEntries } from "./rules/catalogue.js";
 
@@ -26,15 +27,12 @@ export async function insertEvents(
     properties: event.properties,
     timestamp: event.timestamp.toISOString(),
   }));
-  return tx.$executeRawUnsafe(
-    `INSERT INTO events (project_id, uuid, event, distinct_id, person_id, properties, timestamp)
-     SELECT $1, r.uuid, r.event, r.distinct_id, r.person_id, r.properties, r.timestamp
-     FROM json_to_recordset($2::json) AS r(uuid uuid, event text, distinct_id text, person_id uuid,
-                                           properties jsonb, timestamp timestamptz)
-     ON CONFLICT (project_id, uuid) DO NOTHING`,
-    projectId,
-    JSON.stringify(rows),
-  );
+  return tx.execute(Prisma.sql`
+    INSERT INTO events (project_id, uuid, event, distinct_id, person_id, properties, timestamp)
+    SELECT ${projectId}, r.uuid, r.event, r.distinct_id, r.person_id, r.properties, r.timestamp
+    FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(uuid uuid, event text, distinct_id text,
+                                                               person_id uuid, properties jsonb, timestamp timestamptz)
+    ON CONFLICT (project_id, uuid) DO NOTHING`);
 }
 
 /** The index of each of `names` that the project's group type mapping has. */
@@ -44,28 +42,24 @@ export async function groupTypeIndexes(
   names: readonly string[],
 ): Promise<Map<string, number>> {
   if (names.length === 0) return new Map();
-  const rows = await tx.groupTypeMapping.findMany({
-    where: { projectId, groupType: { in: [...names] } },
-    select: { groupType: true, groupTypeIndex: true },
-  });
-  return new Map(rows.map((row) => [row.groupType, row.groupTypeIndex]));
+  const rows = await tx.rows<{ group_type: string; group_type_index: number }>(Prisma.sql`
+    SELECT group_type, group_type_index FROM group_type_mappings
+    WHERE project_id = ${projectId} AND group_type = ANY(${[...names]}::text[])`);
+  return new Map(rows.map((row) => [row.group_type, row.group_type_index]));
 }
 
 /** Records `entries` in the catalogue (see the module comment): at most three statements, none when empty. */
 export async function writeCatalogue(tx: IngestTx, projectId: number, entries: CatalogueEntries, now: Date) {
   if (entries.eventNames.length > 0) {
     const rows = entries.eventNames.map((name) => ({ id: uuidv7(), name }));
-    await tx.$executeRawUnsafe(
-      `INSERT INTO event_definitions (id, project_id, name, created_at, last_seen_at)
-       SELECT r.id, $1, r.name, $3::timestamptz, $3::timestamptz
-       FROM json_to_recordset($2::json) AS r(id uuid, name text)
-       ON CONFLICT (project_id, name) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at
-       WHERE event_definitions.last_seen_at IS NULL
-          OR event_definitions.last_seen_at < EXCLUDED.last_seen_at - interval '1 hour'`,
-      projectId,
-      JSON.stringify(rows),
-      now.toISOString(),
-    );
+    const at = now.toISOString();
+    await tx.execute(Prisma.sql`
+      INSERT INTO event_definitions (id, project_id, name, created_at, last_seen_at)
+      SELECT r.id, ${projectId}, r.name, ${at}::timestamptz, ${at}::timestamptz
+      FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(id uuid, name text)
+      ON CONFLICT (project_id, name) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at
+      WHERE event_definitions.last_seen_at IS NULL
+         OR event_definitions.last_seen_at < EXCLUDED.last_seen_at - interval '1 hour'`);
   }
   if (entries.properties.length > 0) {
     const rows = entries.properties.map((p) => ({
@@ -76,23 +70,19 @@ export async function writeCatalogue(tx: IngestTx, projectId: number, entries: C
       property_type: p.propertyType,
       is_numerical: p.propertyType === "Numeric",
     }));
-    await tx.$executeRawUnsafe(
-      `INSERT INTO property_definitions (id, project_id, name, type, group_type_index, property_type, is_numerical)
-       SELECT r.id, $1, r.name, r.type, r.group_type_index, r.property_type, r.is_numerical
-       FROM json_to_recordset($2::json) AS r(id uuid, name text, type smallint, group_type_index smallint,
-                                             property_type text, is_numerical boolean)
-       ON CONFLICT (project_id, type, group_type_index, name) DO NOTHING`,
-      projectId,
-      JSON.stringify(rows),
-    );
+    await tx.execute(Prisma.sql`
+      INSERT INTO property_definitions (id, project_id, name, type, group_type_index, property_type, is_numerical)
+      SELECT r.id, ${projectId}, r.name, r.type, r.group_type_index, r.property_type, r.is_numerical
+      FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(id uuid, name text, type smallint,
+                                                                 group_type_index smallint, property_type text,
+                                                                 is_numerical boolean)
+      ON CONFLICT (project_id, type, group_type_index, name) DO NOTHING`);
   }
   if (entries.eventProperties.length > 0) {
-    await tx.$executeRawUnsafe(
-      `INSERT INTO event_properties (project_id, event, property)
-       SELECT $1, r.event, r.property FROM json_to_recordset($2::json) AS r(event text, property text)
-       ON CONFLICT (project_id, event, property) DO NOTHING`,
-      projectId,
-      JSON.stringify(entries.eventProperties),
-    );
+    await tx.execute(Prisma.sql`
+      INSERT INTO event_properties (project_id, event, property)
+      SELECT ${projectId}, r.event, r.property
+      FROM json_to_recordset(${JSON.stringify(entries.eventProperties)}::json) AS r(event text, property text)
+      ON CONFLICT (project_id, event, property) DO NOTHING`);
   }
 }

@@ -10,9 +10,8 @@
  * INSERT of the events, and at most three catalogue statements (none once this process has recorded the same names within the hour, see
  * catalogue-cache.ts). A request with one bad event stores nothing (rules/capture-events.ts).
  */
-import type { ProjectRecord } from "../core/records.js";
 import type { ServiceDeps } from "../core/services.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import { CatalogueCache } from "./catalogue-cache.js";
 import { applyGroupState } from "./group-state.js";
 import { groupTypeIndexes, insertEvents, writeCatalogue } from "./ingestion.queries.js";
@@ -39,12 +38,12 @@ export interface CaptureResult {
 /** Capture's behaviour. */
 export interface IngestionService {
   /**
-   * Validates and stores the events of a decoded capture payload for `project`.
+   * Validates and stores the events of a decoded capture payload for the project `projectId`.
    * @throws ParseError / ValidationError (400) as `readCaptureEvents`, with nothing stored.
    */
   capture(
-    db: PrismaClient,
-    project: ProjectRecord,
+    transaction: RunSqlTransaction,
+    projectId: number,
     payload: unknown,
     request: CaptureRequest,
   ): Promise<CaptureResult>;
@@ -54,27 +53,27 @@ export interface IngestionService {
 export function createIngestionService(deps: ServiceDeps): IngestionService {
   const cache = new CatalogueCache();
   return {
-    async capture(db, project, payload, request) {
+    async capture(transaction, projectId, payload, request) {
       const now = deps.now();
       const events = readCaptureEvents(payload, { ...request, now });
       let written: ReturnType<CatalogueCache["unwritten"]> | undefined;
-      const stored = await db.$transaction(async (tx) => {
-        const personIds = await applyPersonState(tx, project.id, events);
-        await applyGroupState(tx, project.id, events);
+      const stored = await transaction(async (tx) => {
+        const personIds = await applyPersonState(tx, projectId, events);
+        await applyGroupState(tx, projectId, events);
         const kept = events.flatMap((event, index) => (droppedByPipeline(event) ? [] : [{ event, index }]));
         const stored = kept.map(({ event }) => event);
         const inserted = await insertEvents(
           tx,
-          project.id,
+          projectId,
           stored,
           kept.map(({ index }) => personIds[index] ?? null),
         );
-        const indexes = await groupTypeIndexes(tx, project.id, groupTypesToResolve(stored));
-        written = cache.unwritten(project.id, catalogueEntries(stored, indexes, now), now);
-        await writeCatalogue(tx, project.id, written, now);
+        const indexes = await groupTypeIndexes(tx, projectId, groupTypesToResolve(stored));
+        written = cache.unwritten(projectId, catalogueEntries(stored, indexes, now), now);
+        await writeCatalogue(tx, projectId, written, now);
         return inserted;
       });
-      if (written) cache.markWritten(project.id, written, now);
+      if (written) cache.markWritten(projectId, written, now);
       return { received: events.length, stored };
     },
   };

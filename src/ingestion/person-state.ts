@@ -80,8 +80,17 @@ class BatchPersons {
     for (const row of loaded) {
       let person = byId.get(row.id);
       if (!person) {
-        const { distinctId: _, ...stored } = row;
-        person = { ...stored, changed: false, distinctIds: new Set(), mergedInto: null };
+        person = {
+          id: row.id,
+          uuid: row.uuid,
+          state: row.state,
+          isIdentified: row.isIdentified,
+          version: row.version,
+          createdAt: row.createdAt,
+          changed: false,
+          distinctIds: new Set(),
+          mergedInto: null,
+        };
         byId.set(row.id, person);
         this.persons.push(person);
       }

@@ -9,6 +9,7 @@
  * first (the unique index makes us wait for its commit), the insert reports it, this module removes
  * what it inserted, and the caller reloads and decides again (`writePersonPlan` answers `retry`).
  */
+import { Prisma } from "../generated/prisma/client.js";
 import type { IngestTx } from "./ingest-event.js";
 import type { PropertyOperation, PropertyState } from "./rules/person-properties.js";
 
@@ -60,15 +61,16 @@ export interface PersonWritePlan {
 /** The outcome of `writePersonPlan`: written, or undone because a concurrent request got there first. */
 export type WriteOutcome = { written: true } | { written: false; conflictingUuids: string[] };
 
+/** A loaded row as the driver decodes it (bigint columns read as text, the same on every driver). */
 interface LoadedRow {
   distinct_id: string;
-  id: bigint;
+  id: string;
   uuid: string;
   properties: Record<string, unknown>;
   properties_last_updated_at: Record<string, string>;
   properties_last_operation: Record<string, PropertyOperation>;
   is_identified: boolean;
-  version: bigint;
+  version: string;
   created_at: Date;
 }
 
@@ -84,17 +86,17 @@ export async function loadPersons(
   distinctIds: readonly string[],
 ): Promise<LoadedPerson[]> {
   if (distinctIds.length === 0) return [];
-  const rows = await tx.$queryRaw<LoadedRow[]>`
-    SELECT d.distinct_id, p.id, p.uuid::text AS uuid, p.properties, p.properties_last_updated_at,
-           p.properties_last_operation, p.is_identified, p.version, p.created_at
+  const rows = await tx.rows<LoadedRow>(Prisma.sql`
+    SELECT d.distinct_id, p.id::text AS id, p.uuid::text AS uuid, p.properties, p.properties_last_updated_at,
+           p.properties_last_operation, p.is_identified, p.version::text AS version, p.created_at
     FROM person_distinct_ids d
     JOIN persons p ON p.project_id = d.project_id AND p.id = d.person_id
     WHERE d.project_id = ${projectId} AND d.distinct_id = ANY(${distinctIds}::text[])
     ORDER BY p.id
-    FOR UPDATE OF p`;
+    FOR UPDATE OF p`);
   return rows.map((row) => ({
     distinctId: row.distinct_id,
-    id: row.id,
+    id: BigInt(row.id),
     uuid: row.uuid,
     state: {
       properties: row.properties,
@@ -102,7 +104,7 @@ export async function loadPersons(
       lastOperation: row.properties_last_operation,
     },
     isIdentified: row.is_identified,
-    version: row.version,
+    version: BigInt(row.version),
     createdAt: row.created_at,
   }));
 }
@@ -131,7 +133,7 @@ async function insertPersons(
   creates: readonly WorkingPerson[],
 ): Promise<Map<string, bigint>> {
   if (creates.length === 0) return new Map();
-  const rows = await tx.$queryRaw<Array<{ id: bigint; uuid: string }>>`
+  const rows = await tx.rows<{ id: string; uuid: string }>(Prisma.sql`
     INSERT INTO persons (project_id, uuid, properties, properties_last_updated_at,
                          properties_last_operation, is_identified, version, created_at)
     SELECT ${projectId}, v.uuid, v.properties, v.properties_last_updated_at, v.properties_last_operation,
@@ -140,8 +142,8 @@ async function insertPersons(
       uuid uuid, properties jsonb, properties_last_updated_at jsonb, properties_last_operation jsonb,
       is_identified boolean, version bigint, created_at timestamptz)
     ON CONFLICT (project_id, uuid) DO NOTHING
-    RETURNING id, uuid::text AS uuid`;
-  return new Map(rows.map((row) => [row.uuid, row.id]));
+    RETURNING id::text AS id, uuid::text AS uuid`);
+  return new Map(rows.map((row) => [row.uuid, BigInt(row.id)]));
 }
 
 /** Inserts the plan's new distinct ids; returns those inserted (conflicts are absent). */
@@ -155,12 +157,12 @@ async function insertDistinctIds(
     distinct_id: distinctId,
     person_id: idOf(person),
   }));
-  const inserted = await tx.$queryRaw<Array<{ distinct_id: string }>>`
+  const inserted = await tx.rows<{ distinct_id: string }>(Prisma.sql`
     INSERT INTO person_distinct_ids (project_id, distinct_id, person_id, version)
     SELECT ${projectId}, v.distinct_id, v.person_id, 0
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(distinct_id text, person_id bigint)
     ON CONFLICT (project_id, distinct_id) DO NOTHING
-    RETURNING distinct_id`;
+    RETURNING distinct_id`);
   return inserted.map((row) => row.distinct_id);
 }
 
@@ -172,13 +174,13 @@ async function undoInserts(
   distinctIds: readonly string[],
 ): Promise<void> {
   if (distinctIds.length > 0) {
-    await tx.$executeRaw`
+    await tx.execute(Prisma.sql`
       DELETE FROM person_distinct_ids
-      WHERE project_id = ${projectId} AND distinct_id = ANY(${distinctIds}::text[])`;
+      WHERE project_id = ${projectId} AND distinct_id = ANY(${distinctIds}::text[])`);
   }
   if (personIds.length > 0) {
-    await tx.$executeRaw`
-      DELETE FROM persons WHERE project_id = ${projectId} AND id = ANY(${personIds.map(String)}::bigint[])`;
+    await tx.execute(Prisma.sql`
+      DELETE FROM persons WHERE project_id = ${projectId} AND id = ANY(${personIds.map(String)}::bigint[])`);
   }
 }
 
@@ -202,28 +204,28 @@ async function mergePersons(
       target_uuid: target.uuid,
     })),
   );
-  await tx.$executeRaw`
+  await tx.execute(Prisma.sql`
     UPDATE person_distinct_ids d
     SET person_id = m.target_id, version = d.version + 1
     FROM jsonb_to_recordset(${mapping}::jsonb) AS m(source_id bigint, target_id bigint)
-    WHERE d.project_id = ${projectId} AND d.person_id = m.source_id`;
-  await tx.$executeRaw`
+    WHERE d.project_id = ${projectId} AND d.person_id = m.source_id`);
+  await tx.execute(Prisma.sql`
     INSERT INTO cohort_people (project_id, cohort_id, person_id, version)
     SELECT c.project_id, c.cohort_id, m.target_id, c.version
     FROM cohort_people c
     JOIN jsonb_to_recordset(${mapping}::jsonb) AS m(source_id bigint, target_id bigint)
       ON c.person_id = m.source_id
     WHERE c.project_id = ${projectId}
-    ON CONFLICT (project_id, cohort_id, person_id) DO NOTHING`;
-  await tx.$executeRaw`
+    ON CONFLICT (project_id, cohort_id, person_id) DO NOTHING`);
+  await tx.execute(Prisma.sql`
     UPDATE events e
     SET person_id = m.target_uuid
     FROM jsonb_to_recordset(${mapping}::jsonb) AS m(source_uuid uuid, target_uuid uuid)
-    WHERE e.project_id = ${projectId} AND e.person_id = m.source_uuid`;
-  await tx.$executeRaw`
+    WHERE e.project_id = ${projectId} AND e.person_id = m.source_uuid`);
+  await tx.execute(Prisma.sql`
     DELETE FROM persons p
     USING jsonb_to_recordset(${mapping}::jsonb) AS m(source_id bigint)
-    WHERE p.project_id = ${projectId} AND p.id = m.source_id`;
+    WHERE p.project_id = ${projectId} AND p.id = m.source_id`);
 }
 
 /** Re-attributes personless events of distinct ids now held by a person of another uuid (one statement). */
@@ -238,12 +240,12 @@ async function overridePersonlessEvents(
     derived_uuid: derivedUuid,
     person_uuid: person.uuid,
   }));
-  await tx.$executeRaw`
+  await tx.execute(Prisma.sql`
     UPDATE events e
     SET person_id = v.person_uuid
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(
       distinct_id text, derived_uuid uuid, person_uuid uuid)
-    WHERE e.project_id = ${projectId} AND e.distinct_id = v.distinct_id AND e.person_id = v.derived_uuid`;
+    WHERE e.project_id = ${projectId} AND e.distinct_id = v.distinct_id AND e.person_id = v.derived_uuid`);
 }
 
 /** Writes the changed stored persons (one statement). */
@@ -254,7 +256,7 @@ async function updatePersons(
 ): Promise<void> {
   if (updates.length === 0) return;
   const rows = updates.map((person) => ({ id: idOf(person), ...personColumns(person) }));
-  await tx.$executeRaw`
+  await tx.execute(Prisma.sql`
     UPDATE persons p
     SET properties = v.properties,
         properties_last_updated_at = v.properties_last_updated_at,
@@ -265,7 +267,7 @@ async function updatePersons(
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(
       id bigint, properties jsonb, properties_last_updated_at jsonb, properties_last_operation jsonb,
       is_identified boolean, version bigint, created_at timestamptz)
-    WHERE p.project_id = ${projectId} AND p.id = v.id`;
+    WHERE p.project_id = ${projectId} AND p.id = v.id`);
 }
 
 /**

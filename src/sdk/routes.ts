@@ -7,17 +7,18 @@
  * - the body read as bytes whatever its type (JSON, `text/plain` from `sendBeacon`, forms, gzip),
  *   up to the route's `bodyLimitBytes` (413 beyond), then decoded (./payload.ts);
  * - the project found by the token in the payload or the query (./token.ts), with one indexed
- *   lookup (core/auth/project-token.ts); no token or an unknown one is a 401;
+ *   lookup the first time a process sees the token (core/auth/project-token.ts); no token or an
+ *   unknown one is a 401, and so is a request that fails because its project was deleted since;
  * - errors in PostHog's JSON error body `{type, code, detail, attr}` (rest/error-body.ts; the
  *   `detail` is capture's message, rust/capture/src/api.rs `CaptureError`), never an HTML page.
  * The handler gets the project and the decoded payload; the domain service does the rest.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Limits } from "../config.js";
-import { findProjectByToken } from "../core/auth/project-token.js";
-import { AuthenticationError, MethodNotAllowedError } from "../core/errors.js";
-import type { ProjectRecord } from "../core/records.js";
+import { ProjectTokenCache } from "../core/auth/project-token.js";
+import { AuthenticationError, DomainError, MethodNotAllowedError } from "../core/errors.js";
 import type { Services } from "../core/services.js";
+import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { errorBody, httpLayerError, SERVER_ERROR_BODY } from "../rest/error-body.js";
 import { isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
@@ -32,14 +33,15 @@ const ROUTED_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** What an SDK handler gets. */
 export interface SdkRequest {
-  /** The project the request's token names. */
-  project: ProjectRecord;
+  /** The id of the project the request's token names (only the id: see `ProjectTokenCache`). */
+  projectId: number;
   /** The decoded JSON payload (an event, an array of events, a batch, a flags body...). */
   payload: unknown;
   query: URLSearchParams;
   /** The route's path as declared (with its trailing slash), e.g. `/engage/`. */
   path: string;
-  db: PrismaClient;
+  /** Runs hand-written write transactions on the driver (db/sql-transaction.ts). */
+  transaction: RunSqlTransaction;
 }
 
 /** A handler's answer: a JSON body with a status (200 unless given). */
@@ -65,7 +67,9 @@ export type SdkModule = (services: Services, limits: Limits) => SdkRoute[];
 
 /** What the SDK door needs from the composition root. */
 export interface SdkDeps {
+  /** Finds a token's project. */
   db: PrismaClient;
+  transaction: RunSqlTransaction;
 }
 
 /** Answers `error` in PostHog's JSON error body, with the CORS headers; unexpected errors are logged. */
@@ -77,7 +81,20 @@ async function answerError(error: unknown, request: FastifyRequest, reply: Fasti
   return reply.status(500).send(SERVER_ERROR_BODY);
 }
 
-async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, reply: FastifyReply) {
+function invalidTokenError(): AuthenticationError {
+  return new AuthenticationError(
+    "Project API key invalid. You can find your project API key in PostHog project settings.",
+    "authentication_failed",
+  );
+}
+
+async function handle(
+  route: SdkRoute,
+  deps: SdkDeps,
+  tokens: ProjectTokenCache,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   setCorsHeaders(request, reply);
   const query = new URL(request.url, "http://sdk.invalid").searchParams;
   const payload = decodePayload({
@@ -88,14 +105,23 @@ async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, r
     limitBytes: route.bodyLimitBytes,
   });
   const token = findProjectToken(payload, query);
-  const project = await findProjectByToken(deps.db, token);
-  if (!project) {
-    throw new AuthenticationError(
-      "Project API key invalid. You can find your project API key in PostHog project settings.",
-      "authentication_failed",
-    );
+  const projectId = await tokens.projectIdOf(token);
+  if (projectId === null) throw invalidTokenError();
+  let result: SdkReply;
+  try {
+    result = await route.handler({
+      projectId,
+      payload,
+      query,
+      path: route.path,
+      transaction: deps.transaction,
+    });
+  } catch (error) {
+    // A database error may mean the remembered project was deleted meanwhile (its rows' foreign
+    // keys refuse the writes): that is an unknown token now, as it would have been on lookup.
+    if (!(error instanceof DomainError) && !(await tokens.confirm(token))) throw invalidTokenError();
+    throw error;
   }
-  const result = await route.handler({ project, payload, query, path: route.path, db: deps.db });
   return reply.status(result.status ?? 200).send(result.body);
 }
 
@@ -110,6 +136,7 @@ export async function registerSdkRoutes(
   routes: readonly SdkRoute[],
   deps: SdkDeps,
 ): Promise<void> {
+  const tokens = new ProjectTokenCache(deps.db);
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
@@ -123,7 +150,7 @@ export async function registerSdkRoutes(
         method: [...route.methods],
         url: route.path,
         bodyLimit: route.bodyLimitBytes,
-        handler: (request, reply) => handle(route, deps, request, reply),
+        handler: (request, reply) => handle(route, deps, tokens, request, reply),
       });
       const others = ROUTED_METHODS.filter(
         (method) => !(route.methods as readonly string[]).includes(method),

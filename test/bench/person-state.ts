@@ -1,7 +1,7 @@
 /**
  * `npx tsx test/bench/person-state.ts`: what person state costs a capture request, per batch of 100
- * events, beside a hand-written baseline on the same database and driver (Prisma's raw statements in
- * one interactive transaction, as capture's request transaction). Figures, per backend (PGlite in
+ * events, beside a hand-written baseline on the same database and driver (raw statements in one
+ * transaction on the driver, src/db/sql-transaction.ts, as capture's request transaction). Figures, per backend (PGlite in
  * memory; PostgreSQL at 127.0.0.1:5432, skipped loudly when none answers):
  * - `create`: 100 events of 100 new distinct ids, each with a `$set`; baseline: one multi-row
  *   `INSERT` of 100 persons and one of their 100 distinct ids;
@@ -18,6 +18,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import { applyMigrations } from "../../src/db/migrations.js";
 import { measureSql } from "../../src/db/sql-stats.js";
+import { Prisma } from "../../src/generated/prisma/client.js";
 import type { IngestEvent } from "../../src/ingestion/ingest-event.js";
 import { applyPersonState } from "../../src/ingestion/person-state.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
@@ -50,44 +51,48 @@ const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
 /** The baseline's `create`: the same persons and distinct ids, hand-written, two statements. */
 async function baselineCreate(db: Database, projectId: number, ids: string[]): Promise<void> {
   const now = new Date().toISOString();
-  await db.prisma.$transaction(async (tx) => {
+  await db.transaction(async (tx) => {
     const persons = ids
       .map(
         (id, i) =>
           `(${projectId}, ${quote(randomUUID())}, ${quote(JSON.stringify({ i, id }))}, ${quote(now)})`,
       )
       .join(",");
-    const rows = await tx.$queryRawUnsafe<Array<{ id: bigint }>>(
-      `INSERT INTO persons (project_id, uuid, properties, created_at) VALUES ${persons} RETURNING id`,
+    const rows = await tx.rows<{ id: string }>(
+      Prisma.raw(
+        `INSERT INTO persons (project_id, uuid, properties, created_at) VALUES ${persons} RETURNING id::text AS id`,
+      ),
     );
     const distinctIds = ids.map((id, i) => `(${projectId}, ${quote(id)}, ${rows[i]!.id})`).join(",");
-    await tx.$executeRawUnsafe(
-      `INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES ${distinctIds}`,
+    await tx.execute(
+      Prisma.raw(
+        `INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES ${distinctIds}`,
+      ),
     );
   });
 }
 
 /** The baseline's `update`: read the persons of the ids, write their new properties, two statements. */
 async function baselineUpdate(db: Database, projectId: number, ids: string[], value: number): Promise<void> {
-  await db.prisma.$transaction(async (tx) => {
+  await db.transaction(async (tx) => {
     const list = ids.map(quote).join(",");
-    const rows = await tx.$queryRawUnsafe<Array<{ id: bigint; properties: Record<string, unknown> }>>(
-      `SELECT p.id, p.properties FROM person_distinct_ids d
+    const rows = await tx.rows<{ id: string; properties: Record<string, unknown> }>(
+      Prisma.raw(`SELECT p.id::text AS id, p.properties FROM person_distinct_ids d
        JOIN persons p ON p.project_id = d.project_id AND p.id = d.person_id
-       WHERE d.project_id = ${projectId} AND d.distinct_id IN (${list}) FOR UPDATE OF p`,
+       WHERE d.project_id = ${projectId} AND d.distinct_id IN (${list}) FOR UPDATE OF p`),
     );
     const values = rows
       .map((row) => `(${row.id}, ${quote(JSON.stringify({ ...row.properties, value }))}::jsonb)`)
       .join(",");
-    await tx.$executeRawUnsafe(
-      `UPDATE persons p SET properties = v.properties, version = p.version + 1
-       FROM (VALUES ${values}) AS v(id, properties) WHERE p.project_id = ${projectId} AND p.id = v.id`,
+    await tx.execute(
+      Prisma.raw(`UPDATE persons p SET properties = v.properties, version = p.version + 1
+       FROM (VALUES ${values}) AS v(id, properties) WHERE p.project_id = ${projectId} AND p.id = v.id`),
     );
   });
 }
 
 async function ours(db: Database, projectId: number, events: IngestEvent[]): Promise<void> {
-  await db.prisma.$transaction((tx) => applyPersonState(tx, projectId, events));
+  await db.transaction((tx) => applyPersonState(tx, projectId, events));
 }
 
 const batchIds = (label: string) => Array.from({ length: BATCH }, (_, i) => `${label}-${i}-${randomUUID()}`);

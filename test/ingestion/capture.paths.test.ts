@@ -7,6 +7,7 @@
 import { gzipSync } from "node:zlib";
 import lzString from "lz-string";
 import { beforeAll, expect, it } from "vitest";
+import { generateProjectApiToken } from "../../src/core/auth/api-keys.js";
 import { projectToken, sendToSdk, storedEvents } from "../support/capture.js";
 import { describeEachBackend } from "../support/server.js";
 
@@ -233,5 +234,24 @@ describeEachBackend("capture paths and body shapes", (server) => {
     });
     expect(refused.status).toBe(401);
     expect(refused.headers.get("access-control-allow-origin")).toBe("https://shop.example");
+  });
+
+  it("answers 401, storing nothing, once the project of a token it has seen is deleted", async () => {
+    const { organizationId } = await server().db.project.findUniqueOrThrow({
+      where: { id: server().projectId },
+    });
+    const doomed = await server().db.project.create({
+      data: { organizationId, name: "to be deleted", apiToken: generateProjectApiToken() },
+    });
+    const send = () =>
+      sendToSdk(server(), "/batch/", {
+        json: { api_key: doomed.apiToken, batch: [{ event: "before", distinct_id: "gone-user" }] },
+      });
+    expect((await send()).status).toBe(200);
+    await server().db.project.delete({ where: { id: doomed.id } });
+    const refused = await send();
+    expect(refused.status, refused.text).toBe(401);
+    expect(refused.body).toMatchObject({ type: "authentication_error", code: "authentication_failed" });
+    expect(await server().db.event.count({ where: { projectId: doomed.id } })).toBe(0);
   });
 });

@@ -17,7 +17,7 @@ async function freshProject(s: TestServer): Promise<number> {
 }
 
 async function apply(s: TestServer, projectId: number, events: IngestEvent[]): Promise<number> {
-  return s.db.$transaction(async (tx) => {
+  return s.database.transaction(async (tx) => {
     const { stats } = await measureSql(() => applyGroupState(tx, projectId, events));
     return stats.statements;
   });

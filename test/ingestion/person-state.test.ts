@@ -32,7 +32,7 @@ async function personCount(s: TestServer, uuid: string): Promise<number> {
 
 /** Applies person state to `events` in a transaction, counting the statements it sends. */
 async function statementsOf(s: TestServer, events: IngestEvent[]) {
-  return s.db.$transaction(async (tx) => {
+  return s.database.transaction(async (tx) => {
     const { result, stats } = await measureSql(() => applyPersonState(tx, s.projectId, events));
     return { result, statements: stats.statements };
   });
@@ -379,7 +379,7 @@ describeEachBackend("person state", (server, backend) => {
       const id = freshId("race");
       const results = await Promise.all(
         [1, 2, 3].map((n) =>
-          s.db.$transaction((tx) =>
+          s.database.transaction((tx) =>
             applyPersonState(tx, s.projectId, [ingestEvent(id, { $set: { [`n${n}`]: n } })]),
           ),
         ),
@@ -399,7 +399,7 @@ describeEachBackend("person state", (server, backend) => {
       const [anon, user] = [freshId("anon"), freshId("user")];
       await applyBatch(s, [ingestEvent(anon, { $set: { a: 1 } }), ingestEvent(user, { $set: { u: 1 } })]);
       const identify = () =>
-        s.db.$transaction((tx) =>
+        s.database.transaction((tx) =>
           applyPersonState(tx, s.projectId, [
             ingestEvent(user, { $anon_distinct_id: anon }, { event: "$identify" }),
           ]),
@@ -417,7 +417,7 @@ describeEachBackend("person state", (server, backend) => {
       const anons = [freshId("anon"), freshId("anon")];
       await Promise.all(
         anons.map((anon) =>
-          s.db.$transaction((tx) =>
+          s.database.transaction((tx) =>
             applyPersonState(tx, s.projectId, [
               ingestEvent(user, { $anon_distinct_id: anon }, { event: "$identify" }),
             ]),

@@ -31,7 +31,7 @@ export async function applyBatch(
   events: readonly IngestEvent[],
   projectId: number = server.projectId,
 ): Promise<string[]> {
-  return server.db.$transaction(async (tx) => {
+  return server.database.transaction(async (tx) => {
     const uuids = await applyPersonState(tx, projectId, events);
     await applyGroupState(tx, projectId, events);
     return uuids;

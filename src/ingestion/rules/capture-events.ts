@@ -14,9 +14,9 @@
  * - strings are made storable: NUL and lone surrogates become U+FFFD (PostgreSQL refuses both in
  *   jsonb; capture replaces invalid surrogates too, rust/capture/src/passes/invalid_surrogates.rs).
  */
-import { v7 as uuidv7 } from "uuid";
 import { ParseError, ValidationError } from "../../core/errors.js";
 import { checkNestingDepth } from "../../core/json-input.js";
+import { eventUuids } from "../event-uuids.js";
 import type { IngestEvent } from "../ingest-event.js";
 import { parseEventTimestamp, requestSentAt } from "./timestamp.js";
 
@@ -125,9 +125,9 @@ function optionalObject(event: Record<string, unknown>, field: string): Record<s
   return storableJson(value) as Record<string, unknown>;
 }
 
-function uuidOf(event: Record<string, unknown>): string {
+function uuidOf(event: Record<string, unknown>, newUuid: () => string): string {
   const value = event["uuid"];
-  if (value === undefined || value === null || value === "") return uuidv7();
+  if (value === undefined || value === null || value === "") return newUuid();
   if (typeof value !== "string" || !UUID.test(value)) throw parsingError("invalid `uuid`: not a UUID");
   const hex = value.replaceAll("-", "").toLowerCase();
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
@@ -149,7 +149,12 @@ function eventNameOf(event: Record<string, unknown>, path: string): string {
   return storable(name);
 }
 
-function readEvent(raw: unknown, context: CaptureContext, sentAt: Date | null): IngestEvent {
+function readEvent(
+  raw: unknown,
+  context: CaptureContext,
+  sentAt: Date | null,
+  newUuid: () => string,
+): IngestEvent {
   if (!isRecord(raw)) throw parsingError("each event must be an object");
   const event = eventNameOf(raw, context.path);
   const properties = optionalObject(raw, "properties") ?? {};
@@ -173,7 +178,7 @@ function readEvent(raw: unknown, context: CaptureContext, sentAt: Date | null): 
   if ($set_once) topLevel.$set_once = $set_once;
   if (raw["$unset"] !== undefined) topLevel.$unset = storableJson(raw["$unset"]);
   return {
-    uuid: uuidOf(raw),
+    uuid: uuidOf(raw, newUuid),
     event,
     distinctId,
     properties,
@@ -198,5 +203,6 @@ export function readCaptureEvents(payload: unknown, context: CaptureContext): In
   const { events, sentAt } = eventsOf(payload);
   if (events.length === 0) throw new ValidationError("request holds no event", { code: "empty_batch" });
   const requestSent = requestSentAt(sentAt, context.query.get("_"));
-  return events.map((event) => readEvent(event, context, requestSent));
+  const newUuid = eventUuids(events.length);
+  return events.map((event) => readEvent(event, context, requestSent, newUuid));
 }

@@ -46,7 +46,8 @@ const SKIP_EVENT_PROPERTIES = new Set([
 /** `will_fit_in_postgres_column`: half of Django's 400-character CharField, in bytes. */
 const MAX_NAME_BYTES = 200;
 
-const fits = (name: string) => Buffer.byteLength(name) <= MAX_NAME_BYTES;
+/** Whether `name` fits; a UTF-16 code unit is at most 3 UTF-8 bytes, so short names are not measured. */
+const fits = (name: string) => name.length * 3 <= MAX_NAME_BYTES || Buffer.byteLength(name) <= MAX_NAME_BYTES;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);

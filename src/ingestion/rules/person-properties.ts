@@ -232,43 +232,47 @@ export interface PropertyUpdate {
   writes: boolean;
 }
 
-/** `ops` applied to `current` by an event at `timestampIso` (module header); `current` is not modified. */
+/**
+ * `ops` applied to `current` by an event at `timestampIso` (module header); `current` is not modified
+ * (and is the answer's `state` when nothing changed).
+ */
 export function applyPropertyOperations(
   current: PropertyState,
   ops: PropertyOperations,
   timestampIso: string,
 ): PropertyUpdate {
   const before = current.properties;
-  const state: PropertyState = {
-    properties: { ...before },
-    lastUpdatedAt: { ...current.lastUpdatedAt },
-    lastOperation: { ...current.lastOperation },
-  };
+  // Copied on the first change only: most events of a known person change nothing.
+  let state: PropertyState | null = null;
+  const changing = (): PropertyState =>
+    (state ??= {
+      properties: { ...before },
+      lastUpdatedAt: { ...current.lastUpdatedAt },
+      lastOperation: { ...current.lastOperation },
+    });
   const triggers = (key: string) => ops.alwaysWrites || !FILTERED_PERSON_UPDATE_PROPERTIES.has(key);
-  let changed = false;
   let writes = false;
-  for (const [key, value] of Object.entries(ops.setOnce)) {
+  for (const key in ops.setOnce) {
     if (Object.hasOwn(before, key) || Object.hasOwn(ops.set, key)) continue;
-    write(state, key, value, "set_once", timestampIso);
-    changed = true;
+    write(changing(), key, ops.setOnce[key], "set_once", timestampIso);
     writes ||= triggers(key);
   }
-  for (const [key, value] of Object.entries(ops.set)) {
+  for (const key in ops.set) {
+    const value = ops.set[key];
     const present = Object.hasOwn(before, key);
     if (present && isDeepStrictEqual(before[key], value)) continue;
-    write(state, key, value, "set", timestampIso);
-    changed = true;
+    write(changing(), key, value, "set", timestampIso);
     writes ||= !present || triggers(key);
   }
   for (const key of ops.unset) {
     if (!Object.hasOwn(before, key)) continue;
-    delete state.properties[key];
-    delete state.lastUpdatedAt[key];
-    delete state.lastOperation[key];
-    changed = true;
+    const next = changing();
+    delete next.properties[key];
+    delete next.lastUpdatedAt[key];
+    delete next.lastOperation[key];
     writes = true;
   }
-  return { state, changed, writes };
+  return { state: state ?? current, changed: state !== null, writes };
 }
 
 /**
