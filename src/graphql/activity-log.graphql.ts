@@ -9,10 +9,13 @@ import {
   type ActivityDetail,
   type ActivityEntry,
   type ActivityPage,
+  activityPaging,
   DEFAULT_ACTIVITY_PAGE_SIZE,
 } from "../core/activity-log.js";
+import type { ServiceContext } from "../core/context.js";
 import { isUuid } from "../core/validation.js";
 import { builder } from "./builder.js";
+import type { GraphQLContext } from "./context.js";
 import { projectOwnedLocalId } from "./ids.js";
 import { implementNode, projectOwnedLoader } from "./node.js";
 import { requiresScopes } from "./scopes.js";
@@ -145,3 +148,32 @@ export const ActivityPageRef = builder.objectRef<ActivityPage>("ActivityPage").i
     hasPreviousPage: t.exposeBoolean("hasPrevious", { description: "Whether this is not the first page." }),
   }),
 });
+
+/** The schema types of the builder, for field helpers that take Pothos's field builder. */
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/**
+ * An activity field on `Parent` (one object's log, or all of a model's in a project): a page of
+ * the entries `read` returns, newest first, `limit`/`page` paging as REST's; nullable, with scope
+ * `activity_log:read` of its own, so a key without it loses this field alone.
+ */
+export function activityPageField<Parent>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<Types, Parent>,
+  description: string,
+  read: (
+    ctx: GraphQLContext,
+    serviceContext: ServiceContext,
+    parent: Parent,
+    paging: ReturnType<typeof activityPaging>,
+  ) => Promise<ActivityPage>,
+) {
+  return t.field({
+    type: ActivityPageRef,
+    nullable: true,
+    description: `${description} Scope \`activity_log:read\`.`,
+    extensions: requiresScopes("activity_log:read"),
+    args: activityPageArgs,
+    resolve: async (parent, args, ctx) =>
+      read(ctx, await ctx.serviceContext(), parent, activityPaging(args, ctx.limits.maxPageSize)),
+  });
+}

@@ -4,9 +4,8 @@
  */
 import { resolveOffsetConnection } from "@pothos/plugin-relay";
 import { DEFAULT_PAGE_SIZE } from "../../config.js";
-import { activityPaging } from "../../core/activity-log.js";
 import { parseIntegerId } from "../../core/validation.js";
-import { ActivityPageRef, activityPageArgs } from "../../graphql/activity-log.graphql.js";
+import { activityPageField } from "../../graphql/activity-log.graphql.js";
 import { builder } from "../../graphql/builder.js";
 import { parseIntegerObjectId, projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
@@ -113,20 +112,12 @@ export const CohortRef = builder.objectRef<CohortRecord>("Cohort").implement({
       { name: "CohortMemberConnection", description: "A page of a cohort's persons." },
       { name: "CohortMemberEdge", description: "A person in a page of a cohort's persons." },
     ),
-    activity: t.field({
-      type: ActivityPageRef,
-      nullable: true,
-      description: "The cohort's activity log, newest first. Scope `activity_log:read`.",
-      extensions: requiresScopes("activity_log:read"),
-      args: activityPageArgs,
-      resolve: async (cohort, args, ctx) =>
-        ctx.services.cohorts.activity(
-          await ctx.serviceContext(),
-          cohort.projectId,
-          cohort.id,
-          activityPaging(args, ctx.limits.maxPageSize),
-        ),
-    }),
+    activity: activityPageField(
+      t,
+      "The cohort's activity log, newest first.",
+      (ctx, serviceContext, cohort, paging) =>
+        ctx.services.cohorts.activity(serviceContext, cohort.projectId, cohort.id, paging),
+    ),
   }),
 });
 

@@ -3,9 +3,8 @@
  * all the project's cohorts, through the same service reads as REST.
  */
 import { DEFAULT_PAGE_SIZE } from "../../config.js";
-import { activityPaging } from "../../core/activity-log.js";
 import { NotFoundError, ProjectNotFoundError } from "../../core/errors.js";
-import { ActivityPageRef, activityPageArgs } from "../../graphql/activity-log.graphql.js";
+import { activityPageField } from "../../graphql/activity-log.graphql.js";
 import { builder, connectionTotalCount } from "../../graphql/builder.js";
 import { parseIntegerObjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
@@ -88,18 +87,10 @@ builder.objectFields(ProjectRef, (t) => ({
     },
     { name: "CohortEdge", description: "A cohort in a page of cohorts." },
   ),
-  cohortActivity: t.field({
-    type: ActivityPageRef,
-    nullable: true,
-    description: "The activity log of all the project's cohorts, newest first. Scope `activity_log:read`.",
-    extensions: requiresScopes("activity_log:read"),
-    args: activityPageArgs,
-    resolve: async (project, args, ctx) =>
-      ctx.services.cohorts.activity(
-        await ctx.serviceContext(),
-        project.id,
-        null,
-        activityPaging(args, ctx.limits.maxPageSize),
-      ),
-  }),
+  cohortActivity: activityPageField(
+    t,
+    "The activity log of all the project's cohorts, newest first.",
+    (ctx, serviceContext, project, paging) =>
+      ctx.services.cohorts.activity(serviceContext, project.id, null, paging),
+  ),
 }));

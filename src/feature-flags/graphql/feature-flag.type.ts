@@ -1,12 +1,5 @@
-/**
- * The `FeatureFlag` object type: a flag as the service reads it (feature-flags.queries.ts), with its
- * creator, last modifier and tags read in the same statement as the flag itself, for one flag or a
- * whole page alike. Field names are camelCase versions of REST's. A node: its global id names its
- * project, and `node(id:)` reads it with the service's batch read (one statement per project).
- */
-import { activityPaging } from "../../core/activity-log.js";
 import { parseIntegerId } from "../../core/validation.js";
-import { ActivityPageRef, activityPageArgs } from "../../graphql/activity-log.graphql.js";
+import { activityPageField } from "../../graphql/activity-log.graphql.js";
 import { builder } from "../../graphql/builder.js";
 import { parseIntegerObjectId, projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
@@ -182,22 +175,12 @@ export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").impleme
         "For a simple flag, its group's rollout (0–100, null = everyone); null otherwise (older PostHog field).",
       resolve: (flag) => simpleRolloutPercentage(shownFilters(flag)),
     }),
-    activity: t.field({
-      type: ActivityPageRef,
-      nullable: true,
-      description:
-        "The flag's activity log, newest first. Scope `activity_log:read`. Two SQL statements per flag: " +
-        "meant for one flag, not for every flag of a list.",
-      extensions: requiresScopes("activity_log:read"),
-      args: activityPageArgs,
-      resolve: async (flag, args, ctx) =>
-        ctx.services.featureFlags.activity(
-          await ctx.serviceContext(),
-          flag.projectId,
-          flag.id,
-          activityPaging(args, ctx.limits.maxPageSize),
-        ),
-    }),
+    activity: activityPageField(
+      t,
+      "The flag's activity log, newest first. Two SQL statements per flag: meant for one flag, not for every flag of a list.",
+      (ctx, serviceContext, flag, paging) =>
+        ctx.services.featureFlags.activity(serviceContext, flag.projectId, flag.id, paging),
+    ),
   }),
 });
 

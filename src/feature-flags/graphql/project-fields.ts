@@ -5,9 +5,8 @@
  * only the parts of the flags (filters, users, tags) that the selection shows.
  */
 import { DEFAULT_PAGE_SIZE } from "../../config.js";
-import { activityPaging } from "../../core/activity-log.js";
 import { NotFoundError, ProjectNotFoundError, ValidationError } from "../../core/errors.js";
-import { ActivityPageRef, activityPageArgs } from "../../graphql/activity-log.graphql.js";
+import { activityPageField } from "../../graphql/activity-log.graphql.js";
 import { builder, connectionTotalCount } from "../../graphql/builder.js";
 import { parseIntegerObjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
@@ -136,18 +135,10 @@ builder.objectFields(ProjectRef, (t) => ({
     },
     { name: "FeatureFlagEdge", description: "A feature flag in a page of flags." },
   ),
-  featureFlagActivity: t.field({
-    type: ActivityPageRef,
-    nullable: true,
-    description: "The activity log of all the project's flags, newest first. Scope `activity_log:read`.",
-    extensions: requiresScopes("activity_log:read"),
-    args: activityPageArgs,
-    resolve: async (project, args, ctx) =>
-      ctx.services.featureFlags.activity(
-        await ctx.serviceContext(),
-        project.id,
-        null,
-        activityPaging(args, ctx.limits.maxPageSize),
-      ),
-  }),
+  featureFlagActivity: activityPageField(
+    t,
+    "The activity log of all the project's flags, newest first.",
+    (ctx, serviceContext, project, paging) =>
+      ctx.services.featureFlags.activity(serviceContext, project.id, null, paging),
+  ),
 }));
