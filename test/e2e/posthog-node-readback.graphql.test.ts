@@ -5,10 +5,10 @@
  * client would: the person over REST and GraphQL (with its events), the group type and the group
  * over REST, and the person's membership of a dynamic cohort (computed by SQL) over REST.
  */
-import { PostHog } from "posthog-node";
+import type { PostHog } from "posthog-node";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { graphql } from "../generated/gql.js";
-import { projectToken } from "../support/capture.js";
+import { posthogNodeClient } from "../support/capture.js";
 import { execute } from "../support/graphql.js";
 import { describeEachBackend } from "../support/server.js";
 
@@ -33,12 +33,7 @@ const PersonWithEvents = graphql(`
 describeEachBackend("posthog-node traffic read back through REST and GraphQL", (server) => {
   let client: PostHog;
   beforeAll(async () => {
-    client = new PostHog(await projectToken(server()), {
-      host: server().baseUrl,
-      flushAt: 1,
-      flushInterval: 0,
-      fetchRetryCount: 0,
-    });
+    client = await posthogNodeClient(server());
     // An anonymous visitor browses and signs up: identify creates the identified person, alias
     // merges the anonymous one into it; a back-end id joins by alias; the user works for a company.
     client.capture({

@@ -3,20 +3,15 @@
  * PostgreSQL: `capture`, `identify`, `alias` and `groupIdentify`, flushed, then the events, persons,
  * distinct ids and groups read back from the database.
  */
-import { PostHog } from "posthog-node";
+import type { PostHog } from "posthog-node";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { projectToken, storedEvents } from "../support/capture.js";
+import { posthogNodeClient, storedEvents } from "../support/capture.js";
 import { describeEachBackend } from "../support/server.js";
 
 describeEachBackend("posthog-node sends to capture", (server) => {
   let client: PostHog;
   beforeAll(async () => {
-    client = new PostHog(await projectToken(server()), {
-      host: server().baseUrl,
-      flushAt: 1,
-      flushInterval: 0,
-      fetchRetryCount: 0,
-    });
+    client = await posthogNodeClient(server());
   });
   afterAll(async () => {
     await client.shutdown();

@@ -2,6 +2,7 @@
  * Sending to the SDK paths of a test server as SDKs do (the project's public token, raw bodies in
  * any encoding, no personal API key), and reading back what capture stored.
  */
+import { PostHog } from "posthog-node";
 import { readResponse, type TestResponse, type TestServer } from "./server.js";
 
 /** One request to an SDK path. */
@@ -17,6 +18,19 @@ export interface SdkRequestOptions {
 export async function projectToken(s: TestServer, projectId = s.projectId): Promise<string> {
   const project = await s.db.project.findUniqueOrThrow({ where: { id: projectId } });
   return project.apiToken;
+}
+
+/**
+ * PostHog's Node SDK (unchanged) pointed at `s` with its project's token, sending each call at once
+ * (`flushAt: 1`, no timer, no retries); `await client.flush()` waits for what was sent.
+ */
+export async function posthogNodeClient(s: TestServer): Promise<PostHog> {
+  return new PostHog(await projectToken(s), {
+    host: s.baseUrl,
+    flushAt: 1,
+    flushInterval: 0,
+    fetchRetryCount: 0,
+  });
 }
 
 /** Sends one request to `path` (with its query) on `s`'s SDK door. */
