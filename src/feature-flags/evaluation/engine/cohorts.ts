@@ -45,7 +45,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function compileNode(raw: unknown, refs: Set<number>): CohortNode | null {
   if (!isRecord(raw)) return null;
   const type = raw["type"];
-  if (Array.isArray(raw["values"]) && (type === "AND" || type === "OR" || type === "property")) {
+  if (Array.isArray(raw["values"])) {
+    if (type !== "AND" && type !== "OR" && type !== "property") return null;
     const children: CohortNode[] = [];
     for (const value of raw["values"]) {
       const child = compileNode(value, refs);

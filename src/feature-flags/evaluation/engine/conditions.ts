@@ -99,7 +99,8 @@ export function compileCondition(
   flagAggregation: number | null,
   variantKeys: ReadonlySet<string>,
 ): CompiledCondition {
-  const group = isRecord(raw) ? raw : {};
+  // A condition that is not an object (posthog-node fails on it and defers) never matches.
+  const group = isRecord(raw) ? raw : { properties: [null] };
   const ownAggregation = group["aggregation_group_type_index"];
   const aggregation =
     ownAggregation === undefined

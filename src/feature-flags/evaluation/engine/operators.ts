@@ -30,10 +30,11 @@
  * Regexes run on re2js (linear time; RE2 syntax, so lookarounds and backreferences do not compile).
  * A pattern that does not compile makes both `regex` and `not_regex` false, as in both references;
  * an empty pattern matches everything (posthog-node). Dates without an offset are UTC (the Rust
- * service's team time zone is UTC unless set; the engine has none). An unknown operator, or a
- * value-needing operator without a value, is `false`: posthog-node defers on the first (and only
- * decides a condition or cohort when another filter already decides it, so any answer agrees), the
- * Rust service on the second.
+ * service's team time zone is UTC unless set; the engine has none). An unknown operator is `false`:
+ * posthog-node defers on it (and only
+ * decides a condition or cohort when another filter already decides it, so any answer agrees). A
+ * filter without a value is `false` for a missing property (Rust) and compares a present one with
+ * the text `null` (posthog-node).
  */
 import { RE2JS } from "re2js";
 import {
@@ -48,6 +49,7 @@ import {
   type SemverRange,
   semverRange,
   semverRangeContains,
+  type Version,
 } from "../../../properties/semver.js";
 import {
   asciiLower,
@@ -137,8 +139,19 @@ function propertyDate(value: unknown): Date | null {
   return seconds !== null && Number.isFinite(seconds) ? new Date(seconds * 1000) : null;
 }
 
+/**
+ * A date filter value: relative or ISO 8601 (what validation accepts), else what posthog-node's
+ * `new Date(value)` reads (a number as epoch milliseconds, other date texts V8 parses).
+ */
+function filterDate(target: unknown): FilterDateSpec | null {
+  const spec = typeof target === "string" ? parseFilterDateSpec(target) : null;
+  if (spec !== null || (typeof target !== "string" && typeof target !== "number")) return spec;
+  const parsed = new Date(target);
+  return Number.isNaN(parsed.getTime()) ? null : { absolute: parsed };
+}
+
 function dateTest(operator: string, target: unknown): ValueTest {
-  const spec: FilterDateSpec | null = typeof target === "string" ? parseFilterDateSpec(target) : null;
+  const spec = filterDate(target);
   if (spec === null) return () => false;
   return (value, now) => {
     const date = propertyDate(value);
@@ -153,10 +166,31 @@ function dateTest(operator: string, target: unknown): ValueTest {
   };
 }
 
+/**
+ * A wildcard value without a `*` (which validation refuses), as posthog-node's
+ * `computeWildcardBounds` reads it: its first one or two numbers, "1.2.3" meaning 1.2.x.
+ */
+function looseWildcard(text: string): SemverRange | null {
+  const parts = text.trim().replace(/^[vV]/, "").split(".");
+  if (!parts.slice(0, 2).every((part) => /^\d+$/.test(part))) return null;
+  const [major, minor] = parts.map(Number) as [number, number | undefined];
+  return minor === undefined
+    ? semverBetween([major, 0, 0], [major + 1, 0, 0])
+    : semverBetween([major, minor, 0], [major, minor + 1, 0]);
+}
+
+function semverBetween(lower: Version, upper: Version): SemverRange {
+  return {
+    lower: { version: lower, inclusive: true },
+    upper: { version: upper, inclusive: false },
+    negate: false,
+  };
+}
+
 function semverTest(operator: string, target: unknown): ValueTest {
   let range: SemverRange | null;
   if (operator === "semver_wildcard") {
-    range = parseSemver(operator, String(target));
+    range = parseSemver(operator, String(target)) ?? looseWildcard(String(target));
   } else {
     const version = parsePropertyVersion(String(target));
     range = version === null ? null : semverRange(operator, version);
@@ -265,10 +299,11 @@ export function compilePropertyTest(filter: Readonly<Record<string, unknown>>): 
   const name = String(key);
   if (operator === "is_set") return (properties) => hasProperty(properties, name);
   if (operator === "is_not_set") return (properties) => !hasProperty(properties, name);
-  const target = filter["value"];
-  if (target === undefined || target === null) return never;
+  // A filter without a value: the Rust service answers false when the property is missing;
+  // posthog-node compares a present property with the text "null".
+  const target = filter["value"] ?? null;
   const test = valueTest(operator, target);
   if (test === null) return never;
-  const whenMissing = TRUE_WHEN_MISSING.has(operator);
+  const whenMissing = target !== null && TRUE_WHEN_MISSING.has(operator);
   return (properties, now) => (hasProperty(properties, name) ? test(properties[name], now) : whenMissing);
 }
