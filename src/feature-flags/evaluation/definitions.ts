@@ -143,7 +143,9 @@ export function buildProjectDefinitions(
   }));
   const projectCohorts = new Map<number, InliningCohort>();
   for (const row of rows.cohorts) {
-    const criteria = row.isStatic ? null : readCriteria(row.filters, row.groups);
+    // Static cohorts are membership lists and unreadable criteria are skipped (PostHog's
+    // `is_static` check and `except: continue`); a cohort without criteria is an empty group.
+    const criteria = row.isStatic ? "unreadable" : readCriteria(row.filters, row.groups);
     projectCohorts.set(row.id, {
       isStatic: row.isStatic,
       criteria: criteria === "unreadable" ? null : (criteria ?? { type: "AND", values: [] }),
