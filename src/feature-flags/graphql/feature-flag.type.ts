@@ -5,7 +5,14 @@ import { parseIntegerObjectId, projectOwnedLocalId } from "../../graphql/ids.js"
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
 import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import type { FlagPart, FlagPartKey, FlagRecord, FlagRecordWith } from "../feature-flags.queries.js";
+import {
+  FLAG_PARTS,
+  type FlagColumn,
+  type FlagPart,
+  type FlagPartKey,
+  type FlagRecord,
+  type FlagRecordWith,
+} from "../feature-flags.queries.js";
 import { isSimpleFlag, simpleRolloutPercentage } from "../rules/status.js";
 import { effectiveFilters } from "../rules/stored-filters.js";
 import {
@@ -16,20 +23,27 @@ import {
 } from "./enums.js";
 import { FiltersRef } from "./filters.type.js";
 
-/**
- * A flag as `FeatureFlag` resolves it: a whole record (single reads, nodes, mutations), or a page's
- * record with only the parts its selection shows (`flagPartsFor`). Fields read parts through `part`.
- */
-export type FlagView = FlagRecordWith<never> & Partial<Pick<FlagRecord, FlagPartKey>>;
+/** The columns that are never null: their fields read them inline (no resolver), as stored. */
+type NonNullColumn = { [C in FlagColumn]: null extends FlagRecord[C] ? never : C }[FlagColumn];
 
 /**
- * The record parts each `FeatureFlag` field reads (feature-flags.queries.ts `FLAG_PARTS`); a field not
- * named here reads only the columns every read brings. Every field that calls `part` is listed.
+ * A flag as `FeatureFlag` resolves it: a whole record (single reads, nodes, mutations), or a page's
+ * record with only the parts its selection shows (`flagPartsFor`). Non-null columns are typed as
+ * present so that their fields need no resolver (graphql-jit then reads them inline): a page brings
+ * the column of every selected field named after one, and one missing would fail loudly as a null
+ * in a non-null field. Everything else, and every column a computed field reads, goes through `part`.
+ */
+export type FlagView = FlagRecordWith<NonNullColumn> & Partial<Pick<FlagRecord, FlagPartKey>>;
+
+/**
+ * The record parts each computed or renamed `FeatureFlag` field reads (feature-flags.queries.ts
+ * `FlagPart`). A field named after a column reads that column (`flagPartsFor`); any other field not
+ * listed reads only `id` and `projectId`. Every field that calls `part` is listed or named after its column.
  */
 const FIELD_PARTS: Readonly<Record<string, readonly FlagPart[]>> = {
   filters: ["filters"],
-  status: ["filters"],
-  statusReason: ["filters"],
+  status: ["filters", "deleted", "active", "lastCalledAt", "createdAt"],
+  statusReason: ["filters", "deleted", "active", "lastCalledAt", "createdAt"],
   isSimpleFlag: ["filters"],
   rolloutPercentage: ["filters"],
   rollbackConditions: ["rollbackConditions"],
@@ -39,10 +53,16 @@ const FIELD_PARTS: Readonly<Record<string, readonly FlagPart[]>> = {
   evaluationTags: ["evaluationTags"],
 };
 
+/** Whether `name` is a column a page may leave out. */
+const isColumn = (name: string): name is FlagColumn => (FLAG_PARTS as readonly string[]).includes(name);
+
 /** The record parts a selection of `FeatureFlag` fields (by name) needs. */
 export function flagPartsFor(fieldNames: Iterable<string>): Set<FlagPart> {
   const parts = new Set<FlagPart>();
-  for (const name of fieldNames) for (const needed of FIELD_PARTS[name] ?? []) parts.add(needed);
+  for (const name of fieldNames) {
+    const needed = FIELD_PARTS[name] ?? (isColumn(name) ? [name] : []);
+    for (const one of needed) parts.add(one);
+  }
   return parts;
 }
 
@@ -62,7 +82,13 @@ const shownFilters = (flag: FlagView) =>
   effectiveFilters(part(flag, "filters"), part(flag, "rolloutPercentage"));
 
 /** The fields the status rules read (rules/status.ts `flagStatus`). */
-const statusInput = (flag: FlagView) => ({ ...flag, filters: part(flag, "filters") });
+const statusInput = (flag: FlagView) => ({
+  deleted: part(flag, "deleted"),
+  active: part(flag, "active"),
+  lastCalledAt: part(flag, "lastCalledAt"),
+  createdAt: part(flag, "createdAt"),
+  filters: part(flag, "filters"),
+});
 
 /** The `FeatureFlag` object type. */
 export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").implement({
