@@ -4,10 +4,13 @@
  * (SQL statements per request from the `Server-Timing` header). Documents are typed by codegen
  * (`npm run codegen` writes test/generated/).
  */
+import type { GraphQLObjectType } from "graphql";
 import { expect, it } from "vitest";
+import { schema } from "../../src/composition.js";
 import { graphql } from "../generated/gql.js";
 import type { CreateFeatureFlagInput, FlagListQueryVariables } from "../generated/graphql.js";
 import { execute } from "../support/graphql.js";
+import { graphqlOfApp } from "../support/graphql-operations.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
 
 const ViewerQuery = graphql(`
@@ -147,6 +150,28 @@ const ProjectsQuery = graphql(`
 `);
 
 /** Creates a flag through GraphQL and returns it, failing the test on a typed error. */
+/**
+ * The fields of `type` that take no required argument, each with a selection, read from the schema
+ * so that a field added later is covered too: leaves by name, objects with their own leaves, other
+ * types by `__typename`.
+ */
+function everyField(type: GraphQLObjectType, depth = 1): Array<{ name: string; selection: string }> {
+  const { getNamedType, isLeafType, isNonNullType, isObjectType } = graphqlOfApp;
+  return Object.values(type.getFields())
+    .filter((field) => field.args.every((arg) => arg.defaultValue !== undefined || !isNonNullType(arg.type)))
+    .map((field) => {
+      const named = getNamedType(field.type);
+      const inner = isLeafType(named)
+        ? ""
+        : isObjectType(named) && depth > 0
+          ? ` { __typename ${everyField(named, depth - 1)
+              .map((f) => f.selection)
+              .join(" ")} }`
+          : " { __typename }";
+      return { name: field.name, selection: `${field.name}${inner}` };
+    });
+}
+
 async function createFlag(s: TestServer, input: Omit<CreateFeatureFlagInput, "projectId">) {
   const answer = await execute(s, CreateFlag, { input: { projectId: String(s.projectId), ...input } });
   const result = answer.data.createFeatureFlag;
@@ -562,6 +587,53 @@ describeEachBackend("feature flags over GraphQL", (server) => {
     expect(inPage).toBeDefined();
     expect(inPage).toEqual(project?.featureFlag);
     expect(inPage).toMatchObject({ tags: ["a", "b"], evaluationTags: ["a"], isSimpleFlag: true });
+  });
+
+  it("shows every field the schema has for a flag in a page as the single read does", async () => {
+    const s = server();
+    const flag = await createFlag(s, {
+      key: "schema-fields",
+      name: "Schema fields",
+      tags: ["b", "a"],
+      evaluationTags: ["a"],
+      rollbackConditions: [{ threshold: 5 }],
+      filters: { groups: [{ rolloutPercentage: 30, properties: [] }], payloads: { true: "1" } },
+    });
+    // The nullable columns with values, so that a column a page left out could not pass as null.
+    await s.db.featureFlag.update({
+      where: { id: Number(flag.databaseId) },
+      data: { lastCalledAt: new Date("2025-01-02T03:04:05.678Z"), performedRollback: true },
+    });
+    const fields = everyField(schema.getType("FeatureFlag") as GraphQLObjectType);
+    const one = await s.request("POST", "/graphql", {
+      body: {
+        query: `query($p: ID!, $k: String!) { project(id: $p) { featureFlag(key: $k) {
+          ${fields.map((f) => f.selection).join(" ")} } } }`,
+        variables: { p: String(s.projectId), k: flag.key },
+      },
+    });
+    expect(one.body.errors).toBeUndefined();
+    const single = one.body.data.project.featureFlag;
+    expect(single).toMatchObject({ lastCalledAt: "2025-01-02T03:04:05.678Z", performedRollback: true });
+    // Each field alone in a page of its own (an aliased connection each, 20 per request, within the
+    // alias limit), so that a field reading a part it does not declare cannot borrow it from another.
+    for (let at = 0; at < fields.length; at += 20) {
+      const chunk = fields.slice(at, at + 20);
+      const pages = await s.request("POST", "/graphql", {
+        body: {
+          query: `query($p: ID!, $k: String!) { project(id: $p) { ${chunk
+            .map(
+              (f) => `${f.name}: featureFlags(filter: { search: $k }) { edges { node { ${f.selection} } } }`,
+            )
+            .join(" ")} } }`,
+          variables: { p: String(s.projectId), k: flag.key },
+        },
+      });
+      expect(pages.body.errors).toBeUndefined();
+      for (const { name } of chunk) {
+        expect(pages.body.data.project[name].edges, name).toEqual([{ node: { [name]: single[name] } }]);
+      }
+    }
   });
 
   it("reads a page whose selection shows no filters, users or tags, through fragments", async () => {
