@@ -23,44 +23,46 @@ import {
 } from "./enums.js";
 import { FiltersRef } from "./filters.type.js";
 
-/** The columns that are never null: their fields read them inline (no resolver), as stored. */
-type NonNullColumn = { [C in FlagColumn]: null extends FlagRecord[C] ? never : C }[FlagColumn];
+/**
+ * The parts whose fields are named after them and show them as read: the columns that are never
+ * null, the users and the tag lists. Their fields need no resolver (graphql-jit reads them inline).
+ */
+type InlinePart =
+  | { [C in FlagColumn]: null extends FlagRecord[C] ? never : C }[FlagColumn]
+  | "createdBy"
+  | "lastModifiedBy"
+  | "tags"
+  | "evaluationTags";
 
 /**
  * A flag as `FeatureFlag` resolves it: a whole record (single reads, nodes, mutations), or a page's
- * record with only the parts its selection shows (`flagPartsFor`). Non-null columns are typed as
- * present so that their fields need no resolver (graphql-jit then reads them inline): a page brings
- * the column of every selected field named after one, and one missing would fail loudly as a null
- * in a non-null field. Everything else, and every column a computed field reads, goes through `part`.
+ * record with only the parts its selection shows (`flagPartsFor`). The inline parts are typed as
+ * present: a page brings the part of every selected field named after one (a missing one would show
+ * as null, which test/graphql/feature-flags.graphql.test.ts rules out field by field). Everything
+ * else, and every part a computed field reads, goes through `part`, which fails on a missing one.
  */
-export type FlagView = FlagRecordWith<NonNullColumn> & Partial<Pick<FlagRecord, FlagPartKey>>;
+export type FlagView = FlagRecordWith<InlinePart> & Partial<Pick<FlagRecord, FlagPartKey>>;
 
 /**
- * The record parts each computed or renamed `FeatureFlag` field reads (feature-flags.queries.ts
- * `FlagPart`). A field named after a column reads that column (`flagPartsFor`); any other field not
- * listed reads only `id` and `projectId`. Every field that calls `part` is listed or named after its column.
+ * The parts each computed `FeatureFlag` field reads (feature-flags.queries.ts `FlagPart`). A field
+ * named after a part reads that part (`flagPartsFor`); any other field not listed reads only `id`
+ * and `projectId`. Every field that calls `part` is listed or named after its part.
  */
 const FIELD_PARTS: Readonly<Record<string, readonly FlagPart[]>> = {
-  filters: ["filters"],
   status: ["filters", "deleted", "active", "lastCalledAt", "createdAt"],
   statusReason: ["filters", "deleted", "active", "lastCalledAt", "createdAt"],
   isSimpleFlag: ["filters"],
   rolloutPercentage: ["filters"],
-  rollbackConditions: ["rollbackConditions"],
-  createdBy: ["createdBy"],
-  lastModifiedBy: ["lastModifiedBy"],
-  tags: ["tags"],
-  evaluationTags: ["evaluationTags"],
 };
 
-/** Whether `name` is a column a page may leave out. */
-const isColumn = (name: string): name is FlagColumn => (FLAG_PARTS as readonly string[]).includes(name);
+/** Whether `name` names a part a page may leave out. */
+const isPart = (name: string): name is FlagPart => (FLAG_PARTS as readonly string[]).includes(name);
 
 /** The record parts a selection of `FeatureFlag` fields (by name) needs. */
 export function flagPartsFor(fieldNames: Iterable<string>): Set<FlagPart> {
   const parts = new Set<FlagPart>();
   for (const name of fieldNames) {
-    const needed = FIELD_PARTS[name] ?? (isColumn(name) ? [name] : []);
+    const needed = FIELD_PARTS[name] ?? (isPart(name) ? [name] : []);
     for (const one of needed) parts.add(one);
   }
   return parts;
@@ -119,27 +121,21 @@ export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").impleme
     }),
     createdAt: t.expose("createdAt", { type: "DateTime", description: "When the flag was created." }),
     updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When the flag last changed." }),
-    createdBy: t.field({
+    createdBy: t.expose("createdBy", {
       type: UserRef,
       nullable: true,
       description:
         "Who created the flag; null when that user was deleted. Read with the flag (no extra SQL).",
-      resolve: (flag) => part(flag, "createdBy"),
     }),
-    lastModifiedBy: t.field({
+    lastModifiedBy: t.expose("lastModifiedBy", {
       type: UserRef,
       nullable: true,
       description:
         "Who changed the flag last; null when that user was deleted. Read with the flag (no extra SQL).",
-      resolve: (flag) => part(flag, "lastModifiedBy"),
     }),
-    tags: t.stringList({
-      description: "Tags: trimmed, lower-case, de-duplicated, sorted.",
-      resolve: (flag) => part(flag, "tags"),
-    }),
-    evaluationTags: t.stringList({
+    tags: t.exposeStringList("tags", { description: "Tags: trimmed, lower-case, de-duplicated, sorted." }),
+    evaluationTags: t.exposeStringList("evaluationTags", {
       description: "Evaluation contexts: a subset of `tags` naming where the flag is evaluated.",
-      resolve: (flag) => part(flag, "evaluationTags"),
     }),
     ensureExperienceContinuity: t.exposeBoolean("ensureExperienceContinuity", {
       description: "Whether a user keeps their value when their identity changes (persisted across devices).",
