@@ -17,6 +17,7 @@ import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
 import { builder } from "./graphql/builder.js";
+import { withSynchronousNodeIds } from "./graphql/node.js";
 import { ingestionSdkRoutes } from "./ingestion/ingestion.sdk.js";
 import { createIngestionService } from "./ingestion/ingestion.service.js";
 import "./graphql/root.js";
@@ -67,4 +68,4 @@ export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes];
  * The executable GraphQL schema: the root types and every domain's types. codegen.ts prints it,
  * sorted, to schema/schema.graphql; test/graphql/schema-drift.test.ts fails when that file is stale.
  */
-export const schema: GraphQLSchema = builder.toSchema();
+export const schema: GraphQLSchema = withSynchronousNodeIds(builder.toSchema());
