@@ -106,27 +106,6 @@ const FlagList = graphql(`
   }
 `);
 
-// Every field of a flag but its activity; the query below spreads it (codegen adds it to that document).
-graphql(`
-  fragment EveryFlagField on FeatureFlag {
-    id databaseId key name active deleted version createdAt updatedAt
-    createdBy { email } lastModifiedBy { email } tags evaluationTags
-    ensureExperienceContinuity rollbackConditions performedRollback hasEnrichedAnalytics
-    isRemoteConfiguration hasEncryptedPayloads evaluationRuntime bucketingIdentifier creationContext
-    lastCalledAt status statusReason isSimpleFlag rolloutPercentage
-    filters { groups { rolloutPercentage variant properties { key type value operator } } payloads raw }
-  }
-`);
-
-const EveryFieldPageAndOne = graphql(`
-  query EveryFieldPageAndOne($projectId: ID!, $key: String!) {
-    project(id: $projectId) {
-      featureFlags(first: 10) { edges { node { ...EveryFlagField } } }
-      featureFlag(key: $key) { ...EveryFlagField }
-    }
-  }
-`);
-
 const KeysThroughFragments = graphql(`
   query KeysThroughFragments($projectId: ID!) {
     project(id: $projectId) {
@@ -571,25 +550,7 @@ describeEachBackend("feature flags over GraphQL", (server) => {
     expect(second.data.project?.featureFlags?.edges.map((edge) => edge.node.key)).toEqual(["list-c"]);
   });
 
-  it("shows every field of a page's flag as the single read of that flag does", async () => {
-    const s = server();
-    const flag = await createFlag(s, {
-      key: "every-field",
-      name: "Every field",
-      tags: ["b", "a"],
-      evaluationTags: ["a"],
-      rollbackConditions: [{ threshold: 5 }],
-      filters: { groups: [{ rolloutPercentage: 30, properties: [] }], payloads: { true: "1" } },
-    });
-    const answer = await execute(s, EveryFieldPageAndOne, { projectId: String(s.projectId), key: flag.key });
-    const project = answer.data.project;
-    const inPage = project?.featureFlags?.edges.find((edge) => edge.node.key === flag.key)?.node;
-    expect(inPage).toBeDefined();
-    expect(inPage).toEqual(project?.featureFlag);
-    expect(inPage).toMatchObject({ tags: ["a", "b"], evaluationTags: ["a"], isSimpleFlag: true });
-  });
-
-  it("shows every field the schema has for a flag in a page as the single read does", async () => {
+  it("shows every field the schema has for a flag in a page, together or alone, as the single read does", async () => {
     const s = server();
     const flag = await createFlag(s, {
       key: "schema-fields",
@@ -605,16 +566,25 @@ describeEachBackend("feature flags over GraphQL", (server) => {
       data: { lastCalledAt: new Date("2025-01-02T03:04:05.678Z"), performedRollback: true },
     });
     const fields = everyField(schema.getType("FeatureFlag") as GraphQLObjectType);
-    const one = await s.request("POST", "/graphql", {
+    const all = fields.map((f) => f.selection).join(" ");
+    const both = await s.request("POST", "/graphql", {
       body: {
-        query: `query($p: ID!, $k: String!) { project(id: $p) { featureFlag(key: $k) {
-          ${fields.map((f) => f.selection).join(" ")} } } }`,
+        query: `query($p: ID!, $k: String!) { project(id: $p) {
+          featureFlags(filter: { search: $k }) { edges { node { ${all} } } }
+          featureFlag(key: $k) { ${all} } } }`,
         variables: { p: String(s.projectId), k: flag.key },
       },
     });
-    expect(one.body.errors).toBeUndefined();
-    const single = one.body.data.project.featureFlag;
-    expect(single).toMatchObject({ lastCalledAt: "2025-01-02T03:04:05.678Z", performedRollback: true });
+    expect(both.body.errors).toBeUndefined();
+    const single = both.body.data.project.featureFlag;
+    expect(both.body.data.project.featureFlags.edges).toEqual([{ node: single }]);
+    expect(single).toMatchObject({
+      tags: ["a", "b"],
+      evaluationTags: ["a"],
+      isSimpleFlag: true,
+      lastCalledAt: "2025-01-02T03:04:05.678Z",
+      performedRollback: true,
+    });
     // Each field alone in a page of its own (an aliased connection each, 20 per request, within the
     // alias limit), so that a field reading a part it does not declare cannot borrow it from another.
     for (let at = 0; at < fields.length; at += 20) {
