@@ -19,6 +19,7 @@ import "./feature-flags/graphql/index.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
 import { localEvaluationRoutes } from "./feature-flags/local-evaluation.rest.js";
 import { builder } from "./graphql/builder.js";
+import { withSynchronousNodeIds } from "./graphql/node.js";
 import { ingestionSdkRoutes } from "./ingestion/ingestion.sdk.js";
 import { createIngestionService } from "./ingestion/ingestion.service.js";
 import "./graphql/root.js";
@@ -71,4 +72,4 @@ export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes];
  * The executable GraphQL schema: the root types and every domain's types. codegen.ts prints it,
  * sorted, to schema/schema.graphql; test/graphql/schema-drift.test.ts fails when that file is stale.
  */
-export const schema: GraphQLSchema = builder.toSchema();
+export const schema: GraphQLSchema = withSynchronousNodeIds(builder.toSchema());
