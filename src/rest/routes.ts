@@ -42,6 +42,10 @@ export interface RestRequest {
 /** A handler's answer: a JSON body with a status (200 unless given). */
 export interface RestReply {
   status?: number;
+  /**
+   * The value fastify serialises with the route's response schema. A string is sent as it is (fastify
+   * serialises no strings): a route answering a JSON string value sends `JSON.stringify` of it.
+   */
   body: unknown;
 }
 
@@ -77,6 +81,12 @@ export interface RestRoute {
   conditional?: boolean;
   /** Errors PostHog answers on this route with an empty body (e.g. 405 on flag DELETE). */
   emptyBodyOn?: (error: DomainError) => boolean;
+  /**
+   * PostHog's own body for some errors of this route, instead of `{type, code, detail, attr}`
+   * (`bulk_keys`' `{"error": ...}`, `status`'s `{"status": "unknown", ...}`), with the error's
+   * status; undefined keeps the standard body. `responses` must admit it for that status.
+   */
+  errorBody?: (error: DomainError) => unknown;
 }
 
 /** An id that no row has (ids start at 1): what a malformed object id in a path becomes. */
@@ -188,6 +198,8 @@ export function registerRestRoutes(app: FastifyInstance, routes: readonly RestRo
           });
           const etag = read?.etag();
           if (etag) reply.header("ETag", etag).header("Cache-Control", "private, no-cache");
+          // fastify sends a string as given, as text unless told: these are JSON texts.
+          if (typeof result.body === "string") reply.type("application/json; charset=utf-8");
           return reply.status(result.status ?? 200).send(result.body);
         } catch (error) {
           if (error instanceof NotModified) {
@@ -200,6 +212,8 @@ export function registerRestRoutes(app: FastifyInstance, routes: readonly RestRo
           if (error instanceof DomainError && route.emptyBodyOn?.(error)) {
             throw new EmptyBodyError(error.httpStatus);
           }
+          const own = error instanceof DomainError ? route.errorBody?.(error) : undefined;
+          if (own !== undefined) return reply.status((error as DomainError).httpStatus).send(own);
           throw error;
         }
       },

@@ -6,6 +6,7 @@ import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
 import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import type { FlagPart, FlagPartKey, FlagRecord, FlagRecordWith } from "../feature-flags.queries.js";
+import { remoteConfigPayload } from "../rules/remote-config.js";
 import { isSimpleFlag, simpleRolloutPercentage } from "../rules/status.js";
 import { effectiveFilters } from "../rules/stored-filters.js";
 import {
@@ -32,6 +33,7 @@ const FIELD_PARTS: Readonly<Record<string, readonly FlagPart[]>> = {
   statusReason: ["filters"],
   isSimpleFlag: ["filters"],
   rolloutPercentage: ["filters"],
+  remoteConfig: ["filters"],
   rollbackConditions: ["rollbackConditions"],
   createdBy: ["createdBy"],
   lastModifiedBy: ["lastModifiedBy"],
@@ -163,6 +165,18 @@ export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").impleme
     statusReason: t.string({
       description: "Why the flag has its status, in PostHog's words (REST's `GET :id/status` `reason`).",
       resolve: (flag, _args, ctx) => ctx.services.featureFlags.status(statusInput(flag)).reason,
+    }),
+    remoteConfig: t.field({
+      type: "JSON",
+      nullable: true,
+      description:
+        "For a remote-configuration flag (`isRemoteConfiguration`), the payload it serves: its `true` payload as " +
+        "stored (JSON text, as REST's `GET :id/remote_config` answers it); null when it has none or is not one.",
+      resolve: (flag) =>
+        remoteConfigPayload({
+          isRemoteConfiguration: flag.isRemoteConfiguration,
+          filters: part(flag, "filters"),
+        }) ?? null,
     }),
     isSimpleFlag: t.boolean({
       description:
