@@ -277,8 +277,13 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
         "Whether active flags depend on this one, which, and a warning (writes nothing; older form of `dependent_flags`).",
       scopes: ["feature_flag:read"],
       responses: { 200: activeDependentsSchema },
-      handler: async ({ params, ctx }) => {
-        const found = await flags.activeDependents(ctx, pathId(params, "project_id"), pathId(params, "id"));
+      handler: async ({ params, body, ctx }) => {
+        const found = await flags.activeDependents(
+          ctx,
+          pathId(params, "project_id"),
+          pathId(params, "id"),
+          body,
+        );
         return {
           body: {
             has_active_dependents: found.hasActiveDependents,

@@ -23,7 +23,7 @@ import {
   NotImplementedError,
   ValidationError,
 } from "../core/errors.js";
-import { checkStorableString } from "../core/json-input.js";
+import { checkNestingDepth, checkStorableString } from "../core/json-input.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
@@ -478,11 +478,19 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
 
     /**
      * `POST :id/has_active_dependents` (spec row 10, §2.6; PostHog's older form of `dependentFlags`):
-     * the same flags, whether there are any, and a warning when there are. Writes nothing.
-     * Scope `feature_flag:read` (decision 2). @throws NotFoundError when the flag is not in the project.
+     * the same flags, whether there are any, and a warning when there are. Writes nothing; `body` is
+     * not read (only its nesting is limited). Scope `feature_flag:read` (decision 2).
+     * @throws NotFoundError when the flag is not in the project; ValidationError `max_depth`.
      */
-    async activeDependents(ctx: ServiceContext, projectId: number, id: number): Promise<ActiveDependents> {
+    async activeDependents(
+      ctx: ServiceContext,
+      projectId: number,
+      id: number,
+      body: unknown,
+    ): Promise<ActiveDependents> {
       await authorizeProject(ctx, projectId, "feature_flag:read");
+      // The body is not read, but too deep a one is refused, as DRF's parser does before any action.
+      checkNestingDepth(body, ctx.limits.maxJsonDepth);
       const dependents = (await dependentsOfOne(ctx, projectId, id)).map(dependentFlagEntry);
       if (dependents.length === 0) return { hasActiveDependents: false, dependentFlags: [] };
       return {

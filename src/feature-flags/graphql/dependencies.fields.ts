@@ -31,7 +31,7 @@ const dependentsLoader = createContextCache(
         await Promise.all(
           [...byProject].map(async ([projectId, ids]) => {
             const lists = await ctx.services.featureFlags.dependentsOfMany(serviceContext, projectId, ids);
-            ids.forEach((id, i) => found.set(`${projectId}:${id}`, lists[i] ?? []));
+            for (const [i, id] of ids.entries()) found.set(`${projectId}:${id}`, lists[i] ?? []);
           }),
         );
         return keys.map((key) => found.get(`${key.projectId}:${key.id}`) ?? []);

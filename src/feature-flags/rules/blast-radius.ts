@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { NotImplementedError, ValidationError } from "../../core/errors.js";
+import { checkNestingDepth } from "../../core/json-input.js";
 import { drf, parseInput, pythonType } from "../../core/validation.js";
 import {
   type PropertyFilter,
@@ -70,6 +71,7 @@ function within(prefix: string, error: unknown): unknown {
 
 /**
  * Reads a blast-radius request body.
+ * - Nested deeper than `limits.maxJsonDepth`: 400 `max_depth` naming the field (`checkNestingDepth`).
  * - `condition` absent: 400 `Missing condition for which to get blast radius`; falsy: no properties.
  * - `condition.properties`: a list of property filters (AND) or a property group; falsy: none, so
  *   every person (or group of the type) counts.
@@ -79,6 +81,8 @@ function within(prefix: string, error: unknown): unknown {
  *   NotImplementedError for a condition on another flag (it needs flag evaluation, not SQL).
  */
 export function readBlastRadiusQuery(body: unknown, limits: { maxJsonDepth: number }): BlastRadiusQuery {
+  // As DRF's parser would before the action reads anything, too deep a body is refused first.
+  checkNestingDepth(body, limits.maxJsonDepth);
   if (!isJsonObject(body) || !("condition" in body)) {
     throw new ValidationError("Missing condition for which to get blast radius");
   }
