@@ -5,12 +5,14 @@
  * because this is the hottest read of the service: it skips the per-relation queries and result
  * processing of a generic ORM read (issue 6 §4's profile), and answers the same shape everywhere.
  *
- * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
+ * Invariant: every statement filters by `project_id` (but the list of projects a roll-up of flag
+ * calls visits, a system task's); values are bound parameters, never text.
  */
 import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
 import { normalizeTags } from "../core/tags.js";
 import type { SqlReader } from "../db/sql-reader.js";
+import type { SqlTransaction } from "../db/sql-transaction.js";
 import { type FeatureFlag, Prisma } from "../generated/prisma/client.js";
 import type { FlagListFilters, FlagOrder } from "./feature-flags.schemas.js";
 import { staleCutoff } from "./rules/status.js";
@@ -235,4 +237,46 @@ export async function selectFlags(
   return db.rows<FlagRecord>(
     Prisma.sql`${WHOLE_SELECT} ${WHOLE_FROM} WHERE f.project_id = ${projectId} AND ${match}`,
   );
+}
+
+/** The ids and keys of the project's non-deleted flags among `ids` (`bulk_keys`), in id order. */
+export function selectFlagKeys(
+  db: Db,
+  projectId: number,
+  ids: readonly number[],
+): Promise<Array<{ id: number; key: string }>> {
+  return db.rows(Prisma.sql`SELECT f.id, f.key FROM feature_flags f
+    WHERE f.project_id = ${projectId} AND NOT f.deleted AND f.id = ANY(${[...ids]}::int[]) ORDER BY f.id`);
+}
+
+/**
+ * Moves the `last_called_at` of project `projectId`'s flags to their latest `$feature_flag_called`
+ * event (property `$feature_flag` = key) with a timestamp in (`since`, `until`], where that is
+ * newer than the stored one; soft-deleted flags too (their key is still theirs). One statement, on
+ * the events index `(project_id, event, timestamp)`. Returns how many flags moved.
+ */
+export function rollUpProjectFlagCalls(
+  tx: SqlTransaction,
+  projectId: number,
+  window: { since: Date; until: Date },
+): Promise<number> {
+  return tx.execute(Prisma.sql`UPDATE feature_flags f SET last_called_at = c.called_at
+    FROM (SELECT e.properties ->> '$feature_flag' AS key, max(e.timestamp) AS called_at
+          FROM events e
+          WHERE e.project_id = ${projectId} AND e.event = ${FLAG_CALLED_EVENT}
+            AND e.timestamp > ${window.since} AND e.timestamp <= ${window.until}
+          GROUP BY 1) c
+    WHERE f.project_id = ${projectId} AND f.key = c.key
+      AND (f.last_called_at IS NULL OR f.last_called_at < c.called_at)`);
+}
+
+/** The event SDKs send when code reads a flag (posthog-behavior.md §2.12). */
+export const FLAG_CALLED_EVENT = "$feature_flag_called";
+
+/** The projects that have flags, in id order (those a roll-up visits). */
+export async function selectProjectsWithFlags(tx: SqlTransaction): Promise<number[]> {
+  const rows = await tx.rows<{ projectId: number }>(
+    Prisma.sql`SELECT DISTINCT f.project_id AS "projectId" FROM feature_flags f ORDER BY 1`,
+  );
+  return rows.map((row) => row.projectId);
 }

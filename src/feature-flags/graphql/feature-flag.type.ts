@@ -13,6 +13,7 @@ import {
   type FlagRecord,
   type FlagRecordWith,
 } from "../feature-flags.queries.js";
+import { remoteConfigPayload } from "../rules/remote-config.js";
 import { isSimpleFlag, simpleRolloutPercentage } from "../rules/status.js";
 import { effectiveFilters } from "../rules/stored-filters.js";
 import {
@@ -53,6 +54,7 @@ const FIELD_PARTS: Readonly<Record<string, readonly FlagPart[]>> = {
   statusReason: ["filters", "deleted", "active", "lastCalledAt", "createdAt"],
   isSimpleFlag: ["filters"],
   rolloutPercentage: ["filters"],
+  remoteConfig: ["filters", "isRemoteConfiguration"],
 };
 
 /** Whether `name` names a part a page may leave out. */
@@ -185,6 +187,18 @@ export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").impleme
     statusReason: t.string({
       description: "Why the flag has its status, in PostHog's words (REST's `GET :id/status` `reason`).",
       resolve: (flag, _args, ctx) => ctx.services.featureFlags.status(statusInput(flag)).reason,
+    }),
+    remoteConfig: t.field({
+      type: "JSON",
+      nullable: true,
+      description:
+        "For a remote-configuration flag (`isRemoteConfiguration`), the payload it serves: its `true` payload as " +
+        "stored (JSON text, as REST's `GET :id/remote_config` answers it); null when it has none or is not one.",
+      resolve: (flag) =>
+        remoteConfigPayload({
+          isRemoteConfiguration: part(flag, "isRemoteConfiguration"),
+          filters: part(flag, "filters"),
+        }) ?? null,
     }),
     isSimpleFlag: t.boolean({
       description:
