@@ -131,6 +131,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerOpenApiRoute(app, openApiDocument(routes));
   await registerSdkRoutes(app, sdkRoutes(services, config.limits), {
     db: database.prisma,
+    reader: database.reader,
     transaction: database.transaction,
   });
   return app;
