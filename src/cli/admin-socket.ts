@@ -3,7 +3,12 @@
  * so CLI commands that only need the running server's database (`bootstrap`, `keys create`) are
  * sent to the server over a Unix socket inside that directory and run there. The socket is created
  * owner-only (0600) in the data directory, so it grants nothing that reading the directory would not.
+ *
+ * A Unix socket's path is limited to 108 bytes on Linux (104 on macOS), which a deep data directory
+ * exceeds. Such a path is then reached through the process's descriptor of the directory
+ * (`/proc/self/fd/<fd>/.signalbox.sock`, Linux), which names the same file by a short path.
  */
+import { closeSync, existsSync, openSync } from "node:fs";
 import fs from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
@@ -13,9 +18,33 @@ import { type AdminCommand, type AdminResult, runAdminCommand } from "./admin-co
 
 const SOCKET_NAME = ".signalbox.sock";
 
-/** Path of the admin socket of a data directory. */
+/** The longest socket path every platform takes (`sockaddr_un.sun_path` is 104 bytes on macOS, with its NUL). */
+const MAX_SOCKET_PATH_BYTES = 103;
+
+/** Path of the admin socket of a data directory (the file; see `withSocketAddress` for binding to it). */
 export function adminSocketPath(dataDir: string): string {
   return path.join(dataDir, SOCKET_NAME);
+}
+
+/**
+ * Runs `use` with an address that reaches the data directory's socket: its path, or, when that is too
+ * long for a socket address, the same file through a descriptor of the directory (Linux `/proc`).
+ * @throws Error when the path is too long and the platform has no `/proc/self/fd`.
+ */
+async function withSocketAddress<T>(dataDir: string, use: (address: string) => Promise<T>): Promise<T> {
+  const direct = adminSocketPath(dataDir);
+  if (Buffer.byteLength(direct) <= MAX_SOCKET_PATH_BYTES) return use(direct);
+  if (!existsSync("/proc/self/fd")) {
+    throw new Error(
+      `The data directory path is too long for its admin socket (${direct}); use a shorter DATA_DIR.`,
+    );
+  }
+  const fd = openSync(dataDir, "r");
+  try {
+    return await use(`/proc/self/fd/${fd}/${SOCKET_NAME}`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A command failed in the server; `message` is safe to print. */
@@ -42,10 +71,14 @@ export async function listenAdminSocket(dataDir: string, db: PrismaClient): Prom
     }
     response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, resolve);
-  });
+  await withSocketAddress(
+    dataDir,
+    (address) =>
+      new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(address, resolve);
+      }),
+  );
   await fs.chmod(socketPath, 0o600);
   return async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -58,10 +91,15 @@ export async function listenAdminSocket(dataDir: string, db: PrismaClient): Prom
  * @throws AdminCommandError with the server's message when the command fails.
  */
 export function sendAdminCommand(dataDir: string, command: AdminCommand): Promise<AdminResult | null> {
+  return withSocketAddress(dataDir, (socketPath) => request(socketPath, command));
+}
+
+/** Sends `command` over the socket at `socketPath`; null when nothing listens there. */
+function request(socketPath: string, command: AdminCommand): Promise<AdminResult | null> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       {
-        socketPath: adminSocketPath(dataDir),
+        socketPath,
         method: "POST",
         path: "/",
         headers: { "content-type": "application/json" },

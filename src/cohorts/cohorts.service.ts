@@ -13,16 +13,14 @@
  * create and update performs synchronously (PostHog enqueues one on each). `is_calculating` is
  * therefore always false. Cohorts whose criteria use events (behavioral) are stored but cannot be
  * calculated here: their `count` stays null and their members answer 501.
+ *
+ * The operations on members are in ./cohort-members.ts, and the member selection and recount they
+ * share with create and update in ./cohort-calculation.ts.
  */
 import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
-import { authorizeProject, authorizeProjectScopes } from "../core/auth/access.js";
+import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import {
-  MethodNotAllowedError,
-  NotFoundError,
-  NotImplementedError,
-  ValidationError,
-} from "../core/errors.js";
+import { MethodNotAllowedError, NotImplementedError, ValidationError } from "../core/errors.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { isUuid, parseInput, parseIntegerId } from "../core/validation.js";
@@ -30,31 +28,22 @@ import { Prisma } from "../generated/prisma/client.js";
 import { loadCohortDefinitions, storedCriteria } from "../properties/cohort-definitions.js";
 import { type PropertyGroup, referencedCohortIds } from "../properties/property-filters.js";
 import { checkRegexPatterns } from "../properties/regex-check.js";
-import { type CohortDefinition, toSql } from "../properties/to-sql.js";
+import { type CheckedCriteria, createCohortCalculation, readCohort } from "./cohort-calculation.js";
+import { createCohortMemberOperations } from "./cohort-members.js";
 import {
   activeFlagsUsingCohort,
   type CohortRecord,
   cohortListWhere,
-  countMembers,
-  type Db,
-  deleteMember,
-  existingPersonUuids,
   insertMembers,
-  insertMembersFrom,
-  type MemberRecord,
-  memberSource,
   selectCohortPage,
   selectCohorts,
-  selectMemberPage,
 } from "./cohorts.queries.js";
 import {
-  addPersonsSchema,
   type CohortInput,
   type CohortType,
   cohortInputSchema,
   cohortListFiltersSchema,
   criteriaSchema,
-  removePersonSchema,
 } from "./cohorts.schemas.js";
 import {
   checkCohortType,
@@ -89,21 +78,10 @@ function snapshot(cohort: CohortRecord): Record<string, unknown> {
   };
 }
 
-/** A dynamic cohort's criteria, checked, with every cohort they reach. */
-interface CheckedCriteria {
-  tree: PropertyGroup;
-  reached: Map<number, CohortDefinition>;
-}
-
 /** Creates the cohort service. */
 export function createCohortService(deps: ServiceDeps) {
-  /** One cohort of the project, deleted ones included. @throws NotFoundError */
-  async function readOne(db: Db, projectId: number, id: number): Promise<CohortRecord> {
-    const [cohort] = await selectCohorts(db, projectId, [id]);
-    if (!cohort) throw new NotFoundError();
-    return cohort;
-  }
-
+  const calculation = createCohortCalculation(deps);
+  const { recount } = calculation;
   /**
    * PostHog's `validate_filters` for a dynamic cohort, then what needs the database: the cohorts
    * named exist in the project (`Invalid Cohort ID in filter`), none leads back to `selfId`
@@ -148,52 +126,6 @@ export function createCohortService(deps: ServiceDeps) {
     // New legacy criteria run as SQL too: their patterns must compile.
     if (input.groups !== undefined) await checkRegexPatterns(ctx.db, tree, "groups");
     return { tree, reached: await loadCohortDefinitions(ctx.db, projectId, tree) };
-  }
-
-  /**
-   * The SQL that selects a cohort's members (see `memberSource`).
-   * @throws NotImplementedError when its criteria, or a cohort they name, use events.
-   */
-  async function membersOf(
-    db: Db & Pick<Prisma.TransactionClient, "cohort">,
-    projectId: number,
-    cohort: { id: number; isStatic: boolean; filters: unknown; groups: unknown },
-    checked?: CheckedCriteria | null,
-  ): Promise<Prisma.Sql> {
-    if (cohort.isStatic) return memberSource(projectId, cohort, Prisma.empty);
-    const tree = checked ? checked.tree : storedCriteria(cohort.filters, cohort.groups);
-    if (tree === null) return memberSource(projectId, cohort, Prisma.sql`TRUE`);
-    const reached = checked?.reached ?? (await loadCohortDefinitions(db, projectId, tree));
-    const where = toSql(tree, { projectId, now: deps.now(), targets: { person: "p" }, cohorts: reached });
-    return memberSource(projectId, cohort, where);
-  }
-
-  /**
-   * Recalculates a cohort's `count` inside `tx` (static: its rows; dynamic: its criteria now) and
-   * stamps `last_calculation`. A dynamic cohort that uses events gets a null count.
-   */
-  async function recount(
-    tx: Prisma.TransactionClient,
-    projectId: number,
-    cohort: { id: number; isStatic: boolean; filters: unknown; groups: unknown; version: number | null },
-    checked?: CheckedCriteria | null,
-  ): Promise<void> {
-    let count: number | null;
-    try {
-      count = await countMembers(tx, await membersOf(tx, projectId, cohort, checked));
-    } catch (error) {
-      if (!(error instanceof NotImplementedError)) throw error;
-      count = null;
-    }
-    await tx.cohort.update({
-      where: { id: cohort.id },
-      data: {
-        count,
-        lastCalculation: deps.now(),
-        isCalculating: false,
-        version: (cohort.version ?? 0) + 1,
-      },
-    });
   }
 
   /** The persons a static cohort gains: `_create_static_person_ids` and a CSV's ids, checked before any write. */
@@ -258,33 +190,6 @@ export function createCohortService(deps: ServiceDeps) {
     });
   }
 
-  /**
-   * Changes a static cohort's members by `change` in one transaction with its recount and the
-   * activity entry (`persons_added_manually`, `person_removed_manually`); returns the cohort as written.
-   */
-  async function changeMembers(
-    ctx: ServiceContext,
-    projectId: number,
-    cohort: CohortRecord,
-    activity: string,
-    change: (tx: Prisma.TransactionClient) => Promise<void>,
-  ): Promise<CohortRecord> {
-    return ctx.db.$transaction(async (tx) => {
-      await change(tx);
-      await recount(tx, projectId, cohort);
-      await recordActivity(tx, {
-        projectId,
-        userId: ctx.actor.user.id,
-        scope: "Cohort",
-        itemId: String(cohort.id),
-        activity,
-        name: cohort.name,
-        changes: null,
-      });
-      return readOne(tx, projectId, cohort.id);
-    });
-  }
-
   /** Adds `additions` to a static cohort inside `tx`. */
   async function addAll(
     tx: Prisma.TransactionClient,
@@ -307,6 +212,8 @@ export function createCohortService(deps: ServiceDeps) {
   }
 
   return {
+    ...createCohortMemberOperations(calculation),
+
     /**
      * One page of the project's non-deleted cohorts, newest first, with the total count. `query`
      * holds the list filters under PostHog's names (bad values are ignored). Scope `cohort:read`.
@@ -327,7 +234,7 @@ export function createCohortService(deps: ServiceDeps) {
     /** One cohort of the project, deleted ones included. Scope `cohort:read`. @throws NotFoundError */
     async get(ctx: ServiceContext, projectId: number, id: number): Promise<CohortRecord> {
       await authorizeProject(ctx, projectId, "cohort:read");
-      return readOne(ctx.db, projectId, id);
+      return readCohort(ctx.db, projectId, id);
     },
 
     /** Cohorts of the project by id, in the order asked, null where none (dataloaders). Scope `cohort:read`. */
@@ -400,7 +307,7 @@ export function createCohortService(deps: ServiceDeps) {
           name: created.name,
           changes: [],
         });
-        return readOne(tx, project.id, created.id);
+        return readCohort(tx, project.id, created.id);
       });
     },
 
@@ -421,7 +328,7 @@ export function createCohortService(deps: ServiceDeps) {
       await authorizeProject(ctx, projectId, "cohort:write");
       const input = parseInput(cohortInputSchema, body, ctx.limits);
       const text = csv === undefined ? undefined : csvText(csv);
-      const current = await readOne(ctx.db, projectId, id);
+      const current = await readCohort(ctx.db, projectId, id);
       const isStatic = input.is_static ?? current.isStatic;
       const deleted = input.deleted ?? current.deleted;
       if (checkedQuery(input.query)) {
@@ -465,7 +372,7 @@ export function createCohortService(deps: ServiceDeps) {
         });
         await addAll(tx, projectId, id, additions);
         if (!deleted) await recount(tx, projectId, written, checked);
-        const updated = await readOne(tx, projectId, id);
+        const updated = await readCohort(tx, projectId, id);
         await recordActivity(tx, {
           projectId,
           userId,
@@ -489,109 +396,6 @@ export function createCohortService(deps: ServiceDeps) {
     },
 
     /**
-     * One page of a cohort's persons, by person id, and whether more follow: a static cohort's
-     * members, or whoever a dynamic cohort's criteria select now (computed by SQL). Scopes
-     * `cohort:read` and `person:read` (PostHog's `persons` action).
-     * @throws NotFoundError; NotImplementedError when the criteria use events.
-     */
-    async persons(
-      ctx: ServiceContext,
-      projectId: number,
-      id: number,
-      page: OffsetPage,
-    ): Promise<{ results: MemberRecord[]; hasMore: boolean }> {
-      await authorizeProjectScopes(ctx, projectId, ["cohort:read", "person:read"]);
-      const cohort = await readOne(ctx.db, projectId, id);
-      return selectMemberPage(ctx.db, await membersOf(ctx.db, projectId, cohort), page);
-    },
-
-    /**
-     * Adds persons by uuid to a static cohort (`add_persons_to_static_cohort`), updating its count.
-     * Scope `cohort:write`. Returns the cohort as written.
-     * @throws NotFoundError; ValidationError with PostHog's messages (not static, empty or too long
-     *   a list, no uuid naming a person of the project).
-     */
-    async addPersons(
-      ctx: ServiceContext,
-      projectId: number,
-      id: number,
-      body: unknown,
-    ): Promise<CohortRecord> {
-      await authorizeProject(ctx, projectId, "cohort:write");
-      const cohort = await readOne(ctx.db, projectId, id);
-      // The body is read before the static check (PostHog reads it after): bad input is a 400 naming its field.
-      const { person_ids } = parseInput(addPersonsSchema, body, ctx.limits);
-      if (!cohort.isStatic) throw new ValidationError("Can only add users to static cohorts");
-      const found = await existingPersonUuids(ctx.db, projectId, person_ids);
-      if (found.length === 0) throw new ValidationError("No valid users to add to cohort");
-      return changeMembers(ctx, projectId, cohort, "persons_added_manually", async (tx) => {
-        await insertMembers(tx, projectId, id, "person_id", found);
-      });
-    },
-
-    /**
-     * Removes one person (by uuid) from a static cohort (`remove_person_from_static_cohort`).
-     * Scope `cohort:write`. Returns the cohort as written.
-     * @throws NotFoundError (cohort; `Person with this UUID does not exist in the cohort's team`;
-     *   `Person is not part of the cohort`); ValidationError (not static, bad uuid).
-     */
-    async removePerson(
-      ctx: ServiceContext,
-      projectId: number,
-      id: number,
-      body: unknown,
-    ): Promise<CohortRecord> {
-      await authorizeProject(ctx, projectId, "cohort:write");
-      const cohort = await readOne(ctx.db, projectId, id);
-      const { person_id } = parseInput(removePersonSchema, body, ctx.limits);
-      if (!cohort.isStatic) throw new ValidationError("Can only remove users from static cohorts");
-      if ((await existingPersonUuids(ctx.db, projectId, [person_id])).length === 0) {
-        throw new NotFoundError("Person with this UUID does not exist in the cohort's team");
-      }
-      return changeMembers(ctx, projectId, cohort, "person_removed_manually", async (tx) => {
-        if (!(await deleteMember(tx, projectId, id, person_id))) {
-          throw new NotFoundError("Person is not part of the cohort");
-        }
-      });
-    },
-
-    /**
-     * A static copy of a dynamic cohort (`duplicate_as_static_cohort`): named `<name> (static copy)`,
-     * holding the persons the criteria select now, copied by one `INSERT ... SELECT`. Scope `cohort:write`.
-     * @throws NotFoundError; ValidationError for a static cohort; NotImplementedError for criteria on events.
-     */
-    async duplicateAsStatic(ctx: ServiceContext, projectId: number, id: number): Promise<CohortRecord> {
-      await authorizeProject(ctx, projectId, "cohort:write");
-      const source = await readOne(ctx.db, projectId, id);
-      if (source.isStatic) throw new ValidationError("Cannot duplicate a static cohort as a static cohort.");
-      const members = await membersOf(ctx.db, projectId, source);
-      const userId = ctx.actor.user.id;
-      return ctx.db.$transaction(async (tx) => {
-        const copy = await tx.cohort.create({
-          data: {
-            projectId,
-            name: `${source.name} (static copy)`,
-            isStatic: true,
-            cohortType: "static",
-            createdById: userId,
-          },
-        });
-        await insertMembersFrom(tx, copy.id, projectId, members);
-        await recount(tx, projectId, copy);
-        await recordActivity(tx, {
-          projectId,
-          userId,
-          scope: "Cohort",
-          itemId: String(copy.id),
-          activity: "created",
-          name: copy.name,
-          changes: [],
-        });
-        return readOne(tx, projectId, copy.id);
-      });
-    },
-
-    /**
      * Activity of one cohort (`cohortId`) or of all the project's cohorts (null), newest first.
      * Scope `activity_log:read`. @throws NotFoundError when the cohort is not in this project.
      */
@@ -602,7 +406,7 @@ export function createCohortService(deps: ServiceDeps) {
       paging: ActivityPaging,
     ): Promise<ActivityPage> {
       const project = await authorizeProject(ctx, projectId, "activity_log:read");
-      if (cohortId !== null) await readOne(ctx.db, projectId, cohortId);
+      if (cohortId !== null) await readCohort(ctx.db, projectId, cohortId);
       return listActivity(ctx.db, {
         projectId: project.id,
         scope: "Cohort",

@@ -65,7 +65,14 @@ export function parseSemver(operator: string, text: string): SemverRange | null 
     };
   }
   const v = version(text);
-  if (v === null) return null;
+  return v === null ? null : semverRange(operator, v);
+}
+
+/**
+ * The range a non-wildcard semver operator matches around version `v` (`semver_eq` … `semver_caret`),
+ * or null for any other operator.
+ */
+export function semverRange(operator: string, v: Version): SemverRange | null {
   const [major, minor, patch] = v;
   switch (operator) {
     case "semver_eq":
@@ -102,4 +109,46 @@ export function parseSemver(operator: string, text: string): SemverRange | null 
     default:
       return null;
   }
+}
+
+/** Negative, zero or positive as version `a` sorts before, with or after `b`. */
+export function compareVersions(a: Version, b: Version): number {
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+}
+
+/** True when version `v` is in `range` (`neq` negated). */
+export function semverRangeContains(range: SemverRange, v: Version): boolean {
+  const { lower, upper } = range;
+  let inside = true;
+  if (lower) {
+    const c = compareVersions(v, lower.version);
+    inside = lower.inclusive ? c >= 0 : c > 0;
+  }
+  if (inside && upper) {
+    const c = compareVersions(v, upper.version);
+    inside = upper.inclusive ? c <= 0 : c < 0;
+  }
+  return range.negate ? !inside : inside;
+}
+
+/**
+ * A version as PostHog's flag evaluation reads it from a property: trimmed, one leading `v`/`V`
+ * dropped, everything from the first `-` or `+` (pre-release, build) ignored, then up to three
+ * dot-separated numbers, an empty or missing one read as 0 and a fourth ignored; null when a part
+ * is not digits or nothing is left. This is posthog-node's `parseFeatureFlagSemver` where it
+ * decides, and the Rust service's `to_semver_representation` (leading zeros stripped) where
+ * posthog-node defers to the server.
+ */
+export function parsePropertyVersion(text: string): Version | null {
+  const core = text.trim().replace(/^[vV]/, "").split("-")[0]!.split("+")[0]!;
+  if (core === "" || core.startsWith(".")) return null;
+  const parts = core.split(".");
+  const result: Version = [0, 0, 0];
+  for (let i = 0; i < 3; i++) {
+    const part = parts[i];
+    if (part === undefined || part === "") continue;
+    if (!/^\d+$/.test(part)) return null;
+    result[i] = Number(part);
+  }
+  return result;
 }

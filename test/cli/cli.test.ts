@@ -95,6 +95,34 @@ describe("signalbox CLI on the embedded database", () => {
   });
 });
 
+describe("signalbox CLI on a data directory too deep for a socket path", () => {
+  let root: string;
+  let dataDir: string;
+  beforeAll(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-deep-"));
+    // Past the 108 bytes of a Unix socket address (and macOS's 104) once `/.signalbox.sock` is added.
+    dataDir = path.join(root, "a-data-directory-nested-deeper-than-a-socket-address-can-name", "data");
+    await fs.mkdir(dataDir, { recursive: true });
+    expect(Buffer.byteLength(path.join(dataDir, ".signalbox.sock"))).toBeGreaterThan(108);
+  });
+  afterAll(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it("serves, and runs CLI commands through the running server", async () => {
+    const server = await startServer(dataDir);
+    try {
+      const viaServer = await cli(["bootstrap"], { DATA_DIR: dataDir });
+      expect(viaServer.code, viaServer.stderr).toBe(0);
+      expect(JSON.parse(viaServer.stdout).personal_api_key).toMatch(/^phx_/);
+    } finally {
+      const exited = new Promise<number | null>((resolve) => server.child.on("exit", resolve));
+      server.child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    }
+  });
+});
+
 describe.skipIf(!inject("postgresTemplate"))("signalbox CLI on PostgreSQL", () => {
   const name = `sbx_cli_${randomBytes(5).toString("hex")}`;
   beforeAll(() => adminQuery(`CREATE DATABASE ${name}`));

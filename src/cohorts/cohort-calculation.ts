@@ -1,0 +1,80 @@
+/**
+ * How a cohort's members are found and counted, shared by the cohort service's operations: the SQL
+ * that selects a cohort's members (a static cohort's rows of `cohort_people`; a dynamic cohort's
+ * criteria translated by `src/properties/to-sql.ts`) and the recount that every change of a cohort or
+ * of its members performs in its transaction.
+ */
+import { NotFoundError, NotImplementedError } from "../core/errors.js";
+import type { ServiceDeps } from "../core/services.js";
+import { Prisma } from "../generated/prisma/client.js";
+import { loadCohortDefinitions, storedCriteria } from "../properties/cohort-definitions.js";
+import type { PropertyGroup } from "../properties/property-filters.js";
+import { type CohortDefinition, toSql } from "../properties/to-sql.js";
+import { type CohortRecord, countMembers, type Db, memberSource, selectCohorts } from "./cohorts.queries.js";
+
+/** A dynamic cohort's criteria, checked, with every cohort they reach. */
+export interface CheckedCriteria {
+  tree: PropertyGroup;
+  reached: Map<number, CohortDefinition>;
+}
+
+/** One cohort of the project, deleted ones included. @throws NotFoundError */
+export async function readCohort(db: Db, projectId: number, id: number): Promise<CohortRecord> {
+  const [cohort] = await selectCohorts(db, projectId, [id]);
+  if (!cohort) throw new NotFoundError();
+  return cohort;
+}
+
+/** Creates the member selection and recount of cohorts (`deps.now` dates relative criteria). */
+export function createCohortCalculation(deps: ServiceDeps) {
+  /**
+   * The SQL that selects a cohort's members (see `memberSource`).
+   * @throws NotImplementedError when its criteria, or a cohort they name, use events.
+   */
+  async function membersOf(
+    db: Db & Pick<Prisma.TransactionClient, "cohort">,
+    projectId: number,
+    cohort: { id: number; isStatic: boolean; filters: unknown; groups: unknown },
+    checked?: CheckedCriteria | null,
+  ): Promise<Prisma.Sql> {
+    if (cohort.isStatic) return memberSource(projectId, cohort, Prisma.empty);
+    const tree = checked ? checked.tree : storedCriteria(cohort.filters, cohort.groups);
+    if (tree === null) return memberSource(projectId, cohort, Prisma.sql`TRUE`);
+    const reached = checked?.reached ?? (await loadCohortDefinitions(db, projectId, tree));
+    const where = toSql(tree, { projectId, now: deps.now(), targets: { person: "p" }, cohorts: reached });
+    return memberSource(projectId, cohort, where);
+  }
+
+  /**
+   * Recalculates a cohort's `count` inside `tx` (static: its rows; dynamic: its criteria now) and
+   * stamps `last_calculation`. A dynamic cohort that uses events gets a null count.
+   */
+  async function recount(
+    tx: Prisma.TransactionClient,
+    projectId: number,
+    cohort: { id: number; isStatic: boolean; filters: unknown; groups: unknown; version: number | null },
+    checked?: CheckedCriteria | null,
+  ): Promise<void> {
+    let count: number | null;
+    try {
+      count = await countMembers(tx, await membersOf(tx, projectId, cohort, checked));
+    } catch (error) {
+      if (!(error instanceof NotImplementedError)) throw error;
+      count = null;
+    }
+    await tx.cohort.update({
+      where: { id: cohort.id },
+      data: {
+        count,
+        lastCalculation: deps.now(),
+        isCalculating: false,
+        version: (cohort.version ?? 0) + 1,
+      },
+    });
+  }
+
+  return { membersOf, recount };
+}
+
+/** See `createCohortCalculation`. */
+export type CohortCalculation = ReturnType<typeof createCohortCalculation>;

@@ -1,0 +1,493 @@
+/**
+ * Whole-flag behaviour (posthog-behavior.md §3.3–3.4): rollout, variants, overrides, payloads, the
+ * reasons and condition indexes of Rust `flag_matching.rs` `get_match`, holdouts, early access,
+ * group flags and odd stored filters.
+ */
+import { describe, expect, it } from "vitest";
+import { rolloutHash, variantHash } from "../../../src/feature-flags/evaluation/engine/hash.js";
+import { evaluate, evaluateOne, flag, identifierWhere, person, subject } from "./support.js";
+
+const email = (value: string) => person("email", "exact", value);
+
+describe("rollout", () => {
+  it("is inclusive at the boundary: a hash equal to rollout/100 is in, a hair above it is out", () => {
+    // An identifier whose hash is exactly some percentage / 100 in doubles.
+    const id = identifierWhere("edge", (hash) => ((hash * 100) / 100 === hash ? hash > 0.01 : false), "b-");
+    const percentage = rolloutHash("edge", id) * 100;
+    const at = flag("edge", { groups: [{ properties: [], rollout_percentage: percentage }] });
+    expect(evaluateOne(at, subject({ distinctId: id }))).toMatchObject({
+      value: true,
+      reason: "condition_match",
+      conditionIndex: 0,
+    });
+    const below = flag("edge", { groups: [{ properties: [], rollout_percentage: percentage - 1e-9 }] });
+    expect(evaluateOne(below, subject({ distinctId: id }))).toMatchObject({
+      value: false,
+      reason: "out_of_rollout_bound",
+      conditionIndex: 0,
+    });
+  });
+
+  it("null rollout is everyone; 0 is no one; outside 0–100 is read as posthog-node reads it", () => {
+    const who = subject({ distinctId: "u_42" });
+    expect(evaluateOne(flag("new-checkout", { groups: [{ rollout_percentage: null }] }), who).value).toBe(
+      true,
+    );
+    expect(evaluateOne(flag("new-checkout", { groups: [{ rollout_percentage: 0 }] }), who).value).toBe(false);
+    expect(evaluateOne(flag("new-checkout", { groups: [{ rollout_percentage: 150 }] }), who).value).toBe(
+      true,
+    );
+    expect(evaluateOne(flag("new-checkout", { groups: [{ rollout_percentage: -5 }] }), who).value).toBe(
+      false,
+    );
+    expect(evaluateOne(flag("new-checkout", { groups: [{ rollout_percentage: "80" }] }), who).value).toBe(
+      true,
+    );
+    expect(evaluateOne(flag("new-checkout", { groups: [{ rollout_percentage: "50" }] }), who).value).toBe(
+      false,
+    );
+  });
+
+  it("matches about the share of identifiers it names", () => {
+    const half = flag("half", { groups: [{ properties: [], rollout_percentage: 50 }] });
+    let on = 0;
+    for (let i = 0; i < 2000; i++) if (evaluateOne(half, subject({ distinctId: `d${i}` })).value) on++;
+    expect(on).toBeGreaterThan(900);
+    expect(on).toBeLessThan(1100);
+  });
+});
+
+describe("variants", () => {
+  const multivariate = (variants: Array<[string, unknown]>, extra: Record<string, unknown> = {}) =>
+    flag("new-checkout", {
+      groups: [{ properties: [], rollout_percentage: 100, ...extra }],
+      multivariate: { variants: variants.map(([key, rollout_percentage]) => ({ key, rollout_percentage })) },
+    });
+
+  it("pick by cumulative bounds of the variant hash", () => {
+    // variantHash("new-checkout", "u_42") = 0.18510865603197107 (§3.1).
+    const who = subject({ distinctId: "u_42" });
+    expect(
+      evaluateOne(
+        multivariate([
+          ["a", 18],
+          ["b", 82],
+        ]),
+        who,
+      ).value,
+    ).toBe("b");
+    expect(
+      evaluateOne(
+        multivariate([
+          ["a", 19],
+          ["b", 81],
+        ]),
+        who,
+      ),
+    ).toMatchObject({
+      value: "a",
+      variant: "a",
+      reason: "condition_match",
+    });
+    expect(
+      evaluateOne(
+        multivariate([
+          ["a", 10],
+          ["b", 5],
+          ["c", 85],
+        ]),
+        who,
+      ).value,
+    ).toBe("c");
+  });
+
+  it("an identifier past a sum under 100 gets plain true", () => {
+    const who = subject({ distinctId: "u_42" });
+    expect(variantHash("new-checkout", "u_42")).toBeGreaterThan(0.15);
+    expect(
+      evaluateOne(
+        multivariate([
+          ["a", 10],
+          ["b", 5],
+        ]),
+        who,
+      ),
+    ).toMatchObject({ value: true, variant: null });
+  });
+
+  it("a condition's override wins when it names a variant, else the hashed variant is used", () => {
+    const who = subject({ distinctId: "u_42" });
+    expect(
+      evaluateOne(
+        multivariate(
+          [
+            ["a", 50],
+            ["b", 50],
+          ],
+          { variant: "b" },
+        ),
+        who,
+      ).value,
+    ).toBe("b");
+    expect(
+      evaluateOne(
+        multivariate(
+          [
+            ["a", 50],
+            ["b", 50],
+          ],
+          { variant: "zzz" },
+        ),
+        who,
+      ).value,
+    ).toBe("a");
+  });
+
+  it("conditions keep their stored order: an earlier condition without override wins over a later override", () => {
+    const both = flag("ordered", {
+      groups: [
+        { properties: [email("a@x.com")], rollout_percentage: 100 },
+        { properties: [email("a@x.com")], rollout_percentage: 100, variant: "second" },
+      ],
+      multivariate: {
+        variants: [
+          { key: "first", rollout_percentage: 100 },
+          { key: "second", rollout_percentage: 0 },
+        ],
+      },
+    });
+    expect(evaluateOne(both, subject({ personProperties: { email: "a@x.com" } }))).toMatchObject({
+      value: "first",
+      conditionIndex: 0,
+    });
+    const overrideFirst = flag("ordered2", {
+      groups: [
+        { properties: [email("a@x.com")], rollout_percentage: 100, variant: "second" },
+        { properties: [email("a@x.com")], rollout_percentage: 100 },
+      ],
+      multivariate: (both.filters as { multivariate: unknown }).multivariate,
+    });
+    expect(evaluateOne(overrideFirst, subject({ personProperties: { email: "a@x.com" } }))).toMatchObject({
+      value: "second",
+      conditionIndex: 0,
+    });
+  });
+});
+
+describe("payloads", () => {
+  it("come from payloads[variant] or payloads['true'], as stored, only on a match", () => {
+    const boolean = flag("b", {
+      groups: [{ properties: [email("a@x.com")] }],
+      payloads: { true: '{"x":1}' },
+    });
+    expect(evaluateOne(boolean, subject({ personProperties: { email: "a@x.com" } })).payload).toBe('{"x":1}');
+    expect(evaluateOne(boolean, subject({ personProperties: { email: "b@x.com" } })).payload).toBeNull();
+    const variants = flag("v", {
+      groups: [{ properties: [], variant: "blue" }],
+      multivariate: { variants: [{ key: "blue", rollout_percentage: 100 }] },
+      payloads: { blue: { color: "#00f" }, true: "unused" },
+    });
+    expect(evaluateOne(variants).payload).toEqual({ color: "#00f" });
+    expect(evaluateOne(flag("none", { groups: [{}] })).payload).toBeNull();
+  });
+});
+
+describe("reasons and condition_index (Rust get_match)", () => {
+  it("no_condition_match names the last condition that failed on properties", () => {
+    const f = flag("r", { groups: [{ properties: [email("a@x.com")] }, { properties: [email("b@x.com")] }] });
+    expect(evaluateOne(f, subject({ personProperties: { email: "c@x.com" } }))).toMatchObject({
+      value: false,
+      reason: "no_condition_match",
+      conditionIndex: 1,
+    });
+  });
+
+  it("out_of_rollout_bound outranks no_condition_match, whatever the order", () => {
+    const id = identifierWhere("r2", (hash) => hash > 0.1);
+    const f = flag("r2", {
+      groups: [{ properties: [], rollout_percentage: 10 }, { properties: [email("x@x.com")] }],
+    });
+    expect(evaluateOne(f, subject({ distinctId: id }))).toMatchObject({
+      reason: "out_of_rollout_bound",
+      conditionIndex: 0,
+    });
+  });
+
+  it("ties take the later condition", () => {
+    const id = identifierWhere("r3", (hash) => hash > 0.2);
+    const f = flag("r3", {
+      groups: [
+        { properties: [], rollout_percentage: 10 },
+        { properties: [email("x@x.com")] },
+        { properties: [], rollout_percentage: 20 },
+      ],
+    });
+    expect(evaluateOne(f, subject({ distinctId: id }))).toMatchObject({
+      reason: "out_of_rollout_bound",
+      conditionIndex: 2,
+    });
+  });
+
+  it("condition_match names the condition that matched", () => {
+    const f = flag("r4", {
+      groups: [{ properties: [email("a@x.com")] }, { properties: [email("b@x.com")] }],
+    });
+    expect(evaluateOne(f, subject({ personProperties: { email: "b@x.com" } }))).toMatchObject({
+      value: true,
+      reason: "condition_match",
+      conditionIndex: 1,
+    });
+  });
+
+  it("a flag without conditions is false with no_group_type and no index (Rust's starting reason)", () => {
+    expect(evaluateOne(flag("empty", { groups: [] }))).toMatchObject({
+      value: false,
+      reason: "no_group_type",
+      conditionIndex: null,
+    });
+  });
+
+  it("an inactive flag is false with flag_disabled", () => {
+    const f = flag("off", { groups: [{ properties: [], rollout_percentage: 100 }] }, { active: false });
+    expect(evaluateOne(f)).toEqual({
+      key: "off",
+      value: false,
+      variant: null,
+      reason: "flag_disabled",
+      conditionIndex: null,
+      payload: null,
+    });
+  });
+});
+
+describe("group flags", () => {
+  const company = (value: string) => ({
+    key: "plan",
+    type: "group",
+    group_type_index: 0,
+    operator: "exact",
+    value,
+  });
+
+  it("hash the group key and read the group's properties", () => {
+    const f = flag("g", {
+      aggregation_group_type_index: 0,
+      groups: [{ properties: [company("enterprise")], rollout_percentage: 100 }],
+    });
+    const inGroup = subject({
+      groups: { company: "acme" },
+      groupProperties: { company: { plan: "enterprise" } },
+    });
+    expect(evaluateOne(f, inGroup)).toMatchObject({ value: true, reason: "condition_match" });
+    const other = subject({ groups: { company: "acme" }, groupProperties: { company: { plan: "free" } } });
+    expect(evaluateOne(f, other)).toMatchObject({ value: false, reason: "no_condition_match" });
+  });
+
+  it("bucket by the group key, not the distinct id", () => {
+    const key = identifierWhere("g2", (hash) => hash <= 0.3, "acme-");
+    const f = flag("g2", {
+      aggregation_group_type_index: 1,
+      groups: [{ properties: [], rollout_percentage: 30 }],
+    });
+    for (const distinctId of ["a", "b", "c"]) {
+      expect(evaluateOne(f, subject({ distinctId, groups: { team: key } })).value).toBe(true);
+    }
+  });
+
+  it("without the subject's group: false with no_group_type at the last condition", () => {
+    const f = flag("g3", {
+      aggregation_group_type_index: 0,
+      groups: [{ properties: [], rollout_percentage: 100 }, { properties: [company("x")] }],
+    });
+    expect(evaluateOne(f, subject({ groups: { team: "t" } }))).toMatchObject({
+      value: false,
+      reason: "no_group_type",
+      conditionIndex: 1,
+    });
+    const unknownType = flag("g4", {
+      aggregation_group_type_index: 3,
+      groups: [{ rollout_percentage: 100 }],
+    });
+    expect(evaluateOne(unknownType, subject({ groups: { company: "c" } })).reason).toBe("no_group_type");
+  });
+
+  it("mixed targeting: a person condition still decides when the group condition is skipped", () => {
+    const f = flag("mixed", {
+      aggregation_group_type_index: 0,
+      groups: [
+        { properties: [company("x")], rollout_percentage: 100 },
+        { aggregation_group_type_index: null, properties: [email("a@x.com")], rollout_percentage: 100 },
+      ],
+    });
+    expect(evaluateOne(f, subject({ personProperties: { email: "a@x.com" } }))).toMatchObject({
+      value: true,
+      conditionIndex: 1,
+    });
+    expect(evaluateOne(f, subject({ personProperties: { email: "b@x.com" } }))).toMatchObject({
+      value: false,
+      reason: "no_condition_match",
+      conditionIndex: 1,
+    });
+  });
+});
+
+describe("identifiers", () => {
+  it("experience continuity hashes the person's hash-key override instead of the distinct id", () => {
+    const anon = identifierWhere("ec", (hash) => hash <= 0.5, "anon-");
+    const known = identifierWhere("ec", (hash) => hash > 0.5, "user-");
+    const f = flag("ec", { groups: [{ rollout_percentage: 50 }] }, { ensureExperienceContinuity: true });
+    expect(evaluateOne(f, subject({ distinctId: known, hashKeyOverrides: { ec: anon } })).value).toBe(true);
+    expect(evaluateOne(f, subject({ distinctId: known })).value).toBe(false);
+    const without = flag("ec", { groups: [{ rollout_percentage: 50 }] });
+    expect(evaluateOne(without, subject({ distinctId: known, hashKeyOverrides: { ec: anon } })).value).toBe(
+      false,
+    );
+  });
+
+  it("device_id bucketing hashes the device id; without one a person condition is out_of_rollout_bound", () => {
+    const device = identifierWhere("dev", (hash) => hash <= 0.5, "device-");
+    const user = identifierWhere("dev", (hash) => hash > 0.5, "user-");
+    const f = flag("dev", { groups: [{ rollout_percentage: 50 }] }, { bucketingIdentifier: "device_id" });
+    expect(evaluateOne(f, subject({ distinctId: user, deviceId: device })).value).toBe(true);
+    expect(evaluateOne(f, subject({ distinctId: user }))).toMatchObject({
+      value: false,
+      reason: "out_of_rollout_bound",
+      conditionIndex: 0,
+    });
+  });
+});
+
+describe("holdouts", () => {
+  const holdoutFlag = (filters: Record<string, unknown>) =>
+    flag("exp", {
+      groups: [{ properties: [], rollout_percentage: 100 }],
+      multivariate: { variants: [{ key: "control", rollout_percentage: 100 }] },
+      payloads: { "holdout-7": '"held"' },
+      ...filters,
+    });
+
+  it("hold out identifiers whose holdout hash is within the exclusion (inclusive)", () => {
+    // holdout hash: some_distinct_id 0.727, example_id 0.940 (§3.1).
+    const f = holdoutFlag({ holdout: { id: 7, exclusion_percentage: 80 } });
+    expect(evaluateOne(f, subject({ distinctId: "some_distinct_id" }))).toEqual({
+      key: "exp",
+      value: "holdout-7",
+      variant: "holdout-7",
+      reason: "holdout_condition_value",
+      conditionIndex: null,
+      payload: '"held"',
+    });
+    expect(evaluateOne(f, subject({ distinctId: "example_id" }))).toMatchObject({
+      value: "control",
+      reason: "condition_match",
+    });
+  });
+
+  it("clamp the exclusion to 0–100 and ignore a holdout without id or percentage", () => {
+    expect(evaluateOne(holdoutFlag({ holdout: { id: 7, exclusion_percentage: 500 } })).value).toBe(
+      "holdout-7",
+    );
+    expect(evaluateOne(holdoutFlag({ holdout: { id: 7, exclusion_percentage: -1 } })).value).toBe("control");
+    expect(evaluateOne(holdoutFlag({ holdout: { id: 7 } })).value).toBe("control");
+    expect(evaluateOne(holdoutFlag({ holdout: { exclusion_percentage: 100 } })).value).toBe("control");
+  });
+
+  it("read the older holdout_groups form", () => {
+    const f = holdoutFlag({
+      holdout_groups: [{ properties: [], rollout_percentage: 80, variant: "holdout-7" }],
+    });
+    expect(evaluateOne(f, subject({ distinctId: "some_distinct_id" }))).toMatchObject({
+      value: "holdout-7",
+      reason: "holdout_condition_value",
+    });
+    expect(evaluateOne(f, subject({ distinctId: "example_id" })).value).toBe("control");
+    const withProperties = holdoutFlag({
+      holdout_groups: [{ properties: [email("x")], rollout_percentage: 100, variant: "holdout-7" }],
+    });
+    expect(evaluateOne(withProperties).value).toBe("control");
+  });
+});
+
+describe("early access (super conditions)", () => {
+  it("feature_enrollment: the person's $feature_enrollment/<key> decides, condition_index 0", () => {
+    const f = flag("beta", { feature_enrollment: true, groups: [{ properties: [], rollout_percentage: 0 }] });
+    expect(evaluateOne(f, subject({ personProperties: { "$feature_enrollment/beta": true } }))).toMatchObject(
+      {
+        value: true,
+        reason: "super_condition_value",
+        conditionIndex: 0,
+      },
+    );
+    expect(
+      evaluateOne(f, subject({ personProperties: { "$feature_enrollment/beta": "false" } })),
+    ).toMatchObject({
+      value: false,
+      reason: "super_condition_value",
+    });
+    expect(evaluateOne(f, subject())).toMatchObject({ value: false, reason: "out_of_rollout_bound" });
+  });
+
+  it("legacy super_groups decide when the person has one of their properties", () => {
+    const f = flag("beta2", {
+      super_groups: [
+        { properties: [person("$feature_enrollment/beta2", "exact", ["true"])], rollout_percentage: 100 },
+      ],
+      groups: [{ properties: [], rollout_percentage: 100 }],
+      multivariate: { variants: [{ key: "v", rollout_percentage: 100 }] },
+    });
+    expect(
+      evaluateOne(f, subject({ personProperties: { "$feature_enrollment/beta2": false } })),
+    ).toMatchObject({
+      value: false,
+      reason: "super_condition_value",
+      conditionIndex: 0,
+    });
+    expect(evaluateOne(f, subject({ personProperties: { "$feature_enrollment/beta2": "true" } })).value).toBe(
+      true,
+    );
+    expect(evaluateOne(f, subject())).toMatchObject({ value: "v", reason: "condition_match" });
+  });
+});
+
+describe("odd stored filters", () => {
+  it("never throw and evaluate as posthog-node reads them", () => {
+    const odd: unknown[] = [
+      null,
+      "filters",
+      42,
+      {},
+      { groups: "nope" },
+      { groups: [null, 5, "x", { properties: "not a list", rollout_percentage: 100 }] },
+      { groups: [{ properties: [null, { type: "person" }, { key: "a", type: "nope", value: 1 }] }] },
+      { groups: [{ properties: [], rollout_percentage: {} }], multivariate: { variants: "x" } },
+      {
+        groups: [{ rollout_percentage: 100 }],
+        multivariate: { variants: [null, { rollout_percentage: 100 }] },
+      },
+      { groups: [{ properties: [{ type: "cohort", value: "abc" }] }], aggregation_group_type_index: "0" },
+      {
+        groups: [{ properties: [{ type: "flag", key: "x", value: true }] }],
+        holdout: "x",
+        super_groups: [1],
+      },
+      { groups: [{ rollout_percentage: 100 }], payloads: ["a"], feature_enrollment: "yes" },
+    ];
+    const flags = odd.map((filters, i) => flag(`odd-${i}`, filters));
+    const results = evaluate(flags, subject({ personProperties: { a: 1 } }));
+    expect(results.size).toBe(odd.length);
+    expect(results.get("odd-0")).toMatchObject({ value: false, reason: "no_group_type" });
+    // A condition whose properties are not a list is a rollout-only condition (posthog-node).
+    expect(results.get("odd-5")).toMatchObject({ value: true, conditionIndex: 3 });
+    // A non-numeric rollout is NaN, which posthog-node's `hash > NaN` lets through.
+    expect(results.get("odd-7")).toMatchObject({ value: true });
+    // A variant without a key still takes its slice, and then picks no variant.
+    expect(results.get("odd-8")).toMatchObject({ value: true, variant: null });
+    expect(results.get("odd-11")).toMatchObject({ value: true, payload: null });
+  });
+
+  it("return only the requested keys, leaving unknown ones out", () => {
+    const a = flag("a", { groups: [{ rollout_percentage: 100 }] });
+    const b = flag("b", { groups: [{ rollout_percentage: 100 }] });
+    expect([...evaluate([a, b], subject(), { keys: ["b", "nope"] }).keys()]).toEqual(["b"]);
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import {
+  bucketHash,
+  holdoutHash,
+  rolloutHash,
+  variantHash,
+} from "../../../src/feature-flags/evaluation/engine/hash.js";
+
+describe("bucketing hash (posthog-behavior.md §3.1 golden vectors)", () => {
+  it("matches PostHog's published holdout vectors", () => {
+    expect(holdoutHash("some_distinct_id")).toBe(0.7270002403585725);
+    expect(holdoutHash("test-identifier")).toBe(0.4493881716040236);
+    expect(holdoutHash("example_id")).toBe(0.9402003475831224);
+    expect(holdoutHash("example_id2")).toBe(0.6292740389966519);
+  });
+
+  it("hashes rollouts with the flag key as prefix and variants with the salt 'variant'", () => {
+    expect(rolloutHash("new-checkout", "u_42")).toBe(0.6729059414944576);
+    expect(variantHash("new-checkout", "u_42")).toBe(0.18510865603197107);
+    expect(bucketHash("new-checkout.", "u_42", "variant")).toBe(0.18510865603197107);
+  });
+
+  it("stays in [0, 1)", () => {
+    for (let i = 0; i < 2000; i++) {
+      const hash = rolloutHash("flag", `distinct_id_${i}`);
+      expect(hash).toBeGreaterThanOrEqual(0);
+      expect(hash).toBeLessThan(1);
+    }
+  });
+});
