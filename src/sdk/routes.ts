@@ -11,8 +11,8 @@
  *   read; one indexed lookup the first time a process sees the token (core/auth/project-token.ts);
  *   no token or an unknown one in a payload is a 401 (an unknown one in a path a 404, as PostHog's
  *   `RemoteConfig.DoesNotExist`), and so is a request that fails because its project was deleted since;
- * - a route may answer a request that carries no payload at all (an empty GET of `/flags/`) itself,
- *   before any token is looked for (`answerWithoutPayload`);
+ * - a route may answer a GET that carries no payload at all (`GET /flags/`) itself, before any
+ *   token is looked for (`answerWithoutPayload`);
  * - errors in PostHog's JSON error body `{type, code, detail, attr}` (rest/error-body.ts; the
  *   `detail` is capture's message, rust/capture/src/api.rs `CaptureError`), never an HTML page.
  * The handler gets the project and the decoded payload; the domain service does the rest.
@@ -84,7 +84,7 @@ export interface SdkRoute {
    * in which case no payload is read (the handler gets `payload: undefined`).
    */
   tokenIn?: "payload" | "path";
-  /** The answer to a request with no payload at all (no body, no `data`), before any token is looked for. */
+  /** The answer to a GET with no payload at all (no body, no `data`), before any token is looked for. */
   answerWithoutPayload?: (query: URLSearchParams) => SdkReply;
   handler: (request: SdkRequest) => Promise<SdkReply>;
 }
@@ -126,7 +126,7 @@ async function handle(
   setCorsHeaders(request, reply);
   const query = new URL(request.url, "http://sdk.invalid").searchParams;
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  if (route.answerWithoutPayload && body.length === 0 && !query.get("data")) {
+  if (route.answerWithoutPayload && request.method === "GET" && body.length === 0 && !query.get("data")) {
     return send(reply, route.answerWithoutPayload(query));
   }
   const inPath = route.tokenIn === "path";

@@ -13,6 +13,7 @@ import { projectToken, sendToSdk } from "../support/capture.js";
 import {
   createEvaluationFixtures,
   EVALUATED_ID,
+  EVALUATED_VALUES,
   type EvaluationFixtures,
 } from "../support/flag-evaluation.js";
 import { describeEachBackend, type TestResponse } from "../support/server.js";
@@ -59,17 +60,7 @@ describeEachBackend("remote flag evaluation on /flags and /decide", (server) => 
    * `Sec-Fetch-Mode: cors`, so, stating no runtime, they count as a client (flags.rs
    * `detect_evaluation_runtime_from_request`) and get `client-only` but not `server-only`.
    */
-  const EXPECTED_VALUES = {
-    "on-for-all": true,
-    "off-for-all": false,
-    "pro-only": true,
-    "new-checkout": "control",
-    "override-variant": "test",
-    "company-flag": true,
-    "vip-flag": true,
-    tagged: true,
-    "client-only": true,
-  };
+  const EXPECTED_VALUES = { ...EVALUATED_VALUES, "client-only": true };
 
   it("answers v=2 with every active flag's value, reason, condition index and payload", async () => {
     const answer = await flags("/flags/?v=2", body());

@@ -15,6 +15,21 @@ import type { TestServer } from "./server.js";
 /** The distinct id the fixtures are evaluated for. */
 export const EVALUATED_ID = "u_42";
 
+/**
+ * The values of the fixtures' flags for `EVALUATED_ID` in company `acme` that every runtime
+ * evaluates (`server-only` and `client-only` come on top, per runtime; `inactive-flag` never).
+ */
+export const EVALUATED_VALUES: Readonly<Record<string, boolean | string>> = {
+  "on-for-all": true,
+  "off-for-all": false,
+  "pro-only": true,
+  "new-checkout": "control",
+  "override-variant": "test",
+  "company-flag": true,
+  "vip-flag": true,
+  tagged: true,
+};
+
 /** A person-property condition. */
 export const personCondition = (key: string, value: unknown, rollout = 100) => ({
   properties: [{ key, value, type: "person", operator: "exact" }],

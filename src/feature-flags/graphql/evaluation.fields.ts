@@ -2,11 +2,13 @@
  * `Project.evaluateFeatureFlags`: every flag of the project evaluated for a distinct id, as remote
  * `/flags` and `evaluation_reasons` evaluate them (the same service, evaluation/evaluation.service.ts):
  * stored person and group properties, with the caller's properties on top. A thin adapter: the
- * inputs become the service's `EvaluationInput`; malformed properties are a typed `ValidationError`.
+ * inputs become the service's `EvaluationInput`; malformed properties are a typed `ValidationError`,
+ * a missing scope a typed `PermissionDeniedError`.
  */
 import { ValidationError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { enumValues } from "../../graphql/enums.js";
+import { WRITE_ERRORS } from "../../graphql/mutation-result.js";
 import { ProjectRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import type { EvaluationReason } from "../evaluation/engine/types.js";
@@ -129,7 +131,8 @@ builder.objectFields(ProjectRef, (t) => ({
       }),
     },
     errors: {
-      types: [ValidationError],
+      // What a read of the project's flags can fail with, typed as a mutation's failures are.
+      types: [...WRITE_ERRORS],
       union: {
         name: "EvaluateFeatureFlagsResult",
         description: "The flags' evaluations, or why the input was refused.",

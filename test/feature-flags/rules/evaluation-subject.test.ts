@@ -14,16 +14,7 @@ import {
   groupsToLoad,
   needsStoredData,
 } from "../../../src/feature-flags/evaluation/rules/subject.js";
-
-const flag = (key: string, filters: unknown, extra: Partial<EvaluationFlag> = {}): EvaluationFlag => ({
-  id: 1,
-  key,
-  active: true,
-  filters,
-  ensureExperienceContinuity: false,
-  bucketingIdentifier: null,
-  ...extra,
-});
+import { flag } from "../evaluation/support.js";
 
 const definitions = (flags: EvaluationFlag[]): EvaluationDefinitions => ({
   flags,

@@ -5,6 +5,10 @@
  * `fetch_and_locally_cache_all_relevant_properties`, `get_feature_flag_hash_key_overrides`;
  * handler/properties.rs `get_group_property_overrides`). Pure.
  */
+import {
+  EVENT_TO_PERSON_PROPERTIES,
+  initialPropertyKey,
+} from "../../../properties/event-person-properties.js";
 import type { EvaluationDefinitions, EvaluationFlag, EvaluationSubject } from "../engine/types.js";
 import type { EvaluationInput } from "../evaluation.schemas.js";
 
@@ -32,56 +36,11 @@ export interface GroupToLoad {
 /**
  * Person properties PostHog derives `$initial_*` twins from at ingestion; evaluation fills a missing
  * twin from the current value, so a condition on `$initial_browser` works before ingestion wrote it
- * (flag_matching_utils.rs `INITIAL_PROPERTY_MAP`, from posthog/taxonomy/taxonomy.py).
+ * (flag_matching_utils.rs `populate_missing_initial_properties`).
  */
-const INITIAL_TWINS: ReadonlyMap<string, string> = new Map([
-  ...[
-    "$app_build",
-    "$app_name",
-    "$app_namespace",
-    "$app_version",
-    "$browser",
-    "$browser_version",
-    "$device_type",
-    "$current_url",
-    "$pathname",
-    "$os",
-    "$os_version",
-    "$referring_domain",
-    "$referrer",
-    "$screen_height",
-    "$screen_width",
-    "$viewport_height",
-    "$viewport_width",
-    "$raw_user_agent",
-  ].map((name): [string, string] => [name, `$initial_${name.slice(1)}`]),
-  ...[
-    "utm_source",
-    "utm_medium",
-    "utm_campaign",
-    "utm_content",
-    "utm_term",
-    "gclid",
-    "gad_source",
-    "gclsrc",
-    "dclid",
-    "gbraid",
-    "wbraid",
-    "fbclid",
-    "msclkid",
-    "twclid",
-    "li_fat_id",
-    "mc_cid",
-    "igshid",
-    "ttclid",
-    "rdt_cid",
-    "epik",
-    "qclid",
-    "sccid",
-    "irclid",
-    "_kx",
-  ].map((name): [string, string] => [name, `$initial_${name}`]),
-]);
+const INITIAL_TWINS: ReadonlyMap<string, string> = new Map(
+  EVENT_TO_PERSON_PROPERTIES.map((name) => [name, initialPropertyKey(name)]),
+);
 
 /** `properties` with each missing `$initial_*` twin filled from its current value (see `INITIAL_TWINS`). */
 function withInitialTwins(properties: Record<string, unknown>): Record<string, unknown> {
