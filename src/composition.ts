@@ -13,12 +13,13 @@ import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
 import { createActivityLogService } from "./core/activity-log.js";
 import type { ServiceDeps, Services } from "./core/services.js";
+import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
 import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
-import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
 import { createFlagEvaluationService } from "./feature-flags/evaluation/evaluation.service.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
 import { flagsSdkRoutes } from "./feature-flags/flags.sdk.js";
+import { localEvaluationRoutes } from "./feature-flags/local-evaluation.rest.js";
 import { builder } from "./graphql/builder.js";
 import { ingestionSdkRoutes } from "./ingestion/ingestion.sdk.js";
 import { createIngestionService } from "./ingestion/ingestion.service.js";
@@ -61,6 +62,7 @@ export const REST_MODULES: readonly RestModule[] = [
   projectRoutes,
   userRoutes,
   featureFlagRoutes,
+  localEvaluationRoutes,
   cohortRoutes,
   personRoutes,
   groupRoutes,

@@ -64,7 +64,7 @@ export type FeatureFlagResponse = z.output<typeof featureFlagSchema>;
 export const featureFlagPageSchema = paginatedListSchema(featureFlagSchema, "PaginatedFeatureFlagList");
 
 /** A flag's value as evaluation answers it: `false`, `true` or the variant key. */
-const flagValueSchema = z.union([z.boolean(), z.string()]);
+export const flagValueSchema = z.union([z.boolean(), z.string()]);
 
 /** `evaluation_reasons`' answer (posthog-behavior.md §2.10): per flag key, its value and why. */
 export const evaluationReasonsSchema = z

@@ -15,12 +15,14 @@ import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import { pathId, type RestModule } from "../rest/routes.js";
 import { serializeUserBasic } from "../rest/serializers.js";
+import { minimalFlag } from "./evaluation/local-evaluation.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
 import {
   evaluationReasonsSchema,
   type FeatureFlagResponse,
   featureFlagPageSchema,
   featureFlagSchema,
+  flagValueSchema,
 } from "./feature-flags.responses.js";
 import {
   createFlagSchema,
@@ -28,6 +30,7 @@ import {
   replaceFlagSchema,
   updateFlagSchema,
 } from "./feature-flags.schemas.js";
+import { minimalFlagSchema } from "./local-evaluation.rest.js";
 import { type FlagStatusResult, isSimpleFlag, simpleRolloutPercentage } from "./rules/status.js";
 import { effectiveFilters } from "./rules/stored-filters.js";
 
@@ -130,18 +133,6 @@ const NOT_BUILT: readonly NotBuiltOperation[] = [
     reason: "bulk key lookup arrives with flag evaluation",
   },
   {
-    method: "GET",
-    path: "local_evaluation/",
-    scopes: ["feature_flag:read"],
-    reason: "flag evaluation is not built yet",
-  },
-  {
-    method: "GET",
-    path: "my_flags/",
-    scopes: ["feature_flag:read"],
-    reason: "flag evaluation is not built yet",
-  },
-  {
     method: "POST",
     path: "user_blast_radius/",
     scopes: ["feature_flag:read"],
@@ -158,6 +149,11 @@ const flagListQuerySchema = offsetPageQuerySchema.extend({
   excluded_properties: z.string().optional().describe('Flag keys to leave out, as a JSON list: `["a","b"]`.'),
   tags: z.string().optional().describe('Only flags with any of these tags, as a JSON list: `["a","b"]`.'),
 });
+
+/** `my_flags`' answer (§2.10): every non-deleted flag with its value, newest first. */
+const myFlagsSchema = z
+  .array(z.object({ feature_flag: minimalFlagSchema, value: flagValueSchema }))
+  .meta({ id: "MyFeatureFlags" });
 
 /** The query of the evaluation routes: the groups to evaluate group flags for. */
 const evaluationQuerySchema = z.object({
@@ -262,6 +258,24 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       handler: async ({ params, query, ctx }) => ({
         body: await services.flagEvaluation.evaluationReasons(ctx, pathId(params, "project_id"), query),
       }),
+    },
+    {
+      method: "GET",
+      path: `${BASE}my_flags/`,
+      summary:
+        "Every flag, newest first, with its value for the key's user (its `distinct_id`) and `groups` (a JSON object).",
+      scopes: ["feature_flag:read"],
+      request: { query: evaluationQuerySchema },
+      responses: { 200: myFlagsSchema },
+      // Reads persons, groups and cohort members, which do not move the project's revision.
+      conditional: false,
+      handler: async ({ params, query, ctx }) => {
+        const projectId = pathId(params, "project_id");
+        const items = await services.flagEvaluation.myFlags(ctx, projectId, query.get("groups"));
+        return {
+          body: items.map(({ flag, value }) => ({ feature_flag: minimalFlag(flag, projectId), value })),
+        };
+      },
     },
     ...activityRoutes(
       BASE,

@@ -24,8 +24,15 @@
  *   new uuids) through the whole pipeline (token lookup, person and group state, events, catalogue),
  *   vs the same events stored by one hand-written multi-row INSERT over the same driver; printed
  *   also as events per second;
+ * - `flags`: `POST /flags/?v=2` for one of the seeded persons (each connection its own), 100 flags
+ *   evaluated, vs the baseline's two hand-written reads (token, person) and the same engine and
+ *   answer shape: what our door, the definitions' revision check and the fuller subject statement cost;
  * - `persons`: REST list of 100 persons (distinct ids, last event's time; a data read, never 304),
- *   vs the baseline's one hand-written statement.
+ *   vs the baseline's one hand-written statement;
+ * - `local_eval`: posthog-node's poll `GET /flags/definitions?token=…&send_cohorts` (100 flags and a
+ *   cohort, served as bytes made once per revision), as a 200 and revalidated with `If-None-Match`
+ *   as a 304, each vs a plain `node:http` server answering the same bytes and the same 304 with no
+ *   key and no database (static-bytes.ts): what our door costs on SDKs' most frequent call.
  *
  * Figures are measured in rounds, ours and its comparison back to back, and the table shows the
  * median round (the ratio is the median of the rounds' ratios), so that load from other processes
@@ -261,19 +268,38 @@ function captureBody(token: string, connection: number): string {
   });
 }
 
-/** A capture target: each connection (`context`) sends its own users' batch. */
-function captureTarget(url: string, token: string): Target {
-  const bodies = Array.from({ length: CONNECTIONS }, (_, connection) => captureBody(token, connection));
+/** A POST target whose connections (`context`) each send their own body of `bodies`. */
+function perConnection(url: string, bodies: readonly string[], headers?: Record<string, string>): Target {
   let next = 0;
   return {
     url,
     method: "POST",
+    ...(headers ? { headers } : {}),
     body: bodies[0]!,
     setup: (request, context) => {
       context["connection"] ??= next++ % bodies.length;
       return { ...request, body: bodies[context["connection"] as number]! };
     },
   };
+}
+
+/** A capture target: each connection sends its own users' batch. */
+function captureTarget(url: string, token: string): Target {
+  return perConnection(
+    url,
+    Array.from({ length: CONNECTIONS }, (_, connection) => captureBody(token, connection)),
+  );
+}
+
+/**
+ * A remote-flags target: each connection evaluates every flag (person property `email` and a 50%
+ * rollout each) for its own seeded person (`user-<n>`).
+ */
+function flagsTarget(url: string, ready: BenchReady): Target {
+  const bodies = Array.from({ length: CONNECTIONS }, (_, connection) =>
+    JSON.stringify({ token: ready.projectToken, distinct_id: `user-${connection % ready.persons}` }),
+  );
+  return perConnection(url, bodies, { "content-type": "application/json" });
 }
 
 /** Our person list, asking for one more than seeded (so that `next` and `previous` are null on both sides). */
@@ -293,6 +319,8 @@ function figuresFor(ready: BenchReady): Figure[] {
   let etag = "";
   let created = 0;
   const run = Date.now().toString(36);
+  const localEvaluation = `${ready.ours}/flags/definitions?token=${ready.localEvaluation.token}&send_cohorts`;
+  const revalidate = { ...auth, "if-none-match": ready.localEvaluation.etag };
   const graphqlList: Side = {
     name: "GraphQL list",
     target: {
@@ -420,6 +448,44 @@ function figuresFor(ready: BenchReady): Figure[] {
       },
     },
     {
+      id: "local_eval",
+      name: "GET /flags/definitions 200",
+      ours: { name: "local eval 200", target: { url: localEvaluation, headers: auth }, expected: [200] },
+      against: {
+        name: "node:http bytes",
+        target: { url: ready.localEvaluation.baseline, headers: auth },
+        expected: [200],
+      },
+    },
+    {
+      id: "local_eval",
+      name: "GET /flags/definitions 304",
+      ours: {
+        name: "local eval 304",
+        target: { url: localEvaluation, headers: revalidate },
+        expected: [304],
+      },
+      against: {
+        name: "node:http 304",
+        target: { url: ready.localEvaluation.baseline, headers: revalidate },
+        expected: [304],
+      },
+    },
+    {
+      id: "flags",
+      name: `POST /flags/?v=2, ${flags} flags`,
+      ours: {
+        name: "remote /flags",
+        target: flagsTarget(`${ready.ours}/flags/?v=2`, ready),
+        expected: [200],
+      },
+      against: {
+        name: "SQL + engine",
+        target: flagsTarget(`${ready.baseline}/flags`, ready),
+        expected: [200],
+      },
+    },
+    {
       id: "create",
       name: "REST create flag",
       ours: {
@@ -449,6 +515,12 @@ async function benchBackend(label: string, backend: string): Promise<void> {
       await assertSameBytes(`list (${shape})`, list, `${ready.baseline}/${shape}/flags?limit=${flags}`, auth);
     }
     await assertSameBytes("persons", personsList(ready), personsBaseline(ready), auth);
+    await assertSameBytes(
+      "local evaluation",
+      `${ready.ours}/flags/definitions?token=${ready.localEvaluation.token}&send_cohorts`,
+      ready.localEvaluation.baseline,
+      auth,
+    );
     for (const shape of ["rows", "prepared"]) {
       await assertSameBytes(
         `read (${shape})`,
