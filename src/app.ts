@@ -157,6 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerOpenApiRoute(app, openApiDocument(routes));
   await registerSdkRoutes(app, sdkRoutes(services, config.limits), {
     db: database.prisma,
+    reader: database.reader,
     transaction: database.transaction,
   });
   startBackgroundTasks(app, { services, transaction: database.transaction, config });

@@ -17,8 +17,10 @@ import type { ServiceDeps, Services } from "./core/services.js";
 import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
 import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
+import { createFlagEvaluationService } from "./feature-flags/evaluation/evaluation.service.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
 import { featureFlagTasks } from "./feature-flags/feature-flags.tasks.js";
+import { flagsSdkRoutes } from "./feature-flags/flags.sdk.js";
 import { localEvaluationRoutes } from "./feature-flags/local-evaluation.rest.js";
 import { builder } from "./graphql/builder.js";
 import { withSynchronousNodeIds } from "./graphql/node.js";
@@ -43,13 +45,15 @@ import { createUserService } from "./users/users.service.js";
 /** Builds every domain service. */
 export function createServices(deps: ServiceDeps = { now: () => new Date() }): Services {
   const cohorts = createCohortService(deps);
+  const flagDefinitions = createFlagDefinitionsService(deps);
   const groups = createGroupService(deps);
   const persons = createPersonService(deps);
   return {
     activityLog: createActivityLogService(),
     cohorts,
     featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups }),
-    flagDefinitions: createFlagDefinitionsService(deps),
+    flagDefinitions,
+    flagEvaluation: createFlagEvaluationService(deps, flagDefinitions),
     groups,
     ingestion: createIngestionService(deps),
     persons,
@@ -69,8 +73,8 @@ export const REST_MODULES: readonly RestModule[] = [
   groupRoutes,
 ];
 
-/** Every domain's SDK module (token-authenticated paths: capture, and the flag paths next). */
-export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes];
+/** Every domain's SDK module (token-authenticated paths: capture, and the flag paths). */
+export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes];
 
 /** Every domain's background tasks (run on intervals by the server: src/core/background-tasks.ts). */
 export const BACKGROUND_TASK_MODULES: readonly BackgroundTaskModule[] = [featureFlagTasks];

@@ -1,7 +1,8 @@
 /**
- * Feature flags on PostHog's REST paths (spec rows 1–6, 10–14 and 18, and the newer
+ * Feature flags on PostHog's REST paths (spec rows 1–6, 10–15, 17 and 18, and the newer
  * `:id/dependent_flags/`): request parsing and PostHog's shapes. Behaviour lives in
- * feature-flags.service.ts.
+ * feature-flags.service.ts and, for evaluation (`evaluation_reasons`, `my_flags`),
+ * evaluation/evaluation.service.ts.
  */
 
 import { z } from "zod";
@@ -20,17 +21,20 @@ import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import { pathId, type RestModule } from "../rest/routes.js";
 import { serializeUserBasic } from "../rest/serializers.js";
+import { minimalFlag } from "./evaluation/local-evaluation.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
 import {
   activeDependentsSchema,
   blastRadiusSchema,
   dependentFlagSchema,
+  evaluationReasonsSchema,
   type FeatureFlagResponse,
   featureFlagPageSchema,
   featureFlagSchema,
   flagKeysErrorSchema,
   flagKeysSchema,
   flagStatusBodySchema,
+  flagValueSchema,
 } from "./feature-flags.responses.js";
 import {
   createFlagSchema,
@@ -38,6 +42,7 @@ import {
   replaceFlagSchema,
   updateFlagSchema,
 } from "./feature-flags.schemas.js";
+import { minimalFlagSchema } from "./local-evaluation.rest.js";
 import { blastRadiusBodySchema } from "./rules/blast-radius.js";
 import { bulkKeysBodySchema, INVALID_FLAG_IDS } from "./rules/bulk-keys.js";
 import {
@@ -123,18 +128,6 @@ const NOT_BUILT: readonly NotBuiltOperation[] = [
     scopes: ["dashboard:write"],
     reason: "dashboards are not part of this service yet",
   },
-  {
-    method: "GET",
-    path: "evaluation_reasons/",
-    scopes: ["feature_flag:read"],
-    reason: "flag evaluation is not built yet",
-  },
-  {
-    method: "GET",
-    path: "my_flags/",
-    scopes: ["feature_flag:read"],
-    reason: "flag evaluation is not built yet",
-  },
 ];
 
 /**
@@ -145,6 +138,16 @@ const flagListQuerySchema = offsetPageQuerySchema.extend({
   ...flagListFiltersSchema.in.shape,
   excluded_properties: z.string().optional().describe('Flag keys to leave out, as a JSON list: `["a","b"]`.'),
   tags: z.string().optional().describe('Only flags with any of these tags, as a JSON list: `["a","b"]`.'),
+});
+
+/** `my_flags`' answer (§2.10): every non-deleted flag with its value, newest first. */
+const myFlagsSchema = z
+  .array(z.object({ feature_flag: minimalFlagSchema, value: flagValueSchema }))
+  .meta({ id: "MyFeatureFlags" });
+
+/** The query of the evaluation routes: the groups to evaluate group flags for. */
+const evaluationQuerySchema = z.object({
+  groups: z.string().optional().describe('Group type → group key, as a JSON object: `{"company": "acme"}`.'),
 });
 
 /** A flag (not its project) was not found: the answer some flag actions give in PostHog's own way. */
@@ -335,6 +338,38 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       handler: async ({ params, body, ctx }) => {
         const radius = await flags.blastRadius(ctx, pathId(params, "project_id"), body);
         return { body: { users_affected: radius.usersAffected, total_users: radius.totalUsers } };
+      },
+    },
+    {
+      method: "GET",
+      path: `${BASE}evaluation_reasons/`,
+      summary:
+        "Each flag's value, reason and condition index for `distinct_id` (required) and `groups` (a JSON object); inactive flags `disabled`.",
+      scopes: ["feature_flag:read"],
+      request: { query: evaluationQuerySchema.extend({ distinct_id: z.string().describe("Whose flags.") }) },
+      responses: { 200: evaluationReasonsSchema },
+      // Reads persons, groups and cohort members, which do not move the project's revision.
+      conditional: false,
+      handler: async ({ params, query, ctx }) => ({
+        body: await services.flagEvaluation.evaluationReasons(ctx, pathId(params, "project_id"), query),
+      }),
+    },
+    {
+      method: "GET",
+      path: `${BASE}my_flags/`,
+      summary:
+        "Every flag, newest first, with its value for the key's user (its `distinct_id`) and `groups` (a JSON object).",
+      scopes: ["feature_flag:read"],
+      request: { query: evaluationQuerySchema },
+      responses: { 200: myFlagsSchema },
+      // Reads persons, groups and cohort members, which do not move the project's revision.
+      conditional: false,
+      handler: async ({ params, query, ctx }) => {
+        const projectId = pathId(params, "project_id");
+        const items = await services.flagEvaluation.myFlags(ctx, projectId, query.get("groups"));
+        return {
+          body: items.map(({ flag, value }) => ({ feature_flag: minimalFlag(flag, projectId), value })),
+        };
       },
     },
     ...activityRoutes(

@@ -31,26 +31,29 @@ const propertyGroupSchema = z
   .record(z.string(), z.unknown())
   .describe('`{"type": "AND"|"OR", "values": [PropertyFilter or group, ...]}`, or `{}` when empty.');
 
+/** A flag in PostHog's `MinimalFeatureFlagSerializer` shape (the payload's flags, `my_flags`' items). */
+export const minimalFlagSchema = z
+  .object({
+    id: z.int(),
+    team_id: z.int(),
+    name: z.string(),
+    key: z.string(),
+    filters: z.record(z.string(), z.unknown()),
+    deleted: z.boolean(),
+    active: z.boolean(),
+    ensure_experience_continuity: z.boolean(),
+    has_encrypted_payloads: z.boolean(),
+    version: z.int(),
+    evaluation_runtime: z.string(),
+    bucketing_identifier: z.string(),
+    evaluation_tags: z.array(z.string()),
+  })
+  .meta({ id: "MinimalFeatureFlag" });
+
 /** The payload's shape, for the OpenAPI document (the bytes are written by ./evaluation/local-evaluation.ts). */
 const localEvaluationSchema = z
   .object({
-    flags: z.array(
-      z.object({
-        id: z.int(),
-        team_id: z.int(),
-        name: z.string(),
-        key: z.string(),
-        filters: z.record(z.string(), z.unknown()),
-        deleted: z.boolean(),
-        active: z.boolean(),
-        ensure_experience_continuity: z.boolean(),
-        has_encrypted_payloads: z.boolean(),
-        version: z.int(),
-        evaluation_runtime: z.string(),
-        bucketing_identifier: z.string(),
-        evaluation_tags: z.array(z.string()),
-      }),
-    ),
+    flags: z.array(minimalFlagSchema),
     group_type_mapping: z
       .record(z.string(), z.string())
       .describe('Group type index (as a string) → group type name, e.g. `{"0": "company"}`.'),

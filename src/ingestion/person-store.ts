@@ -187,8 +187,10 @@ async function undoInserts(
 /**
  * Merges stored persons away (four statements for all of the batch's merges): their distinct ids
  * move to the survivor (`version` + 1, PostHog's marker of a moved id), their static-cohort
- * memberships too (`cohort_people`, PostHog's `updateCohortsAndFeatureFlagsForMerge`), their events
- * are re-attributed to the survivor (what PostHog's person overrides achieve), and their rows go.
+ * memberships and experience-continuity hash keys too (`cohort_people` and
+ * `feature_flag_hash_key_overrides`, PostHog's `updateCohortsAndFeatureFlagsForMerge`; a hash key the
+ * survivor already has for a flag wins), their events are re-attributed to the survivor (what
+ * PostHog's person overrides achieve), and their rows go.
  */
 async function mergePersons(
   tx: IngestTx,
@@ -209,7 +211,17 @@ async function mergePersons(
     SET person_id = m.target_id, version = d.version + 1
     FROM jsonb_to_recordset(${mapping}::jsonb) AS m(source_id bigint, target_id bigint)
     WHERE d.project_id = ${projectId} AND d.person_id = m.source_id`);
+  // One statement for both copies: the hash keys' INSERT runs as a data-modifying CTE.
   await tx.execute(Prisma.sql`
+    WITH hash_keys AS (
+      INSERT INTO feature_flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
+      SELECT o.project_id, m.target_id, o.feature_flag_key, o.hash_key
+      FROM feature_flag_hash_key_overrides o
+      JOIN jsonb_to_recordset(${mapping}::jsonb) AS m(source_id bigint, target_id bigint)
+        ON o.person_id = m.source_id
+      WHERE o.project_id = ${projectId}
+      ON CONFLICT (project_id, person_id, feature_flag_key) DO NOTHING
+    )
     INSERT INTO cohort_people (project_id, cohort_id, person_id, version)
     SELECT c.project_id, c.cohort_id, m.target_id, c.version
     FROM cohort_people c

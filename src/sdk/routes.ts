@@ -6,18 +6,23 @@
  * - CORS on every answer and preflight (./cors.ts, as rust/capture/src/router.rs);
  * - the body read as bytes whatever its type (JSON, `text/plain` from `sendBeacon`, forms, gzip),
  *   up to the route's `bodyLimitBytes` (413 beyond), then decoded (./payload.ts);
- * - the project found by the token in the payload or the query (./token.ts), with one indexed
- *   lookup the first time a process sees the token (core/auth/project-token.ts); no token or an
- *   unknown one is a 401, and so is a request that fails because its project was deleted since;
+ * - the project found by the token in the payload or the query (./token.ts), or, for a route that
+ *   says `tokenIn: "path"` (`/array/:token/config`), in its `:token` path segment, with no payload
+ *   read; one indexed lookup the first time a process sees the token (core/auth/project-token.ts);
+ *   no token or an unknown one in a payload is a 401 (an unknown one in a path a 404, as PostHog's
+ *   `RemoteConfig.DoesNotExist`), and so is a request that fails because its project was deleted since;
+ * - a route may answer a GET that carries no payload at all (`GET /flags/`) itself, before any
+ *   token is looked for (`answerWithoutPayload`);
  * - errors in PostHog's JSON error body `{type, code, detail, attr}` (rest/error-body.ts; the
  *   `detail` is capture's message, rust/capture/src/api.rs `CaptureError`), never an HTML page.
  * The handler gets the project and the decoded payload; the domain service does the rest.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Limits } from "../config.js";
 import { ProjectTokenCache } from "../core/auth/project-token.js";
-import { AuthenticationError, DomainError, MethodNotAllowedError } from "../core/errors.js";
+import { AuthenticationError, DomainError, MethodNotAllowedError, NotFoundError } from "../core/errors.js";
 import type { Services } from "../core/services.js";
+import type { SqlReader } from "../db/sql-reader.js";
 import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { errorBody, httpLayerError, SERVER_ERROR_BODY } from "../rest/error-body.js";
@@ -35,19 +40,34 @@ const ROUTED_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export interface SdkRequest {
   /** The id of the project the request's token names (only the id: see `ProjectTokenCache`). */
   projectId: number;
-  /** The decoded JSON payload (an event, an array of events, a batch, a flags body...). */
+  /** The token that named it. */
+  token: string;
+  /** The decoded JSON payload (an event, an array of events, a batch, a flags body...); undefined for `tokenIn: "path"`. */
   payload: unknown;
   query: URLSearchParams;
+  /** The request's headers (lower-case names), e.g. for the runtime an SDK runs in. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The request's id (its `X-Request-Id`, or a new UUID: src/app.ts). */
+  requestId: string;
   /** The route's path as declared (with its trailing slash), e.g. `/engage/`. */
   path: string;
+  /** Hot reads on the driver (db/sql-reader.ts), outside any transaction. */
+  reader: SqlReader;
   /** Runs hand-written write transactions on the driver (db/sql-transaction.ts). */
   transaction: RunSqlTransaction;
+  /** The request's logger, for failures a handler answers without throwing. */
+  log: FastifyBaseLogger;
 }
 
-/** A handler's answer: a JSON body with a status (200 unless given). */
+/**
+ * A handler's answer: a body with a status (200 unless given), sent as JSON, or as given (a string)
+ * with `contentType`.
+ */
 export interface SdkReply {
   status?: number;
   body: unknown;
+  /** The body's media type when it is not JSON (e.g. `application/javascript`). */
+  contentType?: string;
 }
 
 /** One token-authenticated SDK path. */
@@ -59,6 +79,13 @@ export interface SdkRoute {
   summary: string;
   /** Largest body, and largest decoded payload, in bytes (413 beyond). */
   bodyLimitBytes: number;
+  /**
+   * Where the project token is: in the payload or query (default), or in the `:token` path segment,
+   * in which case no payload is read (the handler gets `payload: undefined`).
+   */
+  tokenIn?: "payload" | "path";
+  /** The answer to a GET with no payload at all (no body, no `data`), before any token is looked for. */
+  answerWithoutPayload?: (query: URLSearchParams) => SdkReply;
   handler: (request: SdkRequest) => Promise<SdkReply>;
 }
 
@@ -69,6 +96,7 @@ export type SdkModule = (services: Services, limits: Limits) => SdkRoute[];
 export interface SdkDeps {
   /** Finds a token's project. */
   db: PrismaClient;
+  reader: SqlReader;
   transaction: RunSqlTransaction;
 }
 
@@ -97,32 +125,54 @@ async function handle(
 ) {
   setCorsHeaders(request, reply);
   const query = new URL(request.url, "http://sdk.invalid").searchParams;
-  const payload = decodePayload({
-    body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-    query,
-    contentType: request.headers["content-type"],
-    contentEncoding: request.headers["content-encoding"],
-    limitBytes: route.bodyLimitBytes,
-  });
-  const token = findProjectToken(payload, query);
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  if (route.answerWithoutPayload && request.method === "GET" && body.length === 0 && !query.get("data")) {
+    return send(reply, route.answerWithoutPayload(query));
+  }
+  const inPath = route.tokenIn === "path";
+  const unknownToken = inPath ? () => new NotFoundError() : invalidTokenError;
+  const payload = inPath
+    ? undefined
+    : decodePayload({
+        body,
+        query,
+        contentType: request.headers["content-type"],
+        contentEncoding: request.headers["content-encoding"],
+        limitBytes: route.bodyLimitBytes,
+      });
+  const token = inPath
+    ? ((request.params as Record<string, string>)["token"] ?? "")
+    : findProjectToken(payload, query);
   const projectId = await tokens.projectIdOf(token);
-  if (projectId === null) throw invalidTokenError();
+  if (projectId === null) throw unknownToken();
   let result: SdkReply;
   try {
     result = await route.handler({
       projectId,
+      token,
       payload,
       query,
+      headers: request.headers,
+      requestId: request.id,
       path: route.path,
+      reader: deps.reader,
       transaction: deps.transaction,
+      log: request.log,
     });
   } catch (error) {
     // A database error may mean the remembered project was deleted meanwhile (its rows' foreign
     // keys refuse the writes): that is an unknown token now, as it would have been on lookup.
-    if (!(error instanceof DomainError) && !(await tokens.confirm(token))) throw invalidTokenError();
+    if (!(error instanceof DomainError) && !(await tokens.confirm(token))) throw unknownToken();
     throw error;
   }
-  return reply.status(result.status ?? 200).send(result.body);
+  return send(reply, result);
+}
+
+/** Sends a handler's answer: JSON, or the body as given with its `contentType`. */
+function send(reply: FastifyReply, result: SdkReply) {
+  reply.status(result.status ?? 200);
+  if (result.contentType) reply.type(result.contentType);
+  return reply.send(result.body);
 }
 
 /**

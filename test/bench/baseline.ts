@@ -8,6 +8,12 @@
  * For the capture figure, `POST /capture/batch` stores a batch's events with one hand-written
  * multi-row INSERT (no person state, no catalogue): what storing the rows alone costs.
  *
+ * For the remote-flags figure, `POST /flags` (a `/flags` body: `{token, distinct_id}`) does the
+ * least a remote evaluation reads, by hand: the project by token, then the person's properties by
+ * distinct id (two statements), evaluates the project's flags (read once at start) with our engine
+ * and writes PostHog's v2 answer with our shaping: what is left of ours is the door, the
+ * definitions' revision check and the subject's fuller statement (cohorts, groups, hash keys).
+ *
  * List shapes, so the bench can show what a cheaper query would give (authentication and the
  * project check are the same hand-written statements in each):
  * - `GET /rows/flags`: one statement, plain joins to the two users, tag names as arrays, the total
@@ -20,12 +26,20 @@
  * - `GET /prepared/flags[/:id]`: as `rows`, every statement a prepared (named) statement on
  *   PostgreSQL, as the app's are; the same as `rows` on PGlite.
  */
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { hashApiKey } from "../../src/core/auth/api-keys.js";
 import { type Scope, scopeSatisfied } from "../../src/core/auth/scopes.js";
+import {
+  type CompiledDefinitions,
+  compileDefinitions,
+  evaluateFlags,
+} from "../../src/feature-flags/evaluation/engine/evaluate.js";
+import type { FlagResult } from "../../src/feature-flags/evaluation/evaluation.service.js";
+import { flagsResponseBody } from "../../src/feature-flags/evaluation/flags-response.js";
 import { flagStatus, isSimpleFlag, simpleRolloutPercentage } from "../../src/feature-flags/rules/status.js";
 import { effectiveFilters } from "../../src/feature-flags/rules/stored-filters.js";
 import { personDisplayName } from "../../src/persons/rules/display-name.js";
@@ -394,6 +408,62 @@ async function readBody(request: http.IncomingMessage): Promise<Record<string, u
  * `insertEventsByHand`). `drivers.prepared` serves the `prepared` shape. Its `Server-Timing` counts
  * its statements.
  */
+/** The bench project's flags compiled once (the baseline's one read of them, at its first /flags request). */
+let compiledFlags: Promise<{ compiled: CompiledDefinitions; flags: FlagResult["flag"][] }> | null = null;
+
+/** PostHog's v2 `/flags` answer for one person, evaluated by our engine over flags read once. */
+async function remoteFlags(
+  sql: Pick<Sql, "query">,
+  projectId: number,
+  distinctId: string,
+  properties: Record<string, unknown>,
+  now: Date,
+): Promise<unknown> {
+  compiledFlags ??= sql
+    .query<{ id: number; key: string; active: boolean; filters: unknown; version: number }>(
+      "SELECT id, key, active, filters, version FROM feature_flags WHERE project_id = $1 AND NOT deleted ORDER BY id",
+      [projectId],
+    )
+    .then((rows) => {
+      const flags = rows.map((row) => ({
+        id: row.id,
+        key: row.key,
+        active: row.active,
+        filters: typeof row.filters === "string" ? JSON.parse(row.filters) : row.filters,
+        ensureExperienceContinuity: false,
+        bucketingIdentifier: null,
+        name: "",
+        version: row.version,
+        isRemoteConfiguration: false,
+        hasEncryptedPayloads: false,
+        evaluationRuntime: "all",
+        evaluationTags: [],
+      }));
+      return { compiled: compileDefinitions({ flags, groupTypeMapping: {}, cohorts: new Map() }), flags };
+    });
+  const { compiled, flags } = await compiledFlags;
+  const evaluations = evaluateFlags(
+    compiled,
+    {
+      distinctId,
+      deviceId: null,
+      personProperties: { ...properties, distinct_id: distinctId },
+      groups: {},
+      groupProperties: {},
+      staticCohortIds: new Set(),
+      hashKeyOverrides: {},
+    },
+    { now },
+  );
+  return flagsResponseBody("flags-v2", {
+    results: flags.map((flag) => ({ flag, evaluation: evaluations.get(flag.key) ?? null })),
+    errorsWhileComputingFlags: false,
+    requestId: randomUUID(),
+    evaluatedAt: now,
+    config: null,
+  });
+}
+
 export async function startBaseline(
   drivers: { plain: Sql; prepared: Sql },
   projectId: number,
@@ -444,6 +514,20 @@ export async function startBaseline(
         const [row] = await sql.query<Record<string, unknown>>(ROWS_ONE, [Number(id), projectId]);
         if (!row) throw new HttpError(404);
         body = flagJson(flagFromRow(row), caller, now);
+      } else if (request.method === "POST" && shape === "flags") {
+        const input = await readBody(request);
+        const [project] = await sql.query<{ id: number }>("SELECT id FROM projects WHERE api_token = $1", [
+          input["token"],
+        ]);
+        if (!project) throw new HttpError(401);
+        const distinctId = String(input["distinct_id"]);
+        const [person] = await sql.query<{ properties: Record<string, unknown> }>(
+          `SELECT p.properties FROM person_distinct_ids d
+           JOIN persons p ON p.project_id = d.project_id AND p.id = d.person_id
+           WHERE d.project_id = $1 AND d.distinct_id = $2`,
+          [project.id, distinctId],
+        );
+        body = await remoteFlags(sql, project.id, distinctId, person?.properties ?? {}, now);
       } else if (request.method === "POST" && shape === "capture") {
         const input = await readBody(request);
         await insertEventsByHand(sql, projectId, input["batch"] as BatchEvent[]);

@@ -26,6 +26,9 @@
  *   new uuids) through the whole pipeline (token lookup, person and group state, events, catalogue),
  *   vs the same events stored by one hand-written multi-row INSERT over the same driver; printed
  *   also as events per second;
+ * - `flags`: `POST /flags/?v=2` for one of the seeded persons (each connection its own), 100 flags
+ *   evaluated, vs the baseline's two hand-written reads (token, person) and the same engine and
+ *   answer shape: what our door, the definitions' revision check and the fuller subject statement cost;
  * - `persons`: REST list of 100 persons (distinct ids, last event's time; a data read, never 304),
  *   vs the baseline's one hand-written statement;
  * - `local_eval`: posthog-node's poll `GET /flags/definitions?token=…&send_cohorts` (100 flags and a
@@ -272,19 +275,38 @@ function captureBody(token: string, connection: number): string {
   });
 }
 
-/** A capture target: each connection (`context`) sends its own users' batch. */
-function captureTarget(url: string, token: string): Target {
-  const bodies = Array.from({ length: CONNECTIONS }, (_, connection) => captureBody(token, connection));
+/** A POST target whose connections (`context`) each send their own body of `bodies`. */
+function perConnection(url: string, bodies: readonly string[], headers?: Record<string, string>): Target {
   let next = 0;
   return {
     url,
     method: "POST",
+    ...(headers ? { headers } : {}),
     body: bodies[0]!,
     setup: (request, context) => {
       context["connection"] ??= next++ % bodies.length;
       return { ...request, body: bodies[context["connection"] as number]! };
     },
   };
+}
+
+/** A capture target: each connection sends its own users' batch. */
+function captureTarget(url: string, token: string): Target {
+  return perConnection(
+    url,
+    Array.from({ length: CONNECTIONS }, (_, connection) => captureBody(token, connection)),
+  );
+}
+
+/**
+ * A remote-flags target: each connection evaluates every flag (person property `email` and a 50%
+ * rollout each) for its own seeded person (`user-<n>`).
+ */
+function flagsTarget(url: string, ready: BenchReady): Target {
+  const bodies = Array.from({ length: CONNECTIONS }, (_, connection) =>
+    JSON.stringify({ token: ready.projectToken, distinct_id: `user-${connection % ready.persons}` }),
+  );
+  return perConnection(url, bodies, { "content-type": "application/json" });
 }
 
 /** Our person list, asking for one more than seeded (so that `next` and `previous` are null on both sides). */
@@ -454,6 +476,20 @@ function figuresFor(ready: BenchReady): Figure[] {
         name: "node:http 304",
         target: { url: ready.localEvaluation.baseline, headers: revalidate },
         expected: [304],
+      },
+    },
+    {
+      id: "flags",
+      name: `POST /flags/?v=2, ${flags} flags`,
+      ours: {
+        name: "remote /flags",
+        target: flagsTarget(`${ready.ours}/flags/?v=2`, ready),
+        expected: [200],
+      },
+      against: {
+        name: "SQL + engine",
+        target: flagsTarget(`${ready.baseline}/flags`, ready),
+        expected: [200],
       },
     },
     {

@@ -1,5 +1,5 @@
 /**
- * Generated input on every capture path (`SDK_MODULES`, not a hand list), on PGlite and PostgreSQL,
+ * Generated input on every capture path (capture's SDK module, not a hand list), on PGlite and PostgreSQL,
  * as test/app/bad-input.rest.property.test.ts does for the REST door: random JSON payloads, events
  * with values of any type in every field capture reads, Unicode edge cases (NUL, lone surrogates)
  * in names, ids and properties, values nested far deeper than allowed, random bytes under every
@@ -13,7 +13,7 @@ import { beforeAll, expect, it } from "vitest";
 import { deeplyNestedJson, edgeString, jsonText, jsonValue, propertyRuns } from "../support/arbitraries.js";
 import { projectToken, type SdkRequestOptions, sendToSdk } from "../support/capture.js";
 import { dumpRows } from "../support/db-dump.js";
-import { SDK_ROUTES } from "../support/sdk-routes.js";
+import { CAPTURE_ROUTES } from "../support/sdk-routes.js";
 import { describeEachBackend } from "../support/server.js";
 
 /** The fields capture reads in an event and a batch. */
@@ -71,7 +71,7 @@ describeEachBackend("capture paths under generated input", (server) => {
     properties: fc.dictionary(edgeString, jsonValue(FIELDS), { maxKeys: 5 }),
   });
 
-  for (const route of SDK_ROUTES) {
+  for (const route of CAPTURE_ROUTES) {
     it(`${route.path}: any JSON payload, with or without the token`, async () => {
       await fc.assert(
         fc.asyncProperty(jsonValue(FIELDS), fc.boolean(), async (payload, withToken) => {

@@ -40,7 +40,15 @@ export interface LocalEvaluationBody {
   cohorts: Record<string, Record<string, unknown>>;
 }
 
-function minimalFlag(flag: DefinitionFlag, projectId: number, filters: Record<string, unknown>): MinimalFlag {
+/**
+ * A flag in PostHog's `MinimalFeatureFlagSerializer` shape with `filters` as given (the payload's,
+ * or the stored `get_filters()` for `my_flags`).
+ */
+export function minimalFlag(
+  flag: DefinitionFlag,
+  projectId: number,
+  filters: Record<string, unknown> = flag.filters,
+): MinimalFlag {
   return {
     id: flag.id,
     team_id: projectId,

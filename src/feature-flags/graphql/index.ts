@@ -10,6 +10,7 @@ import "./filters.type.js";
 import "./feature-flag.type.js";
 import "./dependencies.fields.js";
 import "./project-fields.js";
+import "./evaluation.fields.js";
 import "./definitions.fields.js";
 import "./blast-radius.field.js";
 import "./filters.input.js";

@@ -22,6 +22,12 @@
  * is the ISO timestamp of the event that last wrote it and `set` or `set_once`; an unset key loses it).
  */
 import { isDeepStrictEqual } from "node:util";
+import {
+  DEVICE_PROPERTIES,
+  EVENT_TO_PERSON_PROPERTIES,
+  initialPropertyKey,
+  PAGE_PROPERTIES,
+} from "../../properties/event-person-properties.js";
 import type { IngestEvent } from "../ingest-event.js";
 
 /** A JSON object of properties. */
@@ -57,69 +63,6 @@ const PERSON_EVENTS = new Set(["$identify", "$create_alias", "$merge_dangerously
 
 /** Events whose own properties are not lifted onto the person (`normalizeEvent`). */
 const NO_DERIVED_PROPERTIES_EVENTS = new Set(["$snapshot", "$performance_event"]);
-
-/** Page and screen properties of an event: lifted onto the person, and too volatile to write alone. */
-const PAGE_PROPERTIES = [
-  "$current_url",
-  "$pathname",
-  "$referring_domain",
-  "$referrer",
-  "$screen_height",
-  "$screen_width",
-  "$viewport_height",
-  "$viewport_width",
-];
-
-/** Browser and device properties of an event: lifted onto the person, and too volatile to write alone. */
-const DEVICE_PROPERTIES = [
-  "$browser",
-  "$browser_version",
-  "$device_type",
-  "$raw_user_agent",
-  "$os",
-  "$os_name",
-  "$os_version",
-];
-
-/** App properties of mobile SDKs' events, lifted onto the person. */
-const APP_PROPERTIES = ["$app_build", "$app_name", "$app_namespace", "$app_version"];
-
-/** Campaign parameters (PostHog's `CAMPAIGN_PROPERTIES`), lifted onto the person. */
-const CAMPAIGN_PROPERTIES = [
-  "utm_source",
-  "utm_medium",
-  "utm_campaign",
-  "utm_content",
-  "utm_name",
-  "utm_term",
-  "gclid",
-  "gad_source",
-  "gclsrc",
-  "dclid",
-  "gbraid",
-  "wbraid",
-  "fbclid",
-  "msclkid",
-  "twclid",
-  "li_fat_id",
-  "mc_cid",
-  "igshid",
-  "ttclid",
-  "rdt_cid",
-  "irclid",
-  "_kx",
-  "epik",
-  "qclid",
-  "sccid",
-];
-
-/** Event properties lifted onto the person (PostHog's `eventToPersonProperties`). */
-const EVENT_TO_PERSON_PROPERTIES = [
-  ...APP_PROPERTIES,
-  ...DEVICE_PROPERTIES,
-  ...PAGE_PROPERTIES,
-  ...CAMPAIGN_PROPERTIES,
-];
 
 /** GeoIP properties whose change alone does not cause a write. */
 const VOLATILE_GEOIP_PROPERTIES = [
@@ -172,7 +115,7 @@ function addEventDerivedProperties(props: Properties, set: Properties, setOnce: 
     found = true;
     const value = props[key];
     if (!Object.hasOwn(set, key)) set[key] = value;
-    const initialKey = `$initial_${key.replace("$", "")}`;
+    const initialKey = initialPropertyKey(key);
     if (value != null && !Object.hasOwn(setOnce, initialKey)) setOnce[initialKey] = value;
   }
   const osName = props["$os_name"];
