@@ -15,7 +15,10 @@ import { createActivityLogService } from "./core/activity-log.js";
 import type { ServiceDeps, Services } from "./core/services.js";
 import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
+import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
+import { createFlagEvaluationService } from "./feature-flags/evaluation/evaluation.service.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
+import { flagsSdkRoutes } from "./feature-flags/flags.sdk.js";
 import { builder } from "./graphql/builder.js";
 import { ingestionSdkRoutes } from "./ingestion/ingestion.sdk.js";
 import { createIngestionService } from "./ingestion/ingestion.service.js";
@@ -38,10 +41,13 @@ import { createUserService } from "./users/users.service.js";
 /** Builds every domain service. */
 export function createServices(deps: ServiceDeps = { now: () => new Date() }): Services {
   const cohorts = createCohortService(deps);
+  const flagDefinitions = createFlagDefinitionsService(deps);
   return {
     activityLog: createActivityLogService(),
     cohorts,
     featureFlags: createFeatureFlagService(deps, cohorts),
+    flagDefinitions,
+    flagEvaluation: createFlagEvaluationService(deps, flagDefinitions),
     groups: createGroupService(),
     ingestion: createIngestionService(deps),
     persons: createPersonService(deps),
@@ -60,8 +66,8 @@ export const REST_MODULES: readonly RestModule[] = [
   groupRoutes,
 ];
 
-/** Every domain's SDK module (token-authenticated paths: capture, and the flag paths next). */
-export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes];
+/** Every domain's SDK module (token-authenticated paths: capture, and the flag paths). */
+export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes];
 
 /**
  * The executable GraphQL schema: the root types and every domain's types. codegen.ts prints it,

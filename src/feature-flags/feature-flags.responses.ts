@@ -62,3 +62,27 @@ export type FeatureFlagResponse = z.output<typeof featureFlagSchema>;
 
 /** A DRF offset page of flags. */
 export const featureFlagPageSchema = paginatedListSchema(featureFlagSchema, "PaginatedFeatureFlagList");
+
+/** A flag's value as evaluation answers it: `false`, `true` or the variant key. */
+const flagValueSchema = z.union([z.boolean(), z.string()]);
+
+/** `evaluation_reasons`' answer (posthog-behavior.md §2.10): per flag key, its value and why. */
+export const evaluationReasonsSchema = z
+  .record(
+    z.string(),
+    z.object({
+      value: flagValueSchema,
+      evaluation: z.object({
+        reason: z
+          .string()
+          .describe(
+            "`condition_match`, `no_condition_match`, `out_of_rollout_bound`, `no_group_type`, " +
+              "`super_condition_value`, `holdout_condition_value`, `missing_dependency`, `disabled` (inactive flag), " +
+              "`unknown` (not computed).",
+          ),
+        condition_index: z.int().nullable().describe("The deciding condition's index in `filters.groups`."),
+      }),
+    }),
+  )
+  .describe("Flag key → `{value, evaluation: {reason, condition_index}}`, every non-deleted flag.")
+  .meta({ id: "FeatureFlagEvaluationReasons" });

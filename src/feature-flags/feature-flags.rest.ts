@@ -1,6 +1,7 @@
 /**
- * Feature flags on PostHog's REST paths (spec rows 1–6 and 13): request parsing and the PostHog
- * record shape. Behaviour lives in feature-flags.service.ts.
+ * Feature flags on PostHog's REST paths (spec rows 1–6, 13, 15 and 17): request parsing and the
+ * PostHog record shape. Behaviour lives in feature-flags.service.ts and, for evaluation
+ * (`evaluation_reasons`, `my_flags`), evaluation/evaluation.service.ts.
  */
 
 import { z } from "zod";
@@ -16,6 +17,7 @@ import { pathId, type RestModule } from "../rest/routes.js";
 import { serializeUserBasic } from "../rest/serializers.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
 import {
+  evaluationReasonsSchema,
   type FeatureFlagResponse,
   featureFlagPageSchema,
   featureFlagSchema,
@@ -129,12 +131,6 @@ const NOT_BUILT: readonly NotBuiltOperation[] = [
   },
   {
     method: "GET",
-    path: "evaluation_reasons/",
-    scopes: ["feature_flag:read"],
-    reason: "flag evaluation is not built yet",
-  },
-  {
-    method: "GET",
     path: "local_evaluation/",
     scopes: ["feature_flag:read"],
     reason: "flag evaluation is not built yet",
@@ -161,6 +157,11 @@ const flagListQuerySchema = offsetPageQuerySchema.extend({
   ...flagListFiltersSchema.in.shape,
   excluded_properties: z.string().optional().describe('Flag keys to leave out, as a JSON list: `["a","b"]`.'),
   tags: z.string().optional().describe('Only flags with any of these tags, as a JSON list: `["a","b"]`.'),
+});
+
+/** The query of the evaluation routes: the groups to evaluate group flags for. */
+const evaluationQuerySchema = z.object({
+  groups: z.string().optional().describe('Group type → group key, as a JSON object: `{"company": "acme"}`.'),
 });
 
 /** The feature-flag routes. */
@@ -247,6 +248,20 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       responses: { 405: null },
       emptyBodyOn: (error) => error instanceof MethodNotAllowedError,
       handler: ({ params, ctx }) => flags.destroy(ctx, pathId(params, "project_id")),
+    },
+    {
+      method: "GET",
+      path: `${BASE}evaluation_reasons/`,
+      summary:
+        "Each flag's value, reason and condition index for `distinct_id` (required) and `groups` (a JSON object); inactive flags `disabled`.",
+      scopes: ["feature_flag:read"],
+      request: { query: evaluationQuerySchema.extend({ distinct_id: z.string().describe("Whose flags.") }) },
+      responses: { 200: evaluationReasonsSchema },
+      // Reads persons, groups and cohort members, which do not move the project's revision.
+      conditional: false,
+      handler: async ({ params, query, ctx }) => ({
+        body: await services.flagEvaluation.evaluationReasons(ctx, pathId(params, "project_id"), query),
+      }),
     },
     ...activityRoutes(
       BASE,

@@ -14,7 +14,6 @@ import { describeEachBackend } from "../support/server.js";
 describeEachBackend("the evaluation subject's statement", (server) => {
   let cohort: number;
   let otherCohort: number;
-  let known: bigint;
   let anonymous: bigint;
   beforeAll(async () => {
     const s = server();
@@ -22,7 +21,6 @@ describeEachBackend("the evaluation subject's statement", (server) => {
       distinctIds: ["known", "known-alias"],
       properties: { plan: "pro" },
     });
-    known = person.id;
     anonymous = (await insertPerson(s.db, s.projectId, { distinctIds: ["anonymous"] })).id;
     const create = async (name: string, personIds: string[]) => {
       const answer = await s.request("POST", `/api/projects/${s.projectId}/cohorts/`, {
