@@ -19,6 +19,7 @@ import { createFlagDefinitionsService } from "./feature-flags/evaluation/definit
 import { createFlagEvaluationService } from "./feature-flags/evaluation/evaluation.service.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
 import { flagsSdkRoutes } from "./feature-flags/flags.sdk.js";
+import { localEvaluationRoutes } from "./feature-flags/local-evaluation.rest.js";
 import { builder } from "./graphql/builder.js";
 import { ingestionSdkRoutes } from "./ingestion/ingestion.sdk.js";
 import { createIngestionService } from "./ingestion/ingestion.service.js";
@@ -61,6 +62,7 @@ export const REST_MODULES: readonly RestModule[] = [
   projectRoutes,
   userRoutes,
   featureFlagRoutes,
+  localEvaluationRoutes,
   cohortRoutes,
   personRoutes,
   groupRoutes,

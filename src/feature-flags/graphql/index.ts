@@ -9,6 +9,7 @@ import "./filters.type.js";
 import "./feature-flag.type.js";
 import "./project-fields.js";
 import "./evaluation.fields.js";
+import "./definitions.fields.js";
 import "./filters.input.js";
 import "./create.mutation.js";
 import "./update.mutation.js";
