@@ -17,6 +17,7 @@ import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
 import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
 import { createFlagEvaluationService } from "./feature-flags/evaluation/evaluation.service.js";
+import { ofrepSdkRoutes } from "./feature-flags/evaluation/ofrep.sdk.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
 import { flagsSdkRoutes } from "./feature-flags/flags.sdk.js";
 import { localEvaluationRoutes } from "./feature-flags/local-evaluation.rest.js";
@@ -68,8 +69,8 @@ export const REST_MODULES: readonly RestModule[] = [
   groupRoutes,
 ];
 
-/** Every domain's SDK module (token-authenticated paths: capture, and the flag paths). */
-export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes];
+/** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */
+export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes, ofrepSdkRoutes];
 
 /**
  * The executable GraphQL schema: the root types and every domain's types. codegen.ts prints it,

@@ -33,9 +33,11 @@
  * A failure is `{key, errorCode, errorDetails}` (`evaluationFailure`, `flagNotFound`): a flag whose
  * evaluation could not be computed (the subject's stored data could not be read) is `GENERAL`; an
  * unknown key, on the single-flag path, `FLAG_NOT_FOUND` (404); bad requests `PARSE_ERROR` (a body
- * that is not JSON), `TARGETING_KEY_MISSING` or `INVALID_CONTEXT` (400).
+ * that is not JSON), `TARGETING_KEY_MISSING` or `INVALID_CONTEXT` (400); a missing or unknown
+ * token is a 401 `{errorDetails}` (`generalErrorResponse`), as is any other failure with its status.
  */
 import { createHash } from "node:crypto";
+import { AuthenticationError, type DomainError, ParseError, ValidationError } from "../../core/errors.js";
 import type { FlagEvaluation } from "./engine/types.js";
 
 /** OpenFeature's resolution reasons that OFREP answers carry (OpenFeature spec, "Resolution Details"). */
@@ -165,4 +167,38 @@ export function flagNotFound(key: string): OfrepFailure {
 export function bulkEtag(body: string): string {
   const digest = createHash("sha256").update(body).digest("base64url").slice(0, 22);
   return `W/"${digest}"`;
+}
+
+/** An OFREP error answer: its status and body. */
+export interface OfrepErrorReply {
+  status: number;
+  body: { key?: string; errorCode?: OfrepErrorCode; errorDetails: string };
+}
+
+/** The request error codes `readOfrepRequest` sets on its `ValidationError`s. */
+const CONTEXT_CODES: ReadonlySet<string> = new Set<OfrepErrorCode>([
+  "TARGETING_KEY_MISSING",
+  "INVALID_CONTEXT",
+]);
+
+/**
+ * A failure of an OFREP request in OFREP's shapes (`evaluationFailure` with the flag's `key` on the
+ * single-flag path, `bulkEvaluationFailure` without on the bulk path, `generalErrorResponse`):
+ * - `ParseError` (a body that is not JSON) → 400 `PARSE_ERROR`;
+ * - `ValidationError` → 400 with its OFREP code (`TARGETING_KEY_MISSING`), else `INVALID_CONTEXT`;
+ * - `AuthenticationError` (no token, an unknown one) → 401 `{errorDetails}`;
+ * - any other domain error (413, 405) → its status, `GENERAL`;
+ * - an unexpected error (`null`) → 500 `GENERAL`, its cause not shown.
+ */
+export function ofrepErrorReply(error: DomainError | null, key: string | null): OfrepErrorReply {
+  const withKey = (errorCode: OfrepErrorCode, errorDetails: string) =>
+    key === null ? { errorCode, errorDetails } : { key, errorCode, errorDetails };
+  if (error === null) return { status: 500, body: withKey("GENERAL", "A server error occurred.") };
+  if (error instanceof AuthenticationError) return { status: 401, body: { errorDetails: error.detail } };
+  if (error instanceof ParseError) return { status: 400, body: withKey("PARSE_ERROR", error.detail) };
+  if (error instanceof ValidationError) {
+    const code = CONTEXT_CODES.has(error.code) ? (error.code as OfrepErrorCode) : "INVALID_CONTEXT";
+    return { status: 400, body: withKey(code, error.detail) };
+  }
+  return { status: error.httpStatus, body: withKey("GENERAL", error.detail) };
 }
