@@ -280,13 +280,14 @@ describeEachBackend("OpenFeature remote evaluation (OFREP)", (server) => {
       sendToSdk(server(), ONE("pro-only"), { json: body, headers });
     expect((await send({ authorization: `bearer ${token}` })).body.value).toBe(true);
     expect((await send({ "x-api-key": token })).body.value).toBe(true);
-    for (const headers of [
+    const refused: Array<Record<string, string>> = [
       {},
       { authorization: "Bearer phc_unknown" },
       { "x-api-key": "phc_unknown" },
       { authorization: `Basic ${token}` },
       { authorization: `Bearer ${server().key}` },
-    ]) {
+    ];
+    for (const headers of refused) {
       const answer = await send(headers);
       expect(answer.status, JSON.stringify(headers)).toBe(401);
       expect(answer.body).toEqual({ errorDetails: expect.any(String) });

@@ -1,7 +1,8 @@
 /**
  * Flag evaluation for a subject, for every door: SDKs' `/flags` and `/decide` (project by public
- * token, flags.sdk.ts), OpenFeature's OFREP (public token, ofrep.sdk.ts), REST's `evaluation_reasons` and `my_flags`, GraphQL's
- * `Project.evaluateFeatureFlags` (personal API key, `feature_flag:read`). Per request:
+ * token, flags.sdk.ts), OpenFeature's OFREP (public token, ofrep.sdk.ts), REST's
+ * `evaluation_reasons` and `my_flags`, GraphQL's `Project.evaluateFeatureFlags` (personal API key,
+ * `feature_flag:read`). Per request:
  * 1. the project's definitions (definitions.ts: one statement when cached), compiled once per
  *    definitions object by the engine (engine/evaluate.ts) and kept beside it;
  * 2. the subject in ONE statement (subject.queries.ts): stored person properties, static-cohort

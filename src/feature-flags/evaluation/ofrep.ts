@@ -132,14 +132,13 @@ export function ofrepSuccess(flag: OfrepFlag, evaluation: FlagEvaluation): Ofrep
   if (evaluation.payload !== null && evaluation.payload !== undefined) {
     metadata["payload"] = payloadText(evaluation.payload);
   }
-  const success: OfrepSuccess = {
+  return {
     key: flag.key,
     value: evaluation.value,
     reason: ofrepReason(flag, evaluation),
+    ...(evaluation.variant === null ? {} : { variant: evaluation.variant }),
     metadata,
   };
-  if (evaluation.variant !== null) success.variant = evaluation.variant;
-  return success;
 }
 
 /** One flag's outcome: its success, or `GENERAL` when it could not be evaluated. */
