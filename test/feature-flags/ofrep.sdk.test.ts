@@ -13,18 +13,14 @@ import {
   createEvaluationFixtures,
   EVALUATED_ID,
   type EvaluationFixtures,
+  FIXTURE_VALUES,
 } from "../support/flag-evaluation.js";
 import { flagsPath } from "../support/flags.js";
 import { insertPerson } from "../support/people.js";
-import { describeEachBackend, type TestResponse } from "../support/server.js";
+import { describeEachBackend, statementsOf } from "../support/server.js";
 
 const BULK = "/ofrep/v1/evaluate/flags";
 const ONE = (key: string) => `/ofrep/v1/evaluate/flags/${key}`;
-
-/** The SQL statements a response cost (`Server-Timing`). */
-function statementsOf(response: TestResponse): number {
-  return Number(/desc="(\d+) statements?"/.exec(response.headers.get("server-timing") ?? "")?.[1]);
-}
 
 describeEachBackend("OpenFeature remote evaluation (OFREP)", (server) => {
   let token: string;
@@ -45,83 +41,37 @@ describeEachBackend("OpenFeature remote evaluation (OFREP)", (server) => {
     groups: { company: "acme" },
     ...extra,
   });
-  const metadata = (key: string, reason: string, extra: Record<string, unknown> = {}) => ({
-    flagId: fixtures.flags[key],
-    version: 1,
-    reason,
-    ...extra,
-  });
 
   it("evaluates one flag: PostHog's value, the variant, OFREP's reason and PostHog's terms in metadata", async () => {
-    const cases: Array<[string, Record<string, unknown>]> = [
-      [
-        "on-for-all",
-        {
-          value: true,
-          reason: "STATIC",
-          metadata: metadata("on-for-all", "condition_match", { conditionIndex: 0, payload: '{"a":1}' }),
-        },
-      ],
-      [
-        "new-checkout",
-        {
-          value: "control",
-          variant: "control",
-          reason: "SPLIT",
-          metadata: metadata("new-checkout", "condition_match", { conditionIndex: 0, payload: '"c"' }),
-        },
-      ],
-      [
-        "override-variant",
-        {
-          value: "test",
-          variant: "test",
-          reason: "STATIC",
-          metadata: metadata("override-variant", "condition_match", { conditionIndex: 0 }),
-        },
-      ],
-      [
-        "pro-only",
-        {
-          value: true,
-          reason: "TARGETING_MATCH",
-          metadata: metadata("pro-only", "condition_match", { conditionIndex: 0 }),
-        },
-      ],
-      [
-        "off-for-all",
-        {
-          value: false,
-          reason: "SPLIT",
-          metadata: metadata("off-for-all", "out_of_rollout_bound", { conditionIndex: 0 }),
-        },
-      ],
-      [
-        "vip-flag",
-        {
-          value: true,
-          reason: "TARGETING_MATCH",
-          metadata: metadata("vip-flag", "condition_match", { conditionIndex: 0 }),
-        },
-      ],
-      [
-        "company-flag",
-        {
-          value: true,
-          reason: "TARGETING_MATCH",
-          metadata: metadata("company-flag", "condition_match", { conditionIndex: 0 }),
-        },
-      ],
-      [
-        "inactive-flag",
-        { value: false, reason: "DISABLED", metadata: metadata("inactive-flag", "flag_disabled") },
-      ],
+    // key, OFREP reason, PostHog reason, condition index, payload (the value is FIXTURE_VALUES').
+    const cases: Array<[string, string, string, number | null, string | null]> = [
+      ["on-for-all", "STATIC", "condition_match", 0, '{"a":1}'],
+      ["new-checkout", "SPLIT", "condition_match", 0, '"c"'],
+      ["override-variant", "STATIC", "condition_match", 0, null],
+      ["pro-only", "TARGETING_MATCH", "condition_match", 0, null],
+      ["off-for-all", "SPLIT", "out_of_rollout_bound", 0, null],
+      ["vip-flag", "TARGETING_MATCH", "condition_match", 0, null],
+      ["company-flag", "TARGETING_MATCH", "condition_match", 0, null],
+      ["inactive-flag", "DISABLED", "flag_disabled", null, null],
     ];
-    for (const [key, expected] of cases) {
+    for (const [key, reason, posthogReason, conditionIndex, payload] of cases) {
+      const value = FIXTURE_VALUES[key]!;
       const answer = await ofrep(ONE(key), subject());
       expect(answer.status, `${key}: ${answer.text}`).toBe(200);
       expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
-      expect(answer.body, key).toStrictEqual({ key, ...expected });
+      expect(answer.body, key).toStrictEqual({
+        key,
+        value,
+        reason,
+        ...(typeof value === "string" ? { variant: value } : {}),
+        metadata: {
+          flagId: fixtures.flags[key],
+          version: 1,
+          reason: posthogReason,
+          ...(conditionIndex === null ? {} : { conditionIndex }),
+          ...(payload === null ? {} : { payload }),
+        },
+      });
     }
   });
 
@@ -157,19 +107,7 @@ describeEachBackend("OpenFeature remote evaluation (OFREP)", (server) => {
     const byKey = Object.fromEntries(
       answer.body.flags.map((flag: { key: string; value: unknown }) => [flag.key, flag.value]),
     );
-    expect(byKey).toEqual({
-      "on-for-all": true,
-      "off-for-all": false,
-      "pro-only": true,
-      "new-checkout": "control",
-      "override-variant": "test",
-      "company-flag": true,
-      "vip-flag": true,
-      "inactive-flag": false,
-      "server-only": true,
-      "client-only": true,
-      tagged: true,
-    });
+    expect(byKey).toEqual(FIXTURE_VALUES);
     const single = await ofrep(ONE("new-checkout"), subject());
     expect(answer.body.flags.find((flag: { key: string }) => flag.key === "new-checkout")).toEqual(
       single.body,
