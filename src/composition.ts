@@ -14,10 +14,11 @@ import { createCohortService } from "./cohorts/cohorts.service.js";
 import { createActivityLogService } from "./core/activity-log.js";
 import type { BackgroundTaskModule } from "./core/background-tasks.js";
 import type { ServiceDeps, Services } from "./core/services.js";
-import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
 import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
+import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
 import { createFlagEvaluationService } from "./feature-flags/evaluation/evaluation.service.js";
+import { ofrepSdkRoutes } from "./feature-flags/evaluation/ofrep.sdk.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
 import { featureFlagTasks } from "./feature-flags/feature-flags.tasks.js";
 import { flagsSdkRoutes } from "./feature-flags/flags.sdk.js";
@@ -73,8 +74,8 @@ export const REST_MODULES: readonly RestModule[] = [
   groupRoutes,
 ];
 
-/** Every domain's SDK module (token-authenticated paths: capture, and the flag paths). */
-export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes];
+/** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */
+export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes, ofrepSdkRoutes];
 
 /** Every domain's background tasks (run on intervals by the server: src/core/background-tasks.ts). */
 export const BACKGROUND_TASK_MODULES: readonly BackgroundTaskModule[] = [featureFlagTasks];

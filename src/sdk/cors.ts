@@ -30,3 +30,13 @@ export function setPreflightHeaders(request: FastifyRequest, reply: FastifyReply
   const requested = request.headers["access-control-request-headers"];
   if (requested) reply.header("Access-Control-Allow-Headers", requested);
 }
+
+/**
+ * Lets a cross-origin page read `names` of the answer (`Access-Control-Expose-Headers`): a browser
+ * hides every header but the CORS-safelisted ones otherwise, and OFREP's web provider reads `ETag`
+ * to send it back as `If-None-Match`.
+ */
+export function exposeHeaders(request: FastifyRequest, reply: FastifyReply, names: readonly string[]): void {
+  if (!request.headers.origin || names.length === 0) return;
+  reply.header("Access-Control-Expose-Headers", names.join(", "));
+}

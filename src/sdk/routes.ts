@@ -8,13 +8,17 @@
  *   up to the route's `bodyLimitBytes` (413 beyond), then decoded (./payload.ts);
  * - the project found by the token in the payload or the query (./token.ts), or, for a route that
  *   says `tokenIn: "path"` (`/array/:token/config`), in its `:token` path segment, with no payload
- *   read; one indexed lookup the first time a process sees the token (core/auth/project-token.ts);
- *   no token or an unknown one in a payload is a 401 (an unknown one in a path a 404, as PostHog's
- *   `RemoteConfig.DoesNotExist`), and so is a request that fails because its project was deleted since;
- * - a route may answer a GET that carries no payload at all (`GET /flags/`) itself, before any
- *   token is looked for (`answerWithoutPayload`);
+ *   read, or for `tokenIn: "header"` (OpenFeature's OFREP) in `Authorization: Bearer <token>` or
+ *   `X-API-Key` (./token.ts `headerToken`); one indexed lookup the first time a process sees the
+ *   token (core/auth/project-token.ts); no token or an unknown one in a payload or a header is a
+ *   401 (an unknown one in a path a 404, as PostHog's `RemoteConfig.DoesNotExist`), and so is a
+ *   request that fails because its project was deleted since;
+ * - a route may answer a request that carries no payload at all (an empty GET of `/flags/`) itself,
+ *   before any token is looked for (`answerWithoutPayload`);
  * - errors in PostHog's JSON error body `{type, code, detail, attr}` (rest/error-body.ts; the
- *   `detail` is capture's message, rust/capture/src/api.rs `CaptureError`), never an HTML page.
+ *   `detail` is capture's message, rust/capture/src/api.rs `CaptureError`), never an HTML page, unless
+ *   the route renders its own (`renderError`: OFREP's `{errorCode, errorDetails}`);
+ * - a handler's reply headers (an `ETag`) are sent, and exposed to cross-origin pages (./cors.ts).
  * The handler gets the project and the decoded payload; the domain service does the rest.
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -26,9 +30,9 @@ import type { SqlReader } from "../db/sql-reader.js";
 import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { errorBody, httpLayerError, SERVER_ERROR_BODY } from "../rest/error-body.js";
-import { isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
+import { exposeHeaders, isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
 import { decodePayload } from "./payload.js";
-import { findProjectToken } from "./token.js";
+import { findProjectToken, headerToken } from "./token.js";
 
 /** Methods an SDK path takes (OPTIONS is answered for every path). */
 export type SdkMethod = "GET" | "POST";
@@ -42,8 +46,13 @@ export interface SdkRequest {
   projectId: number;
   /** The token that named it. */
   token: string;
-  /** The decoded JSON payload (an event, an array of events, a batch, a flags body...); undefined for `tokenIn: "path"`. */
+  /**
+   * The decoded JSON payload (an event, an array of events, a batch, a flags body...); undefined for
+   * `tokenIn: "path"`, and for an empty body on a route that `allowEmptyBody`.
+   */
   payload: unknown;
+  /** The route's path parameters (`:key` → its decoded value). */
+  params: Readonly<Record<string, string>>;
   query: URLSearchParams;
   /** The request's headers (lower-case names), e.g. for the runtime an SDK runs in. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
@@ -68,6 +77,8 @@ export interface SdkReply {
   body: unknown;
   /** The body's media type when it is not JSON (e.g. `application/javascript`). */
   contentType?: string;
+  /** Headers to send (e.g. `ETag`); a cross-origin page may read them (`Access-Control-Expose-Headers`). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** One token-authenticated SDK path. */
@@ -80,10 +91,18 @@ export interface SdkRoute {
   /** Largest body, and largest decoded payload, in bytes (413 beyond). */
   bodyLimitBytes: number;
   /**
-   * Where the project token is: in the payload or query (default), or in the `:token` path segment,
-   * in which case no payload is read (the handler gets `payload: undefined`).
+   * Where the project token is: in the payload or query (default); in the `:token` path segment, in
+   * which case no payload is read (the handler gets `payload: undefined`); or in the request's
+   * `Authorization: Bearer` or `X-API-Key` header (./token.ts `headerToken`).
    */
-  tokenIn?: "payload" | "path";
+  tokenIn?: "payload" | "path" | "header";
+  /** An empty body is no payload (`payload: undefined`) rather than capture's 400. Default false. */
+  allowEmptyBody?: boolean;
+  /**
+   * The route's own error answers, instead of PostHog's body: `error` is the failure as a domain
+   * error, or null for an unexpected one (logged by the door, its cause never shown).
+   */
+  renderError?: (error: DomainError | null, params: Readonly<Record<string, string>>) => SdkReply;
   /** The answer to a GET with no payload at all (no body, no `data`), before any token is looked for. */
   answerWithoutPayload?: (query: URLSearchParams) => SdkReply;
   handler: (request: SdkRequest) => Promise<SdkReply>;
@@ -100,13 +119,27 @@ export interface SdkDeps {
   transaction: RunSqlTransaction;
 }
 
-/** Answers `error` in PostHog's JSON error body, with the CORS headers; unexpected errors are logged. */
-async function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+/**
+ * Answers `error` in PostHog's JSON error body, or as the route's `renderError` says, with the CORS
+ * headers; unexpected errors are logged.
+ */
+async function answerError(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  renderError?: SdkRoute["renderError"],
+) {
   setCorsHeaders(request, reply);
   const known = httpLayerError(error, request.routeOptions.bodyLimit ?? 0);
+  if (!known) request.log.error({ err: error }, "unexpected error");
+  if (renderError) return send(request, reply, renderError(known, paramsOf(request)));
   if (known) return reply.status(known.httpStatus).send(errorBody(known));
-  request.log.error({ err: error }, "unexpected error");
   return reply.status(500).send(SERVER_ERROR_BODY);
+}
+
+/** The request's path parameters. */
+function paramsOf(request: FastifyRequest): Record<string, string> {
+  return (request.params as Record<string, string> | undefined) ?? {};
 }
 
 function invalidTokenError(): AuthenticationError {
@@ -127,22 +160,24 @@ async function handle(
   const query = new URL(request.url, "http://sdk.invalid").searchParams;
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   if (route.answerWithoutPayload && request.method === "GET" && body.length === 0 && !query.get("data")) {
-    return send(reply, route.answerWithoutPayload(query));
+    return send(request, reply, route.answerWithoutPayload(query));
   }
+  const params = paramsOf(request);
   const inPath = route.tokenIn === "path";
   const unknownToken = inPath ? () => new NotFoundError() : invalidTokenError;
-  const payload = inPath
-    ? undefined
-    : decodePayload({
-        body,
-        query,
-        contentType: request.headers["content-type"],
-        contentEncoding: request.headers["content-encoding"],
-        limitBytes: route.bodyLimitBytes,
-      });
-  const token = inPath
-    ? ((request.params as Record<string, string>)["token"] ?? "")
-    : findProjectToken(payload, query);
+  // A header token is looked for before the body is read: no key, no parsing.
+  const fromHeader = route.tokenIn === "header" ? headerToken(request.headers) : null;
+  const payload =
+    inPath || (route.allowEmptyBody && body.length === 0 && !query.get("data"))
+      ? undefined
+      : decodePayload({
+          body,
+          query,
+          contentType: request.headers["content-type"],
+          contentEncoding: request.headers["content-encoding"],
+          limitBytes: route.bodyLimitBytes,
+        });
+  const token = inPath ? (params["token"] ?? "") : (fromHeader ?? findProjectToken(payload, query));
   const projectId = await tokens.projectIdOf(token);
   if (projectId === null) throw unknownToken();
   let result: SdkReply;
@@ -151,6 +186,7 @@ async function handle(
       projectId,
       token,
       payload,
+      params,
       query,
       headers: request.headers,
       requestId: request.id,
@@ -165,13 +201,17 @@ async function handle(
     if (!(error instanceof DomainError) && !(await tokens.confirm(token))) throw unknownToken();
     throw error;
   }
-  return send(reply, result);
+  return send(request, reply, result);
 }
 
-/** Sends a handler's answer: JSON, or the body as given with its `contentType`. */
-function send(reply: FastifyReply, result: SdkReply) {
+/** Sends a handler's answer: JSON, or the body as given with its `contentType`, and its headers. */
+function send(request: FastifyRequest, reply: FastifyReply, result: SdkReply) {
   reply.status(result.status ?? 200);
   if (result.contentType) reply.type(result.contentType);
+  if (result.headers) {
+    reply.headers(result.headers);
+    exposeHeaders(request, reply, Object.keys(result.headers));
+  }
   return reply.send(result.body);
 }
 
@@ -196,10 +236,13 @@ export async function registerSdkRoutes(
     );
     scope.setErrorHandler((error, request, reply) => answerError(error, request, reply));
     for (const route of routes) {
+      const errorHandler = (error: unknown, request: FastifyRequest, reply: FastifyReply) =>
+        answerError(error, request, reply, route.renderError);
       scope.route({
         method: [...route.methods],
         url: route.path,
         bodyLimit: route.bodyLimitBytes,
+        errorHandler,
         handler: (request, reply) => handle(route, deps, tokens, request, reply),
       });
       const others = ROUTED_METHODS.filter(
@@ -209,6 +252,7 @@ export async function registerSdkRoutes(
         scope.route({
           method: others,
           url: route.path,
+          errorHandler,
           handler: async (request) => {
             throw new MethodNotAllowedError(request.method);
           },

@@ -64,3 +64,25 @@ export function findProjectToken(payload: unknown, query: URLSearchParams): stri
   if (!token) throw new AuthenticationError("event submitted without an api_key");
   return token;
 }
+
+/**
+ * The project token of a request that carries it in a header, as OpenFeature's OFREP providers send
+ * their credentials (open-feature/protocol `service/openapi.yaml` security schemes: `BearerAuth`, an
+ * `Authorization: Bearer <token>`, and `ApiKeyAuth`, an `X-API-Key: <token>` header; the providers'
+ * `headers` option sets either). `Authorization` wins when both are sent; the scheme is
+ * case-insensitive (RFC 9110 §11.1).
+ * @throws AuthenticationError `Authentication credentials were not provided.` (401) when neither
+ *   header carries a token, or `Authorization` uses another scheme.
+ */
+export function headerToken(headers: Readonly<Record<string, string | string[] | undefined>>): string {
+  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+  const authorization = first(headers["authorization"])?.trim();
+  if (authorization) {
+    const match = /^bearer\s+(\S+)$/i.exec(authorization);
+    if (match) return match[1]!;
+    throw new AuthenticationError();
+  }
+  const apiKey = first(headers["x-api-key"])?.trim();
+  if (apiKey) return apiKey;
+  throw new AuthenticationError();
+}

@@ -35,6 +35,10 @@
  *   cohort, served as bytes made once per revision), as a 200 and revalidated with `If-None-Match`
  *   as a 304, each vs a plain `node:http` server answering the same bytes and the same 304 with no
  *   key and no database (static-bytes.ts): what our door costs on SDKs' most frequent call.
+ * - `ofrep`: OpenFeature's bulk evaluation `POST /ofrep/v1/evaluate/flags` of the same 100 flags for
+ *   one subject, vs remote `/flags/?v=2` for the same subject (the same evaluation; the ratio is what
+ *   OFREP's answer costs beside PostHog's), and revalidated with its ETag as a 304 vs its own 200
+ *   (OFREP's 304 still evaluates: the tag is taken from the results; it saves the bytes).
  *
  * Figures are measured in rounds, ours and its comparison back to back, and the table shows the
  * median round (the ratio is the median of the rounds' ratios), so that load from other processes
@@ -327,6 +331,22 @@ function figuresFor(ready: BenchReady): Figure[] {
   let created = 0;
   const run = Date.now().toString(36);
   const localEvaluation = `${ready.ours}/flags/definitions?token=${ready.localEvaluation.token}&send_cohorts`;
+  // OFREP's bulk answer for one subject of the local-evaluation project; each 200 hands its ETag to the 304 figure.
+  let ofrepEtag = "";
+  const ofrepBulk = (revalidate: boolean): Target => ({
+    url: `${ready.ours}/ofrep/v1/evaluate/flags`,
+    method: "POST",
+    headers: { authorization: `Bearer ${ready.localEvaluation.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ context: { targetingKey: "bench-subject", plan: "pro" } }),
+    ...(revalidate
+      ? { setup: (request) => ({ ...request, headers: { ...request.headers, "if-none-match": ofrepEtag } }) }
+      : {
+          onResponse: (_status, headers) => {
+            const name = Object.keys(headers).find((header) => header.toLowerCase() === "etag");
+            if (name) ofrepEtag = headers[name]!;
+          },
+        }),
+  });
   const revalidate = { ...auth, "if-none-match": ready.localEvaluation.etag };
   const graphqlList: Side = {
     name: "GraphQL list",
@@ -491,6 +511,31 @@ function figuresFor(ready: BenchReady): Figure[] {
         target: flagsTarget(`${ready.baseline}/flags`, ready),
         expected: [200],
       },
+    },
+    {
+      id: "ofrep",
+      name: "POST /ofrep/v1/evaluate/flags 200",
+      ours: { name: "OFREP bulk 200", target: ofrepBulk(false), expected: [200] },
+      against: {
+        name: "/flags v2",
+        target: {
+          url: `${ready.ours}/flags/?v=2`,
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            token: ready.localEvaluation.token,
+            distinct_id: "bench-subject",
+            person_properties: { plan: "pro" },
+          }),
+        },
+        expected: [200],
+      },
+    },
+    {
+      id: "ofrep",
+      name: "POST /ofrep/v1/evaluate/flags 304",
+      ours: { name: "OFREP bulk 304", target: ofrepBulk(true), expected: [304] },
+      against: { name: "OFREP bulk 200", figure: "ofrep" },
     },
     {
       id: "create",

@@ -6,17 +6,12 @@
  * tag's time slot only changes when a test says so.
  */
 import { expect, it } from "vitest";
-import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
+import { describeEachBackend, statementsOf, type TestServer } from "../support/server.js";
 
 let clock = new Date();
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const flagsPath = (s: TestServer, suffix = "") => `/api/projects/${s.projectId}/feature_flags/${suffix}`;
-
-function statementsOf(response: TestResponse): number {
-  const timing = response.headers.get("server-timing") ?? "";
-  return Number(/desc="(\d+) statements?"/.exec(timing)?.[1] ?? Number.NaN);
-}
 
 async function etagOf(s: TestServer, path: string, key?: string): Promise<string> {
   const response = await s.request("GET", path, key === undefined ? {} : { key });

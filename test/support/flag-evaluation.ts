@@ -36,6 +36,24 @@ export const personCondition = (key: string, value: unknown, rollout = 100) => (
   rollout_percentage: rollout,
 });
 
+/**
+ * Every fixture flag's value for `EVALUATED_ID` in company `acme`, inactive and runtime-limited flags
+ * included (as an evaluation that filters nothing gives them: `evaluation_reasons`, OFREP).
+ */
+export const FIXTURE_VALUES: Readonly<Record<string, boolean | string>> = {
+  "on-for-all": true,
+  "off-for-all": false,
+  "pro-only": true,
+  "new-checkout": "control",
+  "override-variant": "test",
+  "company-flag": true,
+  "vip-flag": true,
+  "inactive-flag": false,
+  "server-only": true,
+  "client-only": true,
+  tagged: true,
+};
+
 /** What the fixtures created. */
 export interface EvaluationFixtures {
   /** Flag key → id. */

@@ -55,6 +55,11 @@ export async function readResponse(response: Response): Promise<TestResponse> {
   return { status: response.status, headers: response.headers, text, body: parsed };
 }
 
+/** The SQL statements a response cost, from its `Server-Timing` header (src/app.ts `serverTiming`). */
+export function statementsOf(response: TestResponse): number {
+  return Number(/desc="(\d+) statements?"/.exec(response.headers.get("server-timing") ?? "")?.[1]);
+}
+
 /** A running server on its own database. */
 export interface TestServer {
   backend: Backend;

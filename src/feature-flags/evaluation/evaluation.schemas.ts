@@ -159,3 +159,82 @@ export function readGroupsParameter(text: string | null): Record<string, string>
   if (!result.success) throw new ValidationError("groups must be a JSON object", { attr: "groups" });
   return result.data;
 }
+
+/**
+ * The error codes of OFREP's evaluation failures about the request (open-feature/protocol
+ * `service/openapi.yaml` `evaluationFailure.errorCode`): what a `ValidationError` thrown by
+ * `readOfrepRequest` carries as its `code`.
+ */
+export type OfrepRequestErrorCode = "TARGETING_KEY_MISSING" | "INVALID_CONTEXT";
+
+/**
+ * The evaluation context of an OFREP request, as OpenFeature's providers send it (`{context}`,
+ * open-feature/protocol `evaluationRequest`; the OpenFeature spec's evaluation context: a
+ * `targetingKey` and any other attributes). Two attributes are read as PostHog's `/flags` body fields
+ * rather than person properties, the convention of the PostHog OpenFeature providers
+ * (Tapico/node-posthog-openfeature): `groups` (group type → key) and `groupProperties` (group type →
+ * properties).
+ */
+const ofrepContextSchema = z
+  .object({
+    targetingKey: z.string(),
+    groups: groupsSchema.nullish(),
+    groupProperties: groupPropertiesSchema.nullish(),
+  })
+  .catchall(z.unknown());
+
+/** An OFREP evaluation request's body: `{context}` (other fields are ignored). */
+export const ofrepRequestSchema = z.object({ context: ofrepContextSchema });
+
+/**
+ * An OFREP request body (decoded JSON, or undefined for an empty body) as an `EvaluationInput`:
+ * `context.targetingKey` is the distinct id; `groups` and `groupProperties` are PostHog's groups and
+ * group properties; every other attribute is a person property that wins over the stored one, as a
+ * `/flags` request's `person_properties` (`$device_id` among them is also the device id, as there).
+ * No `$anon_distinct_id`: OFREP requests only read. `parse` is the caller's zod parse
+ * (core/validation.ts `parseInput` with its limits).
+ * @throws ValidationError code `TARGETING_KEY_MISSING` (attr `context__targetingKey`) when there is
+ *   no context, no `targetingKey`, or an empty one; `INVALID_CONTEXT` (attr naming the field) for a
+ *   context that is not an object, a `targetingKey` that is not text, malformed `groups` or
+ *   `groupProperties`, or what `parse` refuses (nesting too deep, NUL characters).
+ */
+export function readOfrepRequest(
+  body: unknown,
+  parse: (input: unknown) => z.output<typeof ofrepRequestSchema>,
+): EvaluationInput {
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === "object" && !Array.isArray(value);
+  const context = isObject(body) ? body["context"] : undefined;
+  const keyMissing =
+    body === undefined ||
+    (isObject(body) && context == null) ||
+    (isObject(context) && (context["targetingKey"] == null || context["targetingKey"] === ""));
+  if (keyMissing) {
+    throw new ValidationError("targetingKey is missing from the evaluation context", {
+      attr: "context__targetingKey",
+      code: "TARGETING_KEY_MISSING" satisfies OfrepRequestErrorCode,
+    });
+  }
+  let parsed: z.output<typeof ofrepRequestSchema>;
+  try {
+    parsed = parse(body);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const detail = error.attr ? `${error.attr.replaceAll("__", ".")}: ${error.detail}` : error.detail;
+    throw new ValidationError(detail, {
+      attr: error.attr,
+      code: "INVALID_CONTEXT" satisfies OfrepRequestErrorCode,
+    });
+  }
+  const { targetingKey: distinctId, groups, groupProperties, ...personProperties } = parsed.context;
+  const deviceId = personProperties["$device_id"];
+  return {
+    distinctId,
+    anonDistinctId: null,
+    deviceId: typeof deviceId === "string" && deviceId !== "" ? deviceId : null,
+    groups: groups ?? {},
+    personProperties,
+    groupProperties: groupProperties ?? {},
+    flagKeys: null,
+  };
+}

@@ -1,7 +1,8 @@
 /**
  * Flag evaluation for a subject, for every door: SDKs' `/flags` and `/decide` (project by public
- * token, flags.sdk.ts), REST's `evaluation_reasons` and `my_flags`, GraphQL's
- * `Project.evaluateFeatureFlags` (personal API key, `feature_flag:read`). Per request:
+ * token, flags.sdk.ts), OpenFeature's OFREP (public token, ofrep.sdk.ts), REST's
+ * `evaluation_reasons` and `my_flags`, GraphQL's `Project.evaluateFeatureFlags` (personal API key,
+ * `feature_flag:read`). Per request:
  * 1. the project's definitions (definitions.ts: one statement when cached), compiled once per
  *    definitions object by the engine (engine/evaluate.ts) and kept beside it;
  * 2. the subject in ONE statement (subject.queries.ts): stored person properties, static-cohort
@@ -28,8 +29,10 @@ import {
   type EvaluationInput,
   type FlagsRequest,
   flagsRequestSchema,
+  ofrepRequestSchema,
   readFlagsRequest,
   readGroupsParameter,
+  readOfrepRequest,
 } from "./evaluation.schemas.js";
 import { detectRuntime, matchesContexts, type RuntimeHeaders, runsIn } from "./rules/runtime.js";
 import {
@@ -244,6 +247,35 @@ export function createFlagEvaluationService(
         tolerateLoadFailure: true,
       });
       return { ...outcome, request, hasActiveFlags };
+    },
+
+    /**
+     * Evaluates the flags of `projectId` for an OpenFeature (OFREP) request body (./ofrep.ts): the
+     * context read by `readOfrepRequest` (evaluation.schemas.ts: `targetingKey` the distinct id, the
+     * other attributes person properties), every non-deleted flag evaluated, inactive ones included
+     * (the engine's `flag_disabled`, OFREP's `DISABLED`), or only `key` (absent from the outcome
+     * when the project has no such flag). Reads only: no hash keys are written (OFREP has no
+     * `$anon_distinct_id`). When the subject's stored data cannot be read, the flags the context
+     * alone decides are still evaluated and the others come back with no evaluation. No runtime or
+     * evaluation-tag filtering (those are `/flags` request fields). The public token authorised the
+     * project: no scope applies.
+     * @throws ValidationError code `TARGETING_KEY_MISSING` or `INVALID_CONTEXT` (400).
+     */
+    async evaluateForOpenFeature(
+      data: SdkDataAccess,
+      projectId: number,
+      body: unknown,
+      key: string | null,
+      maxJsonDepth: number,
+    ): Promise<EvaluationOutcome> {
+      const input = readOfrepRequest(body, (raw) => parseInput(ofrepRequestSchema, raw, { maxJsonDepth }));
+      return run(await definitions.current(projectId), input, {
+        include: ALL_FLAGS,
+        keys: key === null ? null : [key],
+        readSubject: (query) => readSubject(data.reader, query),
+        writeHashKeys: false,
+        tolerateLoadFailure: true,
+      });
     },
 
     /**
