@@ -35,7 +35,8 @@ function flagFilters(filters: Filters): Record<string, unknown>[] {
   return groups.flatMap((group) =>
     isRecord(group) && Array.isArray(group["properties"])
       ? group["properties"].filter(
-          (property): property is Record<string, unknown> => isRecord(property) && property["type"] === "flag",
+          (property): property is Record<string, unknown> =>
+            isRecord(property) && property["type"] === "flag",
         )
       : [],
   );
