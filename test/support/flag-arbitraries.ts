@@ -321,11 +321,11 @@ function cohortCriteria(earlierCohortIds: number[]): fc.Arbitrary<unknown> {
   });
 }
 
-/** A project of 1–`maxFlags` flags over up to three dynamic and two static cohorts. */
-export function projectArbitrary(maxFlags = 8): fc.Arbitrary<GeneratedProject> {
+/** A project of `minFlags`–`maxFlags` flags over up to three dynamic and two static cohorts. */
+export function projectArbitrary(maxFlags = 8, minFlags = 1): fc.Arbitrary<GeneratedProject> {
   return fc
     .record({
-      flagCount: fc.integer({ min: 1, max: maxFlags }),
+      flagCount: fc.integer({ min: minFlags, max: maxFlags }),
       dynamicCount: fc.integer({ min: 0, max: 3 }),
       staticCount: fc.integer({ min: 0, max: 2 }),
     })

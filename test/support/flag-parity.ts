@@ -144,6 +144,11 @@ export interface LocalOutcomes {
 /** A posthog-node client in local-evaluation mode over fixed definitions (see the module header). */
 export interface LocalEvaluator {
   evaluate(person: GeneratedPerson): Promise<LocalOutcomes>;
+  /**
+   * Every flag's value and payload for a person as posthog-node users most often ask for them
+   * (`getAllFlagsAndPayloads`, local only), without reading them back: what the engine bench times.
+   */
+  evaluateAll(person: GeneratedPerson): Promise<unknown>;
   /** Requests the client made to anything but `/flags/definitions` (none are expected). */
   otherRequests: string[];
   close(): Promise<void>;
@@ -188,6 +193,13 @@ export async function localEvaluator(payload: unknown): Promise<LocalEvaluator> 
       }
       return { decided, unresolved: { ...flags.unresolvedFlags } };
     },
+    evaluateAll: (person) =>
+      client.getAllFlagsAndPayloads(person.distinctId, {
+        personProperties: person.properties,
+        groups: person.groups,
+        groupProperties: person.groupProperties,
+        onlyEvaluateLocally: true,
+      }),
     close: () => client.shutdown(),
   };
 }
