@@ -18,8 +18,8 @@ import {
   existingPersonUuids,
   insertMembers,
   insertMembersFrom,
-  insertPersonIds,
   type MemberRecord,
+  personsById,
   selectMemberPage,
 } from "./cohorts.queries.js";
 import { addPersonsSchema, removePersonSchema } from "./cohorts.schemas.js";
@@ -185,7 +185,8 @@ export function createCohortMemberOperations({ membersOf, recount }: CohortCalcu
       await authorizeProject(ctx, projectId, "cohort:write");
       return createStatic(ctx, projectId, name, async (tx, cohortId) => {
         for (let start = 0; start < personIds.length; start += INSERT_CHUNK) {
-          await insertPersonIds(tx, projectId, cohortId, personIds.slice(start, start + INSERT_CHUNK));
+          const chunk = personIds.slice(start, start + INSERT_CHUNK);
+          await insertMembersFrom(tx, cohortId, projectId, personsById(projectId, chunk));
         }
       });
     },

@@ -174,18 +174,9 @@ export async function insertMembersFrom(db: Db, cohortId: number, projectId: num
     SELECT ${projectId}, ${cohortId}, p.id ${source} ON CONFLICT DO NOTHING`);
 }
 
-/** Adds persons by internal id to a static cohort, in one statement; ids of no person of the project are skipped. */
-export async function insertPersonIds(
-  db: Db,
-  projectId: number,
-  cohortId: number,
-  personIds: readonly bigint[],
-): Promise<number> {
-  return db.$executeRaw(Prisma.sql`
-    INSERT INTO cohort_people (project_id, cohort_id, person_id)
-    SELECT ${projectId}, ${cohortId}, p.id FROM persons p
-    WHERE p.project_id = ${projectId} AND p.id = ANY(${personIds.map(String)}::bigint[])
-    ON CONFLICT DO NOTHING`);
+/** The persons of the project among `ids` (internal ids), as a member source for `insertMembersFrom`. */
+export function personsById(projectId: number, ids: readonly bigint[]): Prisma.Sql {
+  return Prisma.sql`FROM persons p WHERE p.project_id = ${projectId} AND p.id = ANY(${ids.map(String)}::bigint[])`;
 }
 
 /** The uuids among `uuids` that name persons of the project. */
