@@ -76,7 +76,7 @@ export function openApiDocument(routes: readonly RestRoute[]): OpenAPIObject {
 /** Builds the HTTP app (not yet listening). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database, logger } = options;
-  const services = options.services ?? createServices();
+  const services = options.services ?? createServices({ now: () => new Date(), data: database });
   const expectedMigrations = await migrationNamesOnDisk();
   const app = fastify({
     loggerInstance: logger as FastifyBaseLogger,

@@ -13,9 +13,11 @@ import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
 import { createActivityLogService } from "./core/activity-log.js";
 import type { ServiceDeps, Services } from "./core/services.js";
+import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
 import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
+import { localEvaluationRoutes } from "./feature-flags/local-evaluation.rest.js";
 import { builder } from "./graphql/builder.js";
 import { ingestionSdkRoutes } from "./ingestion/ingestion.sdk.js";
 import { createIngestionService } from "./ingestion/ingestion.service.js";
@@ -42,6 +44,7 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
     activityLog: createActivityLogService(),
     cohorts,
     featureFlags: createFeatureFlagService(deps, cohorts),
+    flagDefinitions: createFlagDefinitionsService(deps),
     groups: createGroupService(),
     ingestion: createIngestionService(deps),
     persons: createPersonService(deps),
@@ -55,6 +58,7 @@ export const REST_MODULES: readonly RestModule[] = [
   projectRoutes,
   userRoutes,
   featureFlagRoutes,
+  localEvaluationRoutes,
   cohortRoutes,
   personRoutes,
   groupRoutes,

@@ -11,6 +11,7 @@
  *
  * The composition root (src/composition.ts) builds one object of this type per process.
  */
+import type { DataAccess } from "./context.js";
 
 /** Every domain service, by name; filled in by the domains (see the module comment). */
 // biome-ignore lint/suspicious/noEmptyInterface: filled in by declaration merging from each domain
@@ -19,4 +20,10 @@ export interface Services {}
 /** Collaborators every service shares; `now` is the clock (injectable for staleness tests). */
 export interface ServiceDeps {
   now: () => Date;
+  /**
+   * The database, for services that read outside a request's context (per-process caches such as
+   * the flag definitions); absent where services are built only to list routes (OpenAPI), where
+   * such a service throws when used. Request-scoped reads use `ServiceContext` instead.
+   */
+  data?: DataAccess;
 }

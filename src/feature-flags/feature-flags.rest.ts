@@ -135,12 +135,6 @@ const NOT_BUILT: readonly NotBuiltOperation[] = [
   },
   {
     method: "GET",
-    path: "local_evaluation/",
-    scopes: ["feature_flag:read"],
-    reason: "flag evaluation is not built yet",
-  },
-  {
-    method: "GET",
     path: "my_flags/",
     scopes: ["feature_flag:read"],
     reason: "flag evaluation is not built yet",

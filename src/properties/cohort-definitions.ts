@@ -25,24 +25,36 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * The criteria tree of a stored cohort as stored, from `filters` or legacy `groups`: null when it has
+ * none (nothing stored), `"unreadable"` when what is stored no longer parses or, in legacy `groups`,
+ * is about events (`action_id`, `event_id`). Readers decide what unreadable means for them.
+ */
+export function readCriteria(filters: unknown, groups: unknown): PropertyGroup | null | "unreadable" {
+  if (isObject(filters) && filters["properties"] !== undefined) {
+    const parsed = cohortCriteriaSchema.safeParse(filters["properties"]);
+    return parsed.success ? parsed.data : "unreadable";
+  }
+  if (!Array.isArray(groups) || groups.length === 0) return null;
+  const values: PropertyNode[] = [];
+  for (const group of groups) {
+    if (!isObject(group) || group["action_id"] !== undefined || group["event_id"] !== undefined) {
+      return "unreadable";
+    }
+    const parsed = cohortCriteriaSchema.safeParse({ type: "AND", values: group["properties"] ?? [] });
+    if (!parsed.success) return "unreadable";
+    values.push(parsed.data);
+  }
+  return { type: "OR", values };
+}
+
+/**
  * The criteria tree of a stored dynamic cohort, from `filters` or legacy `groups`; null when it has
  * none (static cohorts, or nothing stored). Stored criteria were validated when written; anything
  * that no longer parses reads as a behavioral criterion, so it is refused rather than guessed at.
  */
 export function storedCriteria(filters: unknown, groups: unknown): PropertyGroup | null {
-  if (isObject(filters) && filters["properties"] !== undefined) {
-    const parsed = cohortCriteriaSchema.safeParse(filters["properties"]);
-    return parsed.success ? parsed.data : unreadable();
-  }
-  if (!Array.isArray(groups) || groups.length === 0) return null;
-  const values: PropertyNode[] = groups.map((group) => {
-    if (!isObject(group) || group["action_id"] !== undefined || group["event_id"] !== undefined) {
-      return unreadable();
-    }
-    const parsed = cohortCriteriaSchema.safeParse({ type: "AND", values: group["properties"] ?? [] });
-    return parsed.success ? parsed.data : unreadable();
-  });
-  return { type: "OR", values };
+  const criteria = readCriteria(filters, groups);
+  return criteria === "unreadable" ? unreadable() : criteria;
 }
 
 function unreadable(): PropertyGroup {

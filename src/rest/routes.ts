@@ -7,14 +7,27 @@
  * Paths are written with their trailing slash; the server answers with and without it.
  * Every GET on a path with `:project_id` is conditional (`ETag`, `If-None-Match` → 304) unless its
  * route says `conditional: false`: see conditional.ts.
+ * A route whose path names no project may take it from the public project token in the query
+ * (`projectFromToken`, PostHog's SDK polling paths `/flags/definitions` and
+ * `/api/feature_flag/local_evaluation`): the door resolves the token to the project's id and hands
+ * the handler `params.project_id` as if the path had named it, so the project is authorised exactly
+ * as on a project path (key limits, scope, membership), and read along with the key.
  */
+import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Limits } from "../config.js";
-import { authenticate, findCredential } from "../core/auth/authenticate.js";
+import { type Actor, authenticate, findCredential } from "../core/auth/authenticate.js";
+import { ProjectTokenCache } from "../core/auth/project-token.js";
 import type { Scope } from "../core/auth/scopes.js";
 import { createServiceContext, type DataAccess, type ServiceContext } from "../core/context.js";
-import { DomainError, MethodNotAllowedError, ProjectNotFoundError } from "../core/errors.js";
+import {
+  AuthenticationError,
+  DomainError,
+  MethodNotAllowedError,
+  ProjectNotFoundError,
+  ValidationError,
+} from "../core/errors.js";
 import { checkStorableString } from "../core/json-input.js";
 import type { Services } from "../core/services.js";
 import { parseIntegerId } from "../core/validation.js";
@@ -36,13 +49,33 @@ export interface RestRequest {
   body: unknown;
   /** The absolute request URL (for `next`/`previous` links). */
   url: URL;
+  /** The request's headers (e.g. `If-None-Match` for routes that answer conditionally themselves). */
+  headers: IncomingHttpHeaders;
   ctx: ServiceContext;
 }
 
-/** A handler's answer: a JSON body with a status (200 unless given). */
+/**
+ * A handler's answer: a body with a status (200 unless given). A JSON value is written with the
+ * route's response schema; a `Buffer` is sent as it is, as JSON already serialised (the
+ * local-evaluation payload, serialised once per revision).
+ */
 export interface RestReply {
   status?: number;
   body: unknown;
+  /** Headers to add (e.g. `ETag`, `Cache-Control`). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Where a route takes its project from when its path names none: the query's `token` (a project's
+ * public `phc_…` token). `whenMissing`: what a request without a token gets, `required` a 400
+ * (`token` is required, as PostHog's Rust `/flags/definitions` requires it) or `current_project`
+ * the key's user's current project (PostHog's legacy `/api/feature_flag/` paths, §2 of
+ * posthog-behavior.md). An unknown token is a 401 `authentication_failed`, after the key was
+ * checked (DRF authenticates first; posthog/api/routing.py `_get_team_from_request`).
+ */
+export interface ProjectFromToken {
+  whenMissing: "required" | "current_project";
 }
 
 /** One documented path and method. */
@@ -77,6 +110,8 @@ export interface RestRoute {
   conditional?: boolean;
   /** Errors PostHog answers on this route with an empty body (e.g. 405 on flag DELETE). */
   emptyBodyOn?: (error: DomainError) => boolean;
+  /** For a path without `:project_id`: take the project from the query's public token (see `ProjectFromToken`). */
+  projectFromToken?: ProjectFromToken;
 }
 
 /** An id that no row has (ids start at 1): what a malformed object id in a path becomes. */
@@ -133,19 +168,64 @@ export function absoluteUrl(request: FastifyRequest, publicUrl: string | undefin
   return new URL(request.url, publicUrl ?? `${request.protocol}://${request.host}`);
 }
 
+/** The door's per-process state beside its dependencies. */
+interface DoorDeps extends RestDeps {
+  tokens: ProjectTokenCache;
+}
+
+/**
+ * The project id of a `projectFromToken` route's request, once the key is known.
+ * @throws ValidationError (400) without a token where one is required; AuthenticationError (401)
+ *   for an unknown token; ProjectNotFoundError (404) when the user has no current project.
+ */
+function projectOfToken(
+  option: ProjectFromToken,
+  token: string | null,
+  projectId: number | null,
+  actor: Actor,
+): number {
+  if (token) {
+    if (projectId === null) {
+      throw new AuthenticationError("Incorrect authentication credentials.", "authentication_failed");
+    }
+    return projectId;
+  }
+  if (option.whenMissing === "required") {
+    throw new ValidationError("This query parameter is required: the project's API token (phc_…).", {
+      attr: "token",
+      code: "required",
+    });
+  }
+  if (actor.user.currentProjectId === null) throw new ProjectNotFoundError();
+  return actor.user.currentProjectId;
+}
+
+/**
+ * The request's service context. For a `projectFromToken` route, also sets `params.project_id`
+ * from the token (see the module comment).
+ */
 async function contextFor(
   request: FastifyRequest,
   query: URLSearchParams,
-  deps: RestDeps,
+  deps: DoorDeps,
+  route?: Pick<RestRoute, "projectFromToken">,
 ): Promise<ServiceContext> {
   const credential = findCredential({
     authorization: request.headers.authorization,
     body: request.body,
     query,
   });
-  // The project a path names comes with the key lookup (a malformed id names none).
-  const projectId = parseIntegerId((request.params as Record<string, string>)["project_id"] ?? "");
+  const params = request.params as Record<string, string>;
+  const fromToken = route?.projectFromToken;
+  const token = fromToken ? query.get("token") : null;
+  // The project a path (or a known token) names comes with the key lookup (a malformed id names none).
+  const projectId = fromToken
+    ? token && credential
+      ? await deps.tokens.projectIdOf(token)
+      : null
+    : parseIntegerId(params["project_id"] ?? "");
   const actor = await authenticate(deps.data, credential, projectId);
+  if (fromToken) params["project_id"] = String(projectOfToken(fromToken, token, projectId, actor));
   return createServiceContext(deps.data, actor, deps.limits);
 }
 
@@ -153,7 +233,12 @@ async function contextFor(
  * Registers `routes`, each answering with its response schemas, and a 405 answer for the other
  * methods of each of their paths.
  */
-export function registerRestRoutes(app: FastifyInstance, routes: readonly RestRoute[], deps: RestDeps): void {
+export function registerRestRoutes(
+  app: FastifyInstance,
+  routes: readonly RestRoute[],
+  restDeps: RestDeps,
+): void {
+  const deps: DoorDeps = { ...restDeps, tokens: new ProjectTokenCache(restDeps.data.prisma) };
   const methodsByPath = new Map<string, Set<HttpMethod>>();
   for (const route of routes) {
     const conditional =
@@ -167,7 +252,7 @@ export function registerRestRoutes(app: FastifyInstance, routes: readonly RestRo
         const url = absoluteUrl(request, deps.publicUrl);
         const params = request.params as Record<string, string>;
         try {
-          const base = await contextFor(request, url.searchParams, deps);
+          const base = await contextFor(request, url.searchParams, deps, route);
           const read = conditional
             ? conditionalRead({
                 headers: request.headers,
@@ -184,10 +269,13 @@ export function registerRestRoutes(app: FastifyInstance, routes: readonly RestRo
             query: url.searchParams,
             body: request.body ?? {},
             url,
+            headers: request.headers,
             ctx,
           });
           const etag = read?.etag();
           if (etag) reply.header("ETag", etag).header("Cache-Control", "private, no-cache");
+          if (result.headers) reply.headers(result.headers);
+          if (Buffer.isBuffer(result.body)) reply.type("application/json; charset=utf-8");
           return reply.status(result.status ?? 200).send(result.body);
         } catch (error) {
           if (error instanceof NotModified) {

@@ -126,8 +126,11 @@ describe("the REST route tables and the GraphQL schema declare what the matrix n
 describeEachBackend("REST auth matrix", (server) => {
   let t: Tenancy;
   let own: PathValues;
+  /** Public tokens by project id, for routes that take their project from `?token=` (`projectFromToken`). */
+  const tokens = new Map<number, string>();
   beforeAll(async () => {
     t = await createTenancy(server(), "rest");
+    for (const project of await server().db.project.findMany()) tokens.set(project.id, project.apiToken);
     own = {
       project_id: t.project,
       organization_id: t.organization,
@@ -135,12 +138,18 @@ describeEachBackend("REST auth matrix", (server) => {
     };
   });
 
-  /** One request: the route with `values` and `key` (null: none), a body on write methods. */
+  /**
+   * One request: the route with `values` and `key` (null: none), a body on write methods; a route
+   * taking its project from the token gets `values.project_id`'s (a token no project has for an unknown id).
+   */
   const call = (route: RestRoute, values: PathValues, key: string | null) =>
-    server().request(route.method, fillPath(route.path, values), {
+    server().request(route.method, `${fillPath(route.path, values)}${tokenQuery(route, values)}`, {
       key,
       ...(hasBody(route.method) ? { body: { key: freshKey() } } : {}),
     });
+
+  const tokenQuery = (route: RestRoute, values: PathValues) =>
+    route.projectFromToken ? `?token=${tokens.get(values.project_id) ?? "phc_no_such_project"}` : "";
 
   /** The own project's values, with a new object of the route's collection for its `:id` (success may change it). */
   const withFreshObject = async (s: TestServer, route: RestRoute): Promise<PathValues> => {
@@ -223,6 +232,8 @@ describeEachBackend("REST auth matrix", (server) => {
 
   for (const route of ROUTES) {
     const kinds = params(route.path);
+    // A project named by its token is refused as one named in the path.
+    if (route.projectFromToken) kinds.add("project_id");
     describe(`${route.method} ${route.path}`, () => {
       it("refuses a request without a key, and one with a malformed key", async () => {
         await refused(route, "no key", own, null, 401, NOT_AUTHENTICATED);
@@ -275,7 +286,15 @@ describeEachBackend("REST auth matrix", (server) => {
           await refused(route, "project of another organization", foreign, s.key, 403, denied(NOT_A_MEMBER));
           const unknown = { ...own, project_id: NO_SUCH_PROJECT };
           const notFound = errorBody("invalid_request", "not_found", "Project not found.");
-          await refused(route, "unknown project", unknown, s.key, 404, notFound);
+          // A token no project has is an authentication failure (posthog/api/routing.py `_get_team_from_request`).
+          const unknownToken = errorBody(
+            "authentication_error",
+            "authentication_failed",
+            "Incorrect authentication credentials.",
+          );
+          if (route.projectFromToken)
+            await refused(route, "unknown token", unknown, s.key, 401, unknownToken);
+          else await refused(route, "unknown project", unknown, s.key, 404, notFound);
         },
       );
 

@@ -25,7 +25,11 @@
  *   vs the same events stored by one hand-written multi-row INSERT over the same driver; printed
  *   also as events per second;
  * - `persons`: REST list of 100 persons (distinct ids, last event's time; a data read, never 304),
- *   vs the baseline's one hand-written statement.
+ *   vs the baseline's one hand-written statement;
+ * - `local_eval`: posthog-node's poll `GET /flags/definitions?token=…&send_cohorts` (100 flags and a
+ *   cohort, served as bytes made once per revision), as a 200 and revalidated with `If-None-Match`
+ *   as a 304, each vs a plain `node:http` server answering the same bytes and the same 304 with no
+ *   key and no database (static-bytes.ts): what our door costs on SDKs' most frequent call.
  *
  * Figures are measured in rounds, ours and its comparison back to back, and the table shows the
  * median round (the ratio is the median of the rounds' ratios), so that load from other processes
@@ -293,6 +297,8 @@ function figuresFor(ready: BenchReady): Figure[] {
   let etag = "";
   let created = 0;
   const run = Date.now().toString(36);
+  const localEvaluation = `${ready.ours}/flags/definitions?token=${ready.localEvaluation.token}&send_cohorts`;
+  const revalidate = { ...auth, "if-none-match": ready.localEvaluation.etag };
   const graphqlList: Side = {
     name: "GraphQL list",
     target: {
@@ -420,6 +426,30 @@ function figuresFor(ready: BenchReady): Figure[] {
       },
     },
     {
+      id: "local_eval",
+      name: "GET /flags/definitions 200",
+      ours: { name: "local eval 200", target: { url: localEvaluation, headers: auth }, expected: [200] },
+      against: {
+        name: "node:http bytes",
+        target: { url: ready.localEvaluation.baseline, headers: auth },
+        expected: [200],
+      },
+    },
+    {
+      id: "local_eval",
+      name: "GET /flags/definitions 304",
+      ours: {
+        name: "local eval 304",
+        target: { url: localEvaluation, headers: revalidate },
+        expected: [304],
+      },
+      against: {
+        name: "node:http 304",
+        target: { url: ready.localEvaluation.baseline, headers: revalidate },
+        expected: [304],
+      },
+    },
+    {
       id: "create",
       name: "REST create flag",
       ours: {
@@ -449,6 +479,12 @@ async function benchBackend(label: string, backend: string): Promise<void> {
       await assertSameBytes(`list (${shape})`, list, `${ready.baseline}/${shape}/flags?limit=${flags}`, auth);
     }
     await assertSameBytes("persons", personsList(ready), personsBaseline(ready), auth);
+    await assertSameBytes(
+      "local evaluation",
+      `${ready.ours}/flags/definitions?token=${ready.localEvaluation.token}&send_cohorts`,
+      ready.localEvaluation.baseline,
+      auth,
+    );
     for (const shape of ["rows", "prepared"]) {
       await assertSameBytes(
         `read (${shape})`,

@@ -24,6 +24,7 @@ import { applyMigrations } from "../../src/db/migrations.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
 import { adminQuery, databaseUrl } from "../support/postgres.js";
 import { pgliteSql, pgPoolSql, type Sql, startBaseline } from "./baseline.js";
+import { startStaticBytes } from "./static-bytes.js";
 
 /** Flags seeded in the bench project. */
 const FLAGS = 100;
@@ -46,6 +47,12 @@ export interface BenchReady {
   createProjectId: number;
   /** PostGraphile's GraphQL endpoint on the same database (PostgreSQL only), when it started. */
   postgraphile?: string;
+  /**
+   * The local-evaluation figures: the public token of a third project holding a copy of the seeded
+   * flags and a cohort (no other figure writes there, so its payload stays the same), the payload's
+   * ETag, and the plain `node:http` server answering the same bytes (static-bytes.ts).
+   */
+  localEvaluation: { token: string; etag: string; baseline: string };
 }
 
 /**
@@ -132,7 +139,47 @@ async function seedPersons(db: Database["prisma"], projectId: number): Promise<v
   }
 }
 
-async function seed(database: Database): Promise<Omit<BenchReady, "ours" | "baseline">> {
+/** A copy of `projectId`'s flags in a new project, with a person-property cohort one of them names; its token. */
+async function seedLocalEvaluation(db: Database["prisma"], projectId: number, organizationId: string) {
+  const project = await db.project.create({
+    data: { organizationId, name: "Bench local evaluation", apiToken: generateProjectApiToken() },
+  });
+  const cohort = await db.cohort.create({
+    data: {
+      projectId: project.id,
+      name: "Pro users",
+      filters: {
+        properties: {
+          type: "OR",
+          values: [
+            { type: "AND", values: [{ key: "plan", type: "person", value: "pro", operator: "exact" }] },
+          ],
+        },
+      },
+    },
+  });
+  const flags = await db.featureFlag.findMany({ where: { projectId }, orderBy: { id: "asc" } });
+  await db.featureFlag.createMany({
+    data: flags.map((flag, i) => ({
+      projectId: project.id,
+      key: flag.key,
+      name: flag.name,
+      filters:
+        i === 0
+          ? {
+              groups: [
+                { properties: [{ key: "id", type: "cohort", value: cohort.id }], rollout_percentage: 100 },
+              ],
+            }
+          : (flag.filters ?? {}),
+    })),
+  });
+  return project.apiToken;
+}
+
+async function seed(
+  database: Database,
+): Promise<Omit<BenchReady, "ours" | "baseline" | "localEvaluation"> & { localEvaluationToken: string }> {
   const boot = await bootstrap(database.prisma, {
     email: "bench@example.com",
     organizationName: "Bench",
@@ -182,6 +229,7 @@ async function seed(database: Database): Promise<Omit<BenchReady, "ours" | "base
     flagIds: flags.map((f) => f.id),
     persons: PERSONS,
     createProjectId: createProject.id,
+    localEvaluationToken: await seedLocalEvaluation(db, projectId, organizationId),
   };
 }
 
@@ -209,7 +257,7 @@ async function main(backend: string): Promise<void> {
   }
   cleanups.unshift(() => database.close());
   await applyMigrations(database.migrationTarget);
-  const seeded = await seed(database);
+  const { localEvaluationToken, ...seeded } = await seed(database);
   const app = await buildApp({
     config: loadConfig({ PORT: "0" }),
     database,
@@ -221,6 +269,18 @@ async function main(backend: string): Promise<void> {
   if (!address || typeof address === "string") throw new Error("no port");
   const baseline = await startBaseline(sql, seeded.projectId);
   cleanups.unshift(() => baseline.close());
+  const ours = `http://127.0.0.1:${address.port}`;
+  const payload = await fetch(`${ours}/flags/definitions?token=${localEvaluationToken}&send_cohorts`, {
+    headers: { authorization: `Bearer ${seeded.key}` },
+  });
+  if (payload.status !== 200) throw new Error(`local evaluation answered ${payload.status}`);
+  const etag = payload.headers.get("etag") ?? "";
+  const staticBytes = await startStaticBytes({
+    body: Buffer.from(await payload.arrayBuffer()),
+    etag,
+    cacheControl: payload.headers.get("cache-control") ?? "",
+  });
+  cleanups.unshift(() => staticBytes.close());
   if (backend === "postgres") {
     const started = await startPostGraphile(pgUrl!);
     if (typeof started === "string") console.warn(`!! PostGraphile skipped: ${started}`);
@@ -231,8 +291,9 @@ async function main(backend: string): Promise<void> {
   }
   const ready: BenchReady = {
     ...seeded,
-    ours: `http://127.0.0.1:${address.port}`,
+    ours,
     baseline: `http://127.0.0.1:${baseline.port}`,
+    localEvaluation: { token: localEvaluationToken, etag, baseline: staticBytes.url },
     ...(postgraphile ? { postgraphile } : {}),
   };
   process.send?.(ready);

@@ -145,7 +145,6 @@ describeEachBackend("flag operations not built yet", (server) => {
     ["GET", "1/status/"],
     ["POST", "bulk_keys/"],
     ["GET", "evaluation_reasons/"],
-    ["GET", "local_evaluation/"],
     ["GET", "my_flags/"],
     ["POST", "user_blast_radius/"],
   ];

@@ -98,8 +98,8 @@ describe("the OpenAPI document", () => {
     expect(detail?.patch?.requestBody).toMatchObject({ required: false });
     expect(Object.keys(detail?.patch?.responses ?? {})).toContain("409");
     expect(detail?.delete?.responses?.["405"]).toEqual({ description: "Method Not Allowed" });
-    const notBuilt = document.paths?.["/api/projects/{project_id}/feature_flags/local_evaluation/"];
-    expect(Object.keys(notBuilt?.get?.responses ?? {})).toContain("501");
+    const notBuilt = document.paths?.["/api/projects/{project_id}/feature_flags/{id}/dashboard/"];
+    expect(Object.keys(notBuilt?.post?.responses ?? {})).toContain("501");
     const flag = document.components?.schemas?.["FeatureFlag"] as { properties: Record<string, unknown> };
     expect(flag.properties["last_called_at"]).toEqual({ type: ["string", "null"], format: "date-time" });
     expect(flag.properties["filters"]).toMatchObject({ type: "object", additionalProperties: {} });

@@ -131,7 +131,7 @@ export async function startTestServer(
     config,
     database,
     logger: pino({ level: "error" }, sink),
-    services: createServices({ now: options.now ?? (() => new Date()) }),
+    services: createServices({ now: options.now ?? (() => new Date()), data: database }),
     ...(options.now ? { now: options.now } : {}),
   });
   await app.listen({ port: 0, host: "127.0.0.1" });

@@ -8,6 +8,7 @@ import "./enums.js";
 import "./filters.type.js";
 import "./feature-flag.type.js";
 import "./project-fields.js";
+import "./definitions.fields.js";
 import "./filters.input.js";
 import "./create.mutation.js";
 import "./update.mutation.js";

@@ -1,0 +1,236 @@
+/**
+ * A project's flag definitions at one revision: what flag evaluation reads (the engine's
+ * `EvaluationDefinitions`) and what SDKs in local-evaluation mode download (./local-evaluation.ts),
+ * loaded once per (project, revision) per process and shared by every caller.
+ *
+ * THE INVARIANT THIS RESTS ON: every write that changes the definitions (a flag, its evaluation
+ * tags, a cohort, a group type mapping) bumps `projects.revision` in the same transaction. It holds
+ * by construction, in the database, not by services remembering it: the deferred
+ * `<table>_revision` triggers of migration `project_revision` (on `feature_flags`, `tags`,
+ * `feature_flag_evaluation_tags`) and `analytics_data` (on `group_type_mappings`, `cohorts`) bump
+ * the revision of each project a transaction touched, at its COMMIT, once
+ * (test/db/project-revision.test.ts checks every project-owned table carries one;
+ * test/feature-flags/local-evaluation.test.ts that a flag PATCH, a cohort PATCH and a group type
+ * rename each change the payload's ETag). The revision also moves on writes that change no
+ * definition (the event catalogue, activity entries): a cached copy is then reloaded for nothing,
+ * and its ETag, taken from the bytes, stays the same, so SDKs still get 304.
+ *
+ * The revision is read before the rows (or with the caller's key, core/auth/authenticate.ts), so
+ * the rows are at least as new as the revision they are cached under: a write committed between the
+ * two reads is seen, and the next request, finding a newer revision, loads again. A copy cached
+ * under a revision at least as new as the one a request read is served to it.
+ */
+import { createHash } from "node:crypto";
+import { authorizeProject } from "../../core/auth/access.js";
+import type { DataAccess, ServiceContext } from "../../core/context.js";
+import { ProjectNotFoundError } from "../../core/errors.js";
+import type { ServiceDeps } from "../../core/services.js";
+import { readCriteria, storedCriteria } from "../../properties/cohort-definitions.js";
+import { flagCohortIds, type InliningCohort, UnreadableFlagError } from "../rules/cohort-inlining.js";
+import { effectiveFilters } from "../rules/stored-filters.js";
+import { type DefinitionRows, readDefinitionRows, readRevision } from "./definitions.queries.js";
+import type { EvaluationCohort, EvaluationDefinitions, EvaluationFlag } from "./engine/types.js";
+import { localEvaluationBody } from "./local-evaluation.js";
+
+/** A non-deleted flag with what the local-evaluation payload shows beside what evaluation reads. */
+export interface DefinitionFlag extends EvaluationFlag {
+  /** `get_filters()`: the stored filters, or the legacy rollout as one group (rules/stored-filters.ts). */
+  filters: Record<string, unknown>;
+  /** The flag's description (PostHog's `name`). */
+  name: string;
+  version: number;
+  /** Remote-configuration flags are evaluated but left out of the local-evaluation payload (§2.10). */
+  isRemoteConfiguration: boolean;
+  hasEncryptedPayloads: boolean;
+  /** `all`, `server` or `client`. */
+  evaluationRuntime: string;
+  /** Evaluation tag names, sorted. */
+  evaluationTags: string[];
+}
+
+/** The local-evaluation payload as served: its JSON bytes and their weak ETag. */
+export interface LocalEvaluationBytes {
+  /** UTF-8 JSON of `{flags, group_type_mapping, cohorts}` (./local-evaluation.ts). */
+  body: Buffer;
+  /** `W/"<22 base64url characters of the bytes' SHA-256>"`: equal bytes, equal tag, whatever the revision. */
+  etag: string;
+}
+
+/** A project's flag definitions at one revision. */
+export interface ProjectDefinitions {
+  projectId: number;
+  /** `projects.revision` the definitions were read at (or after: see the module comment). */
+  revision: bigint;
+  /**
+   * Non-deleted flags (inactive and remote-configuration ones included, by id), the group type
+   * mapping, and every cohort the flags name, directly or through other cohorts (non-deleted ones).
+   */
+  definitions: EvaluationDefinitions & { flags: readonly DefinitionFlag[] };
+  /** Every non-deleted cohort of the project, as the payload's cohort rules read them (rules/cohort-inlining.ts). */
+  projectCohorts: ReadonlyMap<number, InliningCohort>;
+  /** The payload with (`send_cohorts`) or without cohorts, serialised on first use and kept. */
+  localEvaluation(sendCohorts: boolean): LocalEvaluationBytes;
+}
+
+/** Flag definitions per project revision, cached per process. */
+export interface FlagDefinitionsService {
+  /**
+   * The project's definitions now: one statement (the revision) when cached, a bounded reload
+   * otherwise (three statements). For callers that authorised the project by other means (the SDK
+   * door's public token).
+   * @throws ProjectNotFoundError when no project has this id.
+   */
+  current(projectId: number): Promise<ProjectDefinitions>;
+  /**
+   * The local-evaluation payload of a project for an API caller (spec row 16, `GET /flags/definitions`,
+   * `GET /api/feature_flag/local_evaluation`): needs `feature_flag:read` on the project
+   * (posthog-behavior.md §1.7). Costs no statement of its own when cached: the revision comes with
+   * the caller's key lookup.
+   * @throws as `authorizeProject` (404 unknown project, 403 key limits, scope, membership).
+   */
+  localEvaluation(
+    ctx: ServiceContext,
+    projectId: number,
+    sendCohorts: boolean,
+  ): Promise<LocalEvaluationBytes>;
+  /**
+   * The revision the local-evaluation payload of the project is at, for a caller with
+   * `feature_flag:read` (GraphQL `Project.flagDefinitionsRevision`): it changes with every write to
+   * the project's configuration, so an unchanged value means unchanged definitions.
+   * @throws as `authorizeProject`.
+   */
+  revision(ctx: ServiceContext, projectId: number): Promise<bigint>;
+}
+
+/** How many projects' definitions a process keeps before it starts over. */
+const MAX_CACHED_PROJECTS = 10_000;
+
+function readable<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof UnreadableFlagError) return fallback;
+    throw error;
+  }
+}
+
+/** Serialises a payload once. */
+function bytesOf(body: unknown): LocalEvaluationBytes {
+  const bytes = Buffer.from(JSON.stringify(body));
+  const digest = createHash("sha256").update(bytes).digest("base64url").slice(0, 22);
+  return { body: bytes, etag: `W/"${digest}"` };
+}
+
+/** The definitions of `projectId` from its rows, read at (or after) `revision`. */
+export function buildProjectDefinitions(
+  projectId: number,
+  revision: bigint,
+  rows: DefinitionRows,
+): ProjectDefinitions {
+  const flags: DefinitionFlag[] = rows.flags.map((row) => ({
+    id: row.id,
+    key: row.key,
+    active: row.active,
+    filters: effectiveFilters(row.filters, row.rolloutPercentage),
+    ensureExperienceContinuity: row.ensureExperienceContinuity,
+    bucketingIdentifier: row.bucketingIdentifier === "distinct_id" ? null : row.bucketingIdentifier,
+    name: row.name,
+    version: row.version,
+    isRemoteConfiguration: row.isRemoteConfiguration,
+    hasEncryptedPayloads: row.hasEncryptedPayloads,
+    evaluationRuntime: row.evaluationRuntime,
+    evaluationTags: row.evaluationTags,
+  }));
+  const projectCohorts = new Map<number, InliningCohort>();
+  for (const row of rows.cohorts) {
+    // Static cohorts are membership lists and unreadable criteria are skipped (PostHog's
+    // `is_static` check and `except: continue`); a cohort without criteria is an empty group.
+    const criteria = row.isStatic ? "unreadable" : readCriteria(row.filters, row.groups);
+    projectCohorts.set(row.id, {
+      isStatic: row.isStatic,
+      criteria: criteria === "unreadable" ? null : (criteria ?? { type: "AND", values: [] }),
+    });
+  }
+  const cohortRows = new Map(rows.cohorts.map((row) => [row.id, row]));
+  const cohorts = new Map<number, EvaluationCohort>();
+  for (const flag of flags) {
+    for (const id of readable(() => flagCohortIds(flag.filters, projectCohorts), [])) {
+      const row = cohortRows.get(id)!;
+      cohorts.set(id, {
+        id,
+        isStatic: row.isStatic,
+        criteria: row.isStatic ? null : storedCriteria(row.filters, row.groups),
+      });
+    }
+  }
+  const groupTypeMapping = Object.fromEntries(
+    rows.groupTypes.map((row) => [String(row.groupTypeIndex), row.groupType]),
+  );
+  const payloads = new Map<boolean, LocalEvaluationBytes>();
+  const project: ProjectDefinitions = {
+    projectId,
+    revision,
+    definitions: { flags, groupTypeMapping, cohorts },
+    projectCohorts,
+    localEvaluation(sendCohorts) {
+      let payload = payloads.get(sendCohorts);
+      if (!payload) {
+        payload = bytesOf(localEvaluationBody(project, sendCohorts));
+        payloads.set(sendCohorts, payload);
+      }
+      return payload;
+    },
+  };
+  return project;
+}
+
+/**
+ * The flag definitions service on `deps.data` (the database it reads outside any request's
+ * context). Per project it keeps the newest definitions loaded; a request that read the same or an
+ * older revision is served them, and concurrent requests for a newer one share one load.
+ * @throws Error on first use when built without a database (route tables built for documentation).
+ */
+export function createFlagDefinitionsService(deps: ServiceDeps): FlagDefinitionsService {
+  const cache = new Map<number, { revision: bigint; loaded: Promise<ProjectDefinitions> }>();
+  const data = (): DataAccess => {
+    if (!deps.data) throw new Error("the flag definitions service was built without a database");
+    return deps.data;
+  };
+
+  const atRevision = (projectId: number, revision: bigint): Promise<ProjectDefinitions> => {
+    const cached = cache.get(projectId);
+    if (cached && cached.revision >= revision) return cached.loaded;
+    const loaded = readDefinitionRows(data().reader, projectId).then((rows) =>
+      buildProjectDefinitions(projectId, revision, rows),
+    );
+    if (!cache.has(projectId) && cache.size >= MAX_CACHED_PROJECTS) cache.clear();
+    const entry = { revision, loaded };
+    cache.set(projectId, entry);
+    loaded.catch(() => {
+      if (cache.get(projectId) === entry) cache.delete(projectId);
+    });
+    return loaded;
+  };
+
+  return {
+    async current(projectId) {
+      const revision = await readRevision(data().reader, projectId);
+      if (revision === null) throw new ProjectNotFoundError();
+      return atRevision(projectId, revision);
+    },
+    async localEvaluation(ctx, projectId, sendCohorts) {
+      const project = await authorizeProject(ctx, projectId, "feature_flag:read");
+      return (await atRevision(projectId, project.revision)).localEvaluation(sendCohorts);
+    },
+    async revision(ctx, projectId) {
+      return (await authorizeProject(ctx, projectId, "feature_flag:read")).revision;
+    },
+  };
+}
+
+declare module "../../core/services.js" {
+  interface Services {
+    /** Flag definitions per project revision and the local-evaluation payload (see `createFlagDefinitionsService`). */
+    flagDefinitions: FlagDefinitionsService;
+  }
+}
