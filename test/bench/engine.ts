@@ -21,6 +21,7 @@
 import os from "node:os";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
+import type { ProjectDefinitions } from "../../src/feature-flags/evaluation/definitions.js";
 import { compileDefinitions, evaluateFlags } from "../../src/feature-flags/evaluation/engine/evaluate.js";
 import {
   type GeneratedPerson,
@@ -29,11 +30,10 @@ import {
   projectArbitrary,
 } from "../support/flag-arbitraries.js";
 import {
-  definitionsOf,
   engineOutcomes,
   type LocalEvaluator,
-  localEvaluationPayloadOf,
   localEvaluator,
+  projectDefinitionsOf,
   subjectOf,
 } from "../support/flag-parity.js";
 
@@ -70,10 +70,11 @@ function without(project: GeneratedProject, dropped: Set<string>): GeneratedProj
 /** The flags either side cannot agree on for some person: undecided by posthog-node, or different. */
 async function disagreements(
   project: GeneratedProject,
+  loaded: ProjectDefinitions,
   persons: GeneratedPerson[],
   local: LocalEvaluator,
 ): Promise<Set<string>> {
-  const compiled = compileDefinitions(definitionsOf(project));
+  const compiled = compileDefinitions(loaded.definitions);
   const out = new Set<string>();
   const now = new Date();
   for (const person of persons) {
@@ -118,15 +119,17 @@ async function main(): Promise<void> {
   console.warn = () => {};
   // Drop what cannot be compared until nothing more is dropped (dropping a flag drops its dependents).
   for (;;) {
-    const local = await localEvaluator(localEvaluationPayloadOf(project));
-    const dropped = await disagreements(project, persons, local);
+    const loaded = projectDefinitionsOf(project);
+    const local = await localEvaluator(loaded.localEvaluation(true));
+    const dropped = await disagreements(project, loaded, persons, local);
     await local.close();
     if (dropped.size === 0) break;
     project = without(project, dropped);
   }
   const flagCount = project.flags.length;
-  const compiled = compileDefinitions(definitionsOf(project));
-  const local = await localEvaluator(localEvaluationPayloadOf(project));
+  const loaded = projectDefinitionsOf(project);
+  const compiled = compileDefinitions(loaded.definitions);
+  const local = await localEvaluator(loaded.localEvaluation(true));
   console.log(
     `\nengine: ${flagCount} of ${FLAGS} generated flags (those posthog-node decides for all ${PERSONS} persons), ` +
       `values and payloads identical for every person; load ${os.loadavg()[0]!.toFixed(2)}`,

@@ -16,16 +16,18 @@
  */
 import { PostHog } from "posthog-node";
 import {
+  buildProjectDefinitions,
+  type ProjectDefinitions,
+} from "../../src/feature-flags/evaluation/definitions.js";
+import {
   type compileDefinitions,
   evaluateFlags,
 } from "../../src/feature-flags/evaluation/engine/evaluate.js";
 import type {
-  EvaluationDefinitions,
   EvaluationReason,
   EvaluationSubject,
   FlagValue,
 } from "../../src/feature-flags/evaluation/engine/types.js";
-import { withDependencyChains } from "../../src/feature-flags/rules/dependency-chains.js";
 import type { GeneratedPerson, GeneratedProject } from "./flag-arbitraries.js";
 
 /** One flag's outcome as both sides report it: the value and the payload, parsed as posthog-node parses it. */
@@ -45,51 +47,39 @@ export function parsedPayload(payload: unknown): unknown {
   }
 }
 
-/** The engine's definitions of a generated project. */
-export function definitionsOf(project: GeneratedProject): EvaluationDefinitions {
-  return {
-    flags: project.flags,
-    groupTypeMapping: project.groupTypeMapping,
-    cohorts: new Map(project.cohorts.map((cohort) => [cohort.id, cohort])),
-  };
-}
-
 /**
- * The local-evaluation payload of a generated project with `send_cohorts` (posthog-behavior.md §2.10):
- * every flag in PostHog's minimal shape with its dependencies as SDKs read them, the group type
- * mapping, and the dynamic cohorts' criteria.
+ * A generated project as the server loads it: its rows (flags as stored, cohorts with their criteria
+ * in `filters.properties`, the group types) through `buildProjectDefinitions`, which gives the
+ * engine's definitions and the local-evaluation payload SDKs download, both as in production.
  */
-export function localEvaluationPayloadOf(project: GeneratedProject): Record<string, unknown> {
-  const filters = withDependencyChains(
-    project.flags.map((flag) => ({
+export function projectDefinitionsOf(project: GeneratedProject): ProjectDefinitions {
+  return buildProjectDefinitions(1, 1n, {
+    flags: project.flags.map((flag) => ({
       id: flag.id,
       key: flag.key,
-      filters: flag.filters as Record<string, unknown>,
-    })),
-  );
-  return {
-    flags: project.flags.map((flag, index) => ({
-      id: flag.id,
-      team_id: 1,
       name: "",
-      key: flag.key,
-      filters: filters[index],
-      deleted: false,
       active: flag.active,
-      ensure_experience_continuity: flag.ensureExperienceContinuity,
-      has_encrypted_payloads: false,
+      filters: flag.filters,
+      rolloutPercentage: null,
+      ensureExperienceContinuity: flag.ensureExperienceContinuity,
+      isRemoteConfiguration: false,
+      hasEncryptedPayloads: false,
       version: 1,
-      evaluation_runtime: "all",
-      bucketing_identifier: flag.bucketingIdentifier ?? "distinct_id",
-      evaluation_tags: [],
+      evaluationRuntime: "all",
+      bucketingIdentifier: flag.bucketingIdentifier ?? "distinct_id",
+      evaluationTags: [],
     })),
-    group_type_mapping: project.groupTypeMapping,
-    cohorts: Object.fromEntries(
-      project.cohorts
-        .filter((cohort) => !cohort.isStatic)
-        .map((cohort) => [String(cohort.id), cohort.criteria]),
-    ),
-  };
+    groupTypes: Object.entries(project.groupTypeMapping).map(([index, groupType]) => ({
+      groupTypeIndex: Number(index),
+      groupType,
+    })),
+    cohorts: project.cohorts.map((cohort) => ({
+      id: cohort.id,
+      isStatic: cohort.isStatic,
+      filters: cohort.isStatic ? {} : { properties: cohort.criteria },
+      groups: [],
+    })),
+  });
 }
 
 /** The subject our engine evaluates for a person, as the server sees it (see the module header). */
@@ -154,9 +144,9 @@ export interface LocalEvaluator {
   close(): Promise<void>;
 }
 
-/** Starts a posthog-node client whose `/flags/definitions` answers `payload` (JSON, with an ETag). */
-export async function localEvaluator(payload: unknown): Promise<LocalEvaluator> {
-  const bytes = JSON.stringify(payload);
+/** Starts a posthog-node client whose `/flags/definitions` answers `payload` (the served bytes and ETag). */
+export async function localEvaluator(payload: { body: Buffer; etag: string }): Promise<LocalEvaluator> {
+  const bytes = new Uint8Array(payload.body);
   const otherRequests: string[] = [];
   const client = new PostHog("phc_parity", {
     host: "http://parity.invalid",
@@ -169,7 +159,7 @@ export async function localEvaluator(payload: unknown): Promise<LocalEvaluator> 
       if (new URL(url).pathname === "/flags/definitions") {
         return new Response(bytes, {
           status: 200,
-          headers: { "content-type": "application/json", etag: 'W/"1"' },
+          headers: { "content-type": "application/json", etag: payload.etag },
         });
       }
       otherRequests.push(url);

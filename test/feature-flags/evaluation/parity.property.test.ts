@@ -45,13 +45,12 @@ import {
   projectArbitrary,
 } from "../../support/flag-arbitraries.js";
 import {
-  definitionsOf,
   type EngineOutcome,
   engineOutcomes,
   type FlagOutcome,
   type LocalOutcomes,
-  localEvaluationPayloadOf,
   localEvaluator,
+  projectDefinitionsOf,
 } from "../../support/flag-parity.js";
 import { NOW } from "./support.js";
 
@@ -215,8 +214,9 @@ describe("our engine and posthog-node's local evaluator", () => {
         projectArbitrary(),
         fc.array(personArbitrary, { minLength: 1, maxLength: 6 }),
         async (project, persons) => {
-          const compiled = compileDefinitions(definitionsOf(project));
-          const local = await localEvaluator(localEvaluationPayloadOf(project));
+          const loaded = projectDefinitionsOf(project);
+          const compiled = compileDefinitions(loaded.definitions);
+          const local = await localEvaluator(loaded.localEvaluation(true));
           try {
             for (const person of persons) {
               comparePerson(
