@@ -3,6 +3,7 @@
  * (src/composition.ts) assembles, the services, the REST route tables and the GraphQL schema, and
  * serves the front doors, REST (PostHog's paths), GraphQL (/graphql) and the SDK paths (capture's
  * `/e/`, `/batch/`, ..., src/sdk/), on one fastify server.
+ * It also runs the domains' background tasks on their intervals, and stops them when it closes.
  * Cross-cutting HTTP concerns live here: request ids and pino request logs, body limits, the
  * `Server-Timing` header with per-request SQL figures, health probes. Body parsing
  * (rest/body-parsers.ts) and PostHog error bodies (rest/error-handlers.ts) are registered from here.
@@ -11,8 +12,9 @@ import { randomUUID } from "node:crypto";
 import fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { OpenAPIObject } from "openapi3-ts/oas31";
 import type { Logger } from "pino";
-import { createServices, REST_MODULES, SDK_MODULES, schema } from "./composition.js";
+import { BACKGROUND_TASK_MODULES, createServices, REST_MODULES, SDK_MODULES, schema } from "./composition.js";
 import type { Config, Limits } from "./config.js";
+import { type BackgroundTaskDeps, type RunningTask, startBackgroundTask } from "./core/background-tasks.js";
 import type { Services } from "./core/services.js";
 import type { Database } from "./db/database.js";
 import { checkReadiness, migrationNamesOnDisk } from "./db/readiness.js";
@@ -30,6 +32,10 @@ declare module "fastify" {
   interface FastifyRequest {
     /** SQL statements and time spent on them for this request. */
     sqlStats: SqlStats;
+  }
+  interface FastifyInstance {
+    /** The server's background tasks by name (src/core/background-tasks.ts), stopped when it closes. */
+    backgroundTasks: ReadonlyMap<string, RunningTask>;
   }
 }
 
@@ -70,6 +76,26 @@ export function openApiDocument(routes: readonly RestRoute[]): OpenAPIObject {
     version: "1.0.0",
     description:
       "PostHog's REST paths for feature flags, projects and identity, with PostHog's fields, paging and error bodies. GraphQL is at /graphql.",
+  });
+}
+
+/**
+ * Starts every domain's background tasks, exposes them as `app.backgroundTasks`, and stops them
+ * (waiting for a run in progress) when the app closes, before its owner closes the database.
+ */
+function startBackgroundTasks(app: FastifyInstance, deps: BackgroundTaskDeps) {
+  const tasks = new Map<string, RunningTask>();
+  for (const task of BACKGROUND_TASK_MODULES.flatMap((module) => module(deps))) {
+    tasks.set(
+      task.name,
+      startBackgroundTask(task, (error) =>
+        app.log.error({ err: error, task: task.name }, "background task failed; its next run retries"),
+      ),
+    );
+  }
+  app.decorate("backgroundTasks", tasks);
+  app.addHook("onClose", async () => {
+    await Promise.all([...tasks.values()].map((task) => task.stop()));
   });
 }
 
@@ -133,5 +159,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     db: database.prisma,
     transaction: database.transaction,
   });
+  startBackgroundTasks(app, { services, transaction: database.transaction, config });
   return app;
 }

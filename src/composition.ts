@@ -1,7 +1,7 @@
 /**
  * The composition root: the one place that knows every domain. It builds the domain services once
  * and assembles what the front doors are handed: the REST route tables, the GraphQL schema and the
- * SDK route tables (token-authenticated paths PostHog's SDKs call).
+ * SDK route tables (token-authenticated paths PostHog's SDKs call), and the background tasks.
  * src/app.ts takes these and serves them; the doors themselves (`rest/`, `graphql/`) import no domain
  * (checked by `npm run lint`, see .dependency-cruiser.cjs).
  *
@@ -12,13 +12,16 @@ import { cohortRoutes } from "./cohorts/cohorts.rest.js";
 import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
 import { createActivityLogService } from "./core/activity-log.js";
+import type { BackgroundTaskModule } from "./core/background-tasks.js";
 import type { ServiceDeps, Services } from "./core/services.js";
 import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
 import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
+import { featureFlagTasks } from "./feature-flags/feature-flags.tasks.js";
 import { localEvaluationRoutes } from "./feature-flags/local-evaluation.rest.js";
 import { builder } from "./graphql/builder.js";
+import { withSynchronousNodeIds } from "./graphql/node.js";
 import { ingestionSdkRoutes } from "./ingestion/ingestion.sdk.js";
 import { createIngestionService } from "./ingestion/ingestion.service.js";
 import "./graphql/root.js";
@@ -40,14 +43,16 @@ import { createUserService } from "./users/users.service.js";
 /** Builds every domain service. */
 export function createServices(deps: ServiceDeps = { now: () => new Date() }): Services {
   const cohorts = createCohortService(deps);
+  const groups = createGroupService(deps);
+  const persons = createPersonService(deps);
   return {
     activityLog: createActivityLogService(),
     cohorts,
-    featureFlags: createFeatureFlagService(deps, cohorts),
+    featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups }),
     flagDefinitions: createFlagDefinitionsService(deps),
-    groups: createGroupService(),
+    groups,
     ingestion: createIngestionService(deps),
-    persons: createPersonService(deps),
+    persons,
     projects: createProjectService(),
     users: createUserService(),
   };
@@ -67,8 +72,11 @@ export const REST_MODULES: readonly RestModule[] = [
 /** Every domain's SDK module (token-authenticated paths: capture, and the flag paths next). */
 export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes];
 
+/** Every domain's background tasks (run on intervals by the server: src/core/background-tasks.ts). */
+export const BACKGROUND_TASK_MODULES: readonly BackgroundTaskModule[] = [featureFlagTasks];
+
 /**
  * The executable GraphQL schema: the root types and every domain's types. codegen.ts prints it,
  * sorted, to schema/schema.graphql; test/graphql/schema-drift.test.ts fails when that file is stale.
  */
-export const schema: GraphQLSchema = builder.toSchema();
+export const schema: GraphQLSchema = withSynchronousNodeIds(builder.toSchema());

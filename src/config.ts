@@ -52,6 +52,11 @@ const envSchema = z.object({
     .min(1024)
     .default(64 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  FLAG_CALL_ROLLUP_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(30 * 60_000),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(15),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().nonnegative().default(30),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(5000),
@@ -110,6 +115,11 @@ export interface Config {
   trustProxy: boolean;
   /** Grace period for in-flight requests on SIGTERM, in ms. */
   shutdownTimeoutMs: number;
+  /**
+   * How often flag calls (`$feature_flag_called` events) are rolled up into `last_called_at`, in ms
+   * (default 30 minutes, PostHog's schedule; src/feature-flags/flag-calls.ts).
+   */
+  flagCallRollupIntervalMs: number;
   limits: Limits;
 }
 
@@ -137,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    flagCallRollupIntervalMs: e.FLAG_CALL_ROLLUP_INTERVAL_MS,
     limits: {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       captureBodyLimitBytes: e.CAPTURE_BODY_LIMIT_BYTES,

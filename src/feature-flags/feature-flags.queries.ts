@@ -5,12 +5,14 @@
  * because this is the hottest read of the service: it skips the per-relation queries and result
  * processing of a generic ORM read (issue 6 §4's profile), and answers the same shape everywhere.
  *
- * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
+ * Invariant: every statement filters by `project_id` (but the list of projects a roll-up of flag
+ * calls visits, a system task's); values are bound parameters, never text.
  */
 import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
 import { normalizeTags } from "../core/tags.js";
 import type { SqlReader } from "../db/sql-reader.js";
+import type { SqlTransaction } from "../db/sql-transaction.js";
 import { type FeatureFlag, Prisma } from "../generated/prisma/client.js";
 import type { FlagListFilters, FlagOrder } from "./feature-flags.schemas.js";
 import { staleCutoff } from "./rules/status.js";
@@ -27,42 +29,44 @@ export type FlagRecord = FeatureFlag & {
 export type Db = SqlReader;
 
 /**
- * The parts of a record a page read may leave out when its reader shows none of their fields (a
- * GraphQL selection, `FLAG_FIELD_PARTS` in graphql/feature-flag.type.ts): each is a JSON column, a
- * join to `users` or a tag subquery, the costly part of a page to read and decode. The other
- * columns are small and always read. REST shows every part.
+ * The columns of a flag a page read may leave out (all but `id` and `projectId`, which every read
+ * brings), each with its select-list entry. Keyed by the record's own names; `satisfies` keeps the
+ * list complete: a new column of the model fails the type check until it is listed here.
  */
-export const FLAG_PARTS = [
-  "filters",
-  "rollbackConditions",
-  "createdBy",
-  "lastModifiedBy",
-  "tags",
-  "evaluationTags",
-] as const;
+const COLUMN_SQL = {
+  key: Prisma.sql`f.key`,
+  name: Prisma.sql`f.name`,
+  deleted: Prisma.sql`f.deleted`,
+  active: Prisma.sql`f.active`,
+  version: Prisma.sql`f.version`,
+  createdById: Prisma.sql`f.created_by_id AS "createdById"`,
+  lastModifiedById: Prisma.sql`f.last_modified_by_id AS "lastModifiedById"`,
+  createdAt: Prisma.sql`f.created_at AS "createdAt"`,
+  updatedAt: Prisma.sql`f.updated_at AS "updatedAt"`,
+  performedRollback: Prisma.sql`f.performed_rollback AS "performedRollback"`,
+  ensureExperienceContinuity: Prisma.sql`f.ensure_experience_continuity AS "ensureExperienceContinuity"`,
+  usageDashboardId: Prisma.sql`f.usage_dashboard_id AS "usageDashboardId"`,
+  hasEnrichedAnalytics: Prisma.sql`f.has_enriched_analytics AS "hasEnrichedAnalytics"`,
+  isRemoteConfiguration: Prisma.sql`f.is_remote_configuration AS "isRemoteConfiguration"`,
+  hasEncryptedPayloads: Prisma.sql`f.has_encrypted_payloads AS "hasEncryptedPayloads"`,
+  evaluationRuntime: Prisma.sql`f.evaluation_runtime::text AS "evaluationRuntime"`,
+  bucketingIdentifier: Prisma.sql`f.bucketing_identifier::text AS "bucketingIdentifier"`,
+  lastCalledAt: Prisma.sql`f.last_called_at AS "lastCalledAt"`,
+  creationContext: Prisma.sql`f.creation_context::text AS "creationContext"`,
+  createInFolder: Prisma.sql`f.create_in_folder AS "createInFolder"`,
+  shouldCreateUsageDashboard: Prisma.sql`f.should_create_usage_dashboard AS "shouldCreateUsageDashboard"`,
+  variantCount: Prisma.sql`f.variant_count AS "variantCount"`,
+  fullyRolledOut: Prisma.sql`f.fully_rolled_out AS "fullyRolledOut"`,
+} satisfies Record<
+  Exclude<keyof FeatureFlag, "id" | "projectId" | "filters" | "rolloutPercentage" | "rollbackConditions">,
+  Prisma.Sql
+>;
 
-/** One of `FLAG_PARTS`. */
-export type FlagPart = (typeof FLAG_PARTS)[number];
+/** A column a page read may leave out (`COLUMN_SQL`); as a part, it brings the record key of its name. */
+export type FlagColumn = keyof typeof COLUMN_SQL;
 
-/** The record's keys each part brings (`filters` comes with the rollout it falls back on, §2.5). */
-interface FlagPartKeys {
-  filters: "filters" | "rolloutPercentage";
-  rollbackConditions: "rollbackConditions";
-  createdBy: "createdBy";
-  lastModifiedBy: "lastModifiedBy";
-  tags: "tags";
-  evaluationTags: "evaluationTags";
-}
-
-/** The record's keys that parts `P` bring. */
-export type FlagPartKey<P extends FlagPart = FlagPart> = FlagPartKeys[P];
-
-/** A flag record with the always-read columns and parts `P` (all of them: a whole `FlagRecord`). */
-export type FlagRecordWith<P extends FlagPart> = Omit<FlagRecord, FlagPartKey> &
-  Pick<FlagRecord, FlagPartKey<P>>;
-
-/** The SQL of each part: select-list entries (users come from the `cb`/`mb` joins of `fromFor`). */
-const PART_SQL: Record<FlagPart, Prisma.Sql> = {
+/** The parts of a record that are not plain columns: JSON columns, user joins, tag lists. */
+const COMPOUND_PART_SQL = {
   filters: Prisma.sql`f.filters, f.rollout_percentage AS "rolloutPercentage"`,
   rollbackConditions: Prisma.sql`f.rollback_conditions AS "rollbackConditions"`,
   createdBy: Prisma.sql`${userBasicJson("cb")} AS "createdBy"`,
@@ -73,26 +77,44 @@ const PART_SQL: Record<FlagPart, Prisma.Sql> = {
     WHERE et.feature_flag_id = f.id ORDER BY t.name) AS "evaluationTags"`,
 };
 
-/** The columns every read brings. */
-const SELECT_COLUMNS = Prisma.sql`
-  SELECT f.id, f.project_id AS "projectId", f.key, f.name, f.deleted, f.active, f.version,
-    f.created_by_id AS "createdById", f.last_modified_by_id AS "lastModifiedById",
-    f.created_at AS "createdAt", f.updated_at AS "updatedAt",
-    f.performed_rollback AS "performedRollback",
-    f.ensure_experience_continuity AS "ensureExperienceContinuity",
-    f.usage_dashboard_id AS "usageDashboardId", f.has_enriched_analytics AS "hasEnrichedAnalytics",
-    f.is_remote_configuration AS "isRemoteConfiguration",
-    f.has_encrypted_payloads AS "hasEncryptedPayloads",
-    f.evaluation_runtime::text AS "evaluationRuntime", f.bucketing_identifier::text AS "bucketingIdentifier",
-    f.last_called_at AS "lastCalledAt", f.creation_context::text AS "creationContext",
-    f.create_in_folder AS "createInFolder",
-    f.should_create_usage_dashboard AS "shouldCreateUsageDashboard",
-    f.variant_count AS "variantCount", f.fully_rolled_out AS "fullyRolledOut"`;
+/**
+ * What a page read may leave out when its reader shows none of its fields (a GraphQL selection,
+ * `flagPartsFor` in graphql/feature-flag.type.ts): every column but `id` and `projectId`, and the
+ * compound parts (JSON columns, users, tags). Reading and decoding unshown columns was most of a
+ * GraphQL page's driver time (issue 6 §4's profile); REST, writes and single reads read every part.
+ */
+export type FlagPart = FlagColumn | keyof typeof COMPOUND_PART_SQL;
 
-/** The select list for `parts`: the columns, then each part, in `FLAG_PARTS` order. */
+/** The SQL of each part: select-list entries (users come from the `cb`/`mb` joins of `fromFor`). */
+const PART_SQL: Record<FlagPart, Prisma.Sql> = { ...COLUMN_SQL, ...COMPOUND_PART_SQL };
+
+/** Every part, in select-list order. */
+export const FLAG_PARTS = Object.keys(PART_SQL) as FlagPart[];
+
+/** The record's keys each part brings: a column its own, `filters` with the rollout it falls back on (§2.5). */
+type FlagPartKeys = { [C in FlagColumn]: C } & {
+  filters: "filters" | "rolloutPercentage";
+  rollbackConditions: "rollbackConditions";
+  createdBy: "createdBy";
+  lastModifiedBy: "lastModifiedBy";
+  tags: "tags";
+  evaluationTags: "evaluationTags";
+};
+
+/** The record's keys that parts `P` bring. */
+export type FlagPartKey<P extends FlagPart = FlagPart> = FlagPartKeys[P];
+
+/** A flag record with `id`, `projectId` and parts `P` (all of them: a whole `FlagRecord`). */
+export type FlagRecordWith<P extends FlagPart> = Omit<FlagRecord, FlagPartKey> &
+  Pick<FlagRecord, FlagPartKey<P>>;
+
+/** The columns every read brings. */
+const SELECT_ALWAYS = Prisma.sql`SELECT f.id, f.project_id AS "projectId"`;
+
+/** The select list for `parts`: `id`, `projectId`, then each part, in `FLAG_PARTS` order. */
 function selectFor(parts: ReadonlySet<FlagPart>): Prisma.Sql {
   const selected = FLAG_PARTS.filter((part) => parts.has(part)).map((part) => PART_SQL[part]);
-  return selected.length === 0 ? SELECT_COLUMNS : Prisma.sql`${SELECT_COLUMNS}, ${Prisma.join(selected)}`;
+  return selected.length === 0 ? SELECT_ALWAYS : Prisma.sql`${SELECT_ALWAYS}, ${Prisma.join(selected)}`;
 }
 
 /** `FROM` the flags, joined to the users that `parts` show. */
@@ -169,13 +191,13 @@ export function flagListWhere(projectId: number, filters: FlagListFilters, now: 
   return Prisma.join(and, " AND ");
 }
 
-/** A page's row: the record and the page's total (`bigint`: a string or a bigint, by driver). */
+/**
+ * A page's row: the record, and the page's total (`bigint`: a string or a bigint, by driver). The
+ * rows are answered as they come, total included: a `FlagRecordWith` with one key more, which no
+ * door shows (REST serialises declared fields, GraphQL selected ones); copying each row without it
+ * cost more than any other step of ours in the page (issue 6 §4's profile).
+ */
 type Row<P extends FlagPart> = FlagRecordWith<P> & { totalCount?: bigint | string };
-
-function toRecord<P extends FlagPart>(row: Row<P>): FlagRecordWith<P> {
-  const { totalCount: _total, ...record } = row;
-  return record as FlagRecordWith<P>;
-}
 
 /**
  * One page of flags matching `where`, in `order` (newest first by default; ties by id, newest first,
@@ -194,7 +216,7 @@ export async function selectFlagPage<P extends FlagPart>(
     ${fromFor(shown)}
     WHERE ${where} ORDER BY ${ORDER_SQL[order ?? "-created_at"]}, f.id DESC
     LIMIT ${page.limit} OFFSET ${page.offset}`);
-  if (rows.length > 0) return { count: Number(rows[0]!.totalCount), results: rows.map(toRecord) };
+  if (rows.length > 0) return { count: Number(rows[0]!.totalCount), results: rows };
   if (page.offset === 0 && page.limit > 0) return { count: 0, results: [] };
   const [counted] = await db.rows<{ count: number }>(
     Prisma.sql`SELECT count(*)::int AS count FROM feature_flags f WHERE ${where}`,
@@ -215,4 +237,46 @@ export async function selectFlags(
   return db.rows<FlagRecord>(
     Prisma.sql`${WHOLE_SELECT} ${WHOLE_FROM} WHERE f.project_id = ${projectId} AND ${match}`,
   );
+}
+
+/** The ids and keys of the project's non-deleted flags among `ids` (`bulk_keys`), in id order. */
+export function selectFlagKeys(
+  db: Db,
+  projectId: number,
+  ids: readonly number[],
+): Promise<Array<{ id: number; key: string }>> {
+  return db.rows(Prisma.sql`SELECT f.id, f.key FROM feature_flags f
+    WHERE f.project_id = ${projectId} AND NOT f.deleted AND f.id = ANY(${[...ids]}::int[]) ORDER BY f.id`);
+}
+
+/**
+ * Moves the `last_called_at` of project `projectId`'s flags to their latest `$feature_flag_called`
+ * event (property `$feature_flag` = key) with a timestamp in (`since`, `until`], where that is
+ * newer than the stored one; soft-deleted flags too (their key is still theirs). One statement, on
+ * the events index `(project_id, event, timestamp)`. Returns how many flags moved.
+ */
+export function rollUpProjectFlagCalls(
+  tx: SqlTransaction,
+  projectId: number,
+  window: { since: Date; until: Date },
+): Promise<number> {
+  return tx.execute(Prisma.sql`UPDATE feature_flags f SET last_called_at = c.called_at
+    FROM (SELECT e.properties ->> '$feature_flag' AS key, max(e.timestamp) AS called_at
+          FROM events e
+          WHERE e.project_id = ${projectId} AND e.event = ${FLAG_CALLED_EVENT}
+            AND e.timestamp > ${window.since} AND e.timestamp <= ${window.until}
+          GROUP BY 1) c
+    WHERE f.project_id = ${projectId} AND f.key = c.key
+      AND (f.last_called_at IS NULL OR f.last_called_at < c.called_at)`);
+}
+
+/** The event SDKs send when code reads a flag (posthog-behavior.md §2.12). */
+export const FLAG_CALLED_EVENT = "$feature_flag_called";
+
+/** The projects that have flags, in id order (those a roll-up visits). */
+export async function selectProjectsWithFlags(tx: SqlTransaction): Promise<number[]> {
+  const rows = await tx.rows<{ projectId: number }>(
+    Prisma.sql`SELECT DISTINCT f.project_id AS "projectId" FROM feature_flags f ORDER BY 1`,
+  );
+  return rows.map((row) => row.projectId);
 }

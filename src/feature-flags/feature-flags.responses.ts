@@ -8,7 +8,7 @@ import { z } from "zod";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { userBasicSchema } from "../rest/serializers.js";
 import { BUCKETING_IDENTIFIERS, CREATION_CONTEXTS, EVALUATION_RUNTIMES } from "./feature-flags.schemas.js";
-import { FLAG_STATUS_NAMES } from "./rules/status.js";
+import { FLAG_STATUS_NAMES, type FlagStatusName } from "./rules/status.js";
 
 /** A flag in PostHog's response shape. */
 export const featureFlagSchema = z
@@ -62,3 +62,48 @@ export type FeatureFlagResponse = z.output<typeof featureFlagSchema>;
 
 /** A DRF offset page of flags. */
 export const featureFlagPageSchema = paginatedListSchema(featureFlagSchema, "PaginatedFeatureFlagList");
+
+/** `GET :id/status` (§2.8): the status as PostHog's enum value (lower case), and why. */
+export const flagStatusBodySchema = z
+  .object({
+    status: z.enum(FLAG_STATUS_NAMES.map((name) => name.toLowerCase()) as Lowercase<FlagStatusName>[]),
+    reason: z.string().describe('In PostHog\'s words, e.g. "Flag was called today".'),
+  })
+  .meta({ id: "FeatureFlagStatus" });
+
+/** A flag that depends on another (§2.6), as `dependent_flags` lists it. */
+export const dependentFlagSchema = z
+  .object({
+    id: z.int(),
+    key: z.string(),
+    name: z.string().describe("The flag's name, or its key when the name is blank."),
+  })
+  .meta({ id: "DependentFlag" });
+
+/** `POST :id/has_active_dependents` (§2.6). */
+export const activeDependentsSchema = z
+  .object({
+    has_active_dependents: z.boolean(),
+    dependent_flags: z.array(dependentFlagSchema),
+    warning: z.string().optional().describe("Present only when other active flags depend on the flag."),
+  })
+  .meta({ id: "FeatureFlagActiveDependents" });
+
+/** `POST bulk_keys/` (§2.10). */
+export const flagKeysSchema = z
+  .object({
+    keys: z.record(z.string(), z.string()).describe("The key of each flag found, by its id as text."),
+    warning: z.string().optional().describe("Names the items of `ids` that were not ids, when some were."),
+  })
+  .meta({ id: "FeatureFlagKeys" });
+
+/** `POST bulk_keys/`'s refusal when no item of `ids` is an id: PostHog's own body, not its error body. */
+export const flagKeysErrorSchema = z.object({ error: z.string() }).meta({ id: "FeatureFlagKeysError" });
+
+/** `POST user_blast_radius/` (§2.10). */
+export const blastRadiusSchema = z
+  .object({
+    users_affected: z.int().describe("Persons (or groups of the type) the condition's properties select."),
+    total_users: z.int().describe("All the project's persons (or groups of the type)."),
+  })
+  .meta({ id: "FeatureFlagBlastRadius" });

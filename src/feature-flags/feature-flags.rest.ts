@@ -1,13 +1,19 @@
 /**
- * Feature flags on PostHog's REST paths (spec rows 1–6 and 13): request parsing and the PostHog
- * record shape. Behaviour lives in feature-flags.service.ts.
+ * Feature flags on PostHog's REST paths (spec rows 1–6, 10–14 and 18, and the newer
+ * `:id/dependent_flags/`): request parsing and PostHog's shapes. Behaviour lives in
+ * feature-flags.service.ts.
  */
 
 import { z } from "zod";
 import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
-import { MethodNotAllowedError } from "../core/errors.js";
+import {
+  MethodNotAllowedError,
+  NotFoundError,
+  ProjectNotFoundError,
+  ValidationError,
+} from "../core/errors.js";
 import { activityRoutes } from "../rest/activity-routes.js";
 import { errorBodySchema } from "../rest/error-body.js";
 import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
@@ -16,9 +22,15 @@ import { pathId, type RestModule } from "../rest/routes.js";
 import { serializeUserBasic } from "../rest/serializers.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
 import {
+  activeDependentsSchema,
+  blastRadiusSchema,
+  dependentFlagSchema,
   type FeatureFlagResponse,
   featureFlagPageSchema,
   featureFlagSchema,
+  flagKeysErrorSchema,
+  flagKeysSchema,
+  flagStatusBodySchema,
 } from "./feature-flags.responses.js";
 import {
   createFlagSchema,
@@ -26,7 +38,15 @@ import {
   replaceFlagSchema,
   updateFlagSchema,
 } from "./feature-flags.schemas.js";
-import { type FlagStatusResult, isSimpleFlag, simpleRolloutPercentage } from "./rules/status.js";
+import { blastRadiusBodySchema } from "./rules/blast-radius.js";
+import { bulkKeysBodySchema, INVALID_FLAG_IDS } from "./rules/bulk-keys.js";
+import {
+  type FlagStatusResult,
+  flagStatusValue,
+  isSimpleFlag,
+  simpleRolloutPercentage,
+  UNKNOWN_FLAG_STATUS,
+} from "./rules/status.js";
 import { effectiveFilters } from "./rules/stored-filters.js";
 
 const BASE = "/api/projects/:project_id/feature_flags/";
@@ -79,7 +99,7 @@ export function serializeFlag(
 }
 
 /**
- * Flag operations of the spec (rows 7-12, 14-18) that this service does not provide yet, each with
+ * Flag operations of the spec (rows 7–9, 15–17) that this service does not provide yet, each with
  * its scopes (posthog-behavior.md §1.7 and decision 2) and the reason. They authorize like the built
  * ones (project, key limits, scopes, membership) and then answer 501, instead of being mistaken for
  * `:id/` routes.
@@ -104,30 +124,6 @@ const NOT_BUILT: readonly NotBuiltOperation[] = [
     reason: "dashboards are not part of this service yet",
   },
   {
-    method: "POST",
-    path: ":id/has_active_dependents/",
-    scopes: ["feature_flag:read"],
-    reason: "dependency reports arrive with flag evaluation",
-  },
-  {
-    method: "GET",
-    path: ":id/remote_config/",
-    scopes: ["feature_flag:read"],
-    reason: "remote configuration arrives with flag evaluation",
-  },
-  {
-    method: "GET",
-    path: ":id/status/",
-    scopes: ["feature_flag:read"],
-    reason: "the status action arrives with flag evaluation",
-  },
-  {
-    method: "POST",
-    path: "bulk_keys/",
-    scopes: ["feature_flag:read"],
-    reason: "bulk key lookup arrives with flag evaluation",
-  },
-  {
     method: "GET",
     path: "evaluation_reasons/",
     scopes: ["feature_flag:read"],
@@ -138,12 +134,6 @@ const NOT_BUILT: readonly NotBuiltOperation[] = [
     path: "my_flags/",
     scopes: ["feature_flag:read"],
     reason: "flag evaluation is not built yet",
-  },
-  {
-    method: "POST",
-    path: "user_blast_radius/",
-    scopes: ["feature_flag:read"],
-    reason: "persons and events are not part of this service yet",
   },
 ];
 
@@ -156,6 +146,16 @@ const flagListQuerySchema = offsetPageQuerySchema.extend({
   excluded_properties: z.string().optional().describe('Flag keys to leave out, as a JSON list: `["a","b"]`.'),
   tags: z.string().optional().describe('Only flags with any of these tags, as a JSON list: `["a","b"]`.'),
 });
+
+/** A flag (not its project) was not found: the answer some flag actions give in PostHog's own way. */
+function isFlagNotFound(error: unknown): boolean {
+  return error instanceof NotFoundError && !(error instanceof ProjectNotFoundError);
+}
+
+/** A status as `GET :id/status` answers it (§2.8): the enum value, lower case. */
+function statusBody(result: FlagStatusResult) {
+  return { status: flagStatusValue(result.status), reason: result.reason };
+}
 
 /** The feature-flag routes. */
 export const featureFlagRoutes: RestModule = (services, limits) => {
@@ -241,6 +241,101 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       responses: { 405: null },
       emptyBodyOn: (error) => error instanceof MethodNotAllowedError,
       handler: ({ params, ctx }) => flags.destroy(ctx, pathId(params, "project_id")),
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/status/`,
+      summary:
+        "A flag's status and why (`active`, `stale`, `deleted`); 404 with status `unknown` when there is no such flag.",
+      scopes: ["feature_flag:read"],
+      responses: { 200: flagStatusBodySchema, 404: z.union([flagStatusBodySchema, errorBodySchema]) },
+      errorBody: (error) => (isFlagNotFound(error) ? statusBody(UNKNOWN_FLAG_STATUS) : undefined),
+      handler: async ({ params, ctx }) => ({
+        body: statusBody(await flags.getStatus(ctx, pathId(params, "project_id"), pathId(params, "id"))),
+      }),
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/dependent_flags/`,
+      summary: "The active flags that depend on this one (a `flag` condition on it), by key.",
+      scopes: ["feature_flag:read"],
+      responses: { 200: z.array(dependentFlagSchema) },
+      handler: async ({ params, ctx }) => ({
+        body: await flags.dependentFlags(ctx, pathId(params, "project_id"), pathId(params, "id")),
+      }),
+    },
+    {
+      method: "POST",
+      path: `${BASE}:id/has_active_dependents/`,
+      summary:
+        "Whether active flags depend on this one, which, and a warning (writes nothing; older form of `dependent_flags`).",
+      scopes: ["feature_flag:read"],
+      responses: { 200: activeDependentsSchema },
+      handler: async ({ params, body, ctx }) => {
+        const found = await flags.activeDependents(
+          ctx,
+          pathId(params, "project_id"),
+          pathId(params, "id"),
+          body,
+        );
+        return {
+          body: {
+            has_active_dependents: found.hasActiveDependents,
+            dependent_flags: found.dependentFlags,
+            ...(found.warning === undefined ? {} : { warning: found.warning }),
+          },
+        };
+      },
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/remote_config/`,
+      summary:
+        "A remote-configuration flag's payload, as stored (`:id` its id or its key); empty 404 for any other flag.",
+      scopes: ["feature_flag:read"],
+      request: {
+        params: z.object({
+          project_id: z.int(),
+          id: z.string().describe("The flag's id (all digits) or its key."),
+        }),
+      },
+      responses: {
+        200: z.unknown().describe("The `true` payload as stored (JSON text of the value), or null."),
+      },
+      emptyBodyOn: isFlagNotFound,
+      // The payload is a JSON value (usually the JSON text of an object, as stored): answered as JSON
+      // itself, so a stored text arrives as a JSON string, as DRF renders it (SDKs decode it twice).
+      handler: async ({ params, ctx }) => ({
+        body: JSON.stringify(await flags.remoteConfig(ctx, pathId(params, "project_id"), params["id"] ?? "")),
+      }),
+    },
+    {
+      method: "POST",
+      path: `${BASE}bulk_keys/`,
+      summary: 'The keys of the flags with these ids (`{"ids": [...]}`), by id; unknown ids are left out.',
+      scopes: ["feature_flag:read"],
+      request: { body: bulkKeysBodySchema },
+      responses: { 200: flagKeysSchema, 400: z.union([flagKeysErrorSchema, errorBodySchema]) },
+      errorBody: (error) =>
+        error instanceof ValidationError && error.code === INVALID_FLAG_IDS
+          ? { error: error.detail }
+          : undefined,
+      handler: async ({ params, body, ctx }) => ({
+        body: await flags.bulkKeys(ctx, pathId(params, "project_id"), body),
+      }),
+    },
+    {
+      method: "POST",
+      path: `${BASE}user_blast_radius/`,
+      summary:
+        "How many persons (or groups of `group_type_index`) a release condition's properties select, of all; rollout not applied.",
+      scopes: ["feature_flag:read"],
+      request: { body: blastRadiusBodySchema },
+      responses: { 200: blastRadiusSchema },
+      handler: async ({ params, body, ctx }) => {
+        const radius = await flags.blastRadius(ctx, pathId(params, "project_id"), body);
+        return { body: { users_affected: radius.usersAffected, total_users: radius.totalUsers } };
+      },
     },
     ...activityRoutes(
       BASE,

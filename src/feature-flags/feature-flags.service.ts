@@ -23,13 +23,16 @@ import {
   NotImplementedError,
   ValidationError,
 } from "../core/errors.js";
-import { checkStorableString } from "../core/json-input.js";
+import { checkNestingDepth, checkStorableString } from "../core/json-input.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
-import { parseInput } from "../core/validation.js";
+import { parseInput, parseIntegerId } from "../core/validation.js";
 import { prismaReader } from "../db/sql-reader.js";
+import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import { Prisma } from "../generated/prisma/client.js";
+import type { GroupService } from "../groups/groups.service.js";
+import type { PersonService } from "../persons/persons.service.js";
 import {
   ALL_FLAG_PARTS,
   type Db,
@@ -37,6 +40,7 @@ import {
   type FlagRecord,
   type FlagRecordWith,
   flagListWhere,
+  selectFlagKeys,
   selectFlagPage,
   selectFlags,
 } from "./feature-flags.queries.js";
@@ -48,10 +52,22 @@ import {
   type UpdateFlagInput,
   updateFlagSchema,
 } from "./feature-flags.schemas.js";
+import { type FlagCallRollup, rollUpFlagCalls } from "./flag-calls.js";
+import { readBlastRadiusQuery } from "./rules/blast-radius.js";
+import { bulkKeysBodySchema, readFlagIds } from "./rules/bulk-keys.js";
 import { CONFLICT_FIELDS, conflictingFields } from "./rules/conflicts.js";
 import type { FeatureFlagFilters, FlagSummary } from "./rules/filter-types.js";
 import { filtersForUpdate, validateFilters } from "./rules/filters.js";
-import { checkActivationChange, checkDeletion, referencedFlagIds } from "./rules/flag-dependencies.js";
+import {
+  checkActivationChange,
+  checkDeletion,
+  type DependentFlagEntry,
+  dependentFlagEntry,
+  dependentFlags,
+  dependentsWarning,
+  referencedFlagIds,
+} from "./rules/flag-dependencies.js";
+import { remoteConfigPayload } from "./rules/remote-config.js";
 import { type FlagStatusResult, flagStatus, isFullyRolledOut } from "./rules/status.js";
 import { flagCohortIds } from "./rules/stored-filters.js";
 
@@ -112,14 +128,40 @@ class VersionMoved extends Error {}
  */
 export type ConflictRule = { kind: "posthog" } | { kind: "expectedVersion"; version: number | null };
 
-/**
- * Creates the feature-flag service. `cohorts` is the cohort service, which tells the filter rules
- * about the cohorts a flag names (existence, and PostHog's `behavioral_cohort_found`).
- */
-export function createFeatureFlagService(
-  deps: ServiceDeps,
-  cohorts: Pick<CohortService, "summariesForFlags">,
-) {
+/** The other domains' services the flag service calls. */
+export interface FlagServiceCollaborators {
+  /** Tells the filter rules about the cohorts a flag names (existence, PostHog's `behavioral_cohort_found`). */
+  cohorts: Pick<CohortService, "summariesForFlags">;
+  /** Counts the persons a condition selects (blast radius). */
+  persons: Pick<PersonService, "countMatching">;
+  /** Counts the groups a condition selects (blast radius of a group flag). */
+  groups: Pick<GroupService, "countMatching">;
+}
+
+/** `POST :id/has_active_dependents`'s answer (§2.6): the flags that depend on a flag, and PostHog's warning. */
+export interface ActiveDependents {
+  hasActiveDependents: boolean;
+  dependentFlags: DependentFlagEntry[];
+  /** Present only when there are dependents (`dependentsWarning`). */
+  warning?: string;
+}
+
+/** `POST bulk_keys/`'s answer (§2.10): key by id (as text) of the project's non-deleted flags asked for. */
+export interface FlagKeys {
+  keys: Record<string, string>;
+  /** PostHog's warning naming the items that were not ids, when some were. */
+  warning?: string;
+}
+
+/** A condition's blast radius (§2.10): persons (or groups) it selects, of all the project has. */
+export interface BlastRadius {
+  usersAffected: number;
+  totalUsers: number;
+}
+
+/** Creates the feature-flag service. */
+export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceCollaborators) {
+  const { cohorts } = others;
   /** Key rules in PostHog's order: unique among non-deleted flags, then the character set (§2.4). */
   async function validateKey(ctx: ServiceContext, projectId: number, key: string, exceptId: number | null) {
     const clash = await ctx.db.featureFlag.findFirst({
@@ -139,10 +181,10 @@ export function createFeatureFlagService(
   async function loadFlagSummaries(
     ctx: ServiceContext,
     projectId: number,
-  ): Promise<Map<number, FlagSummary>> {
+  ): Promise<Map<number, FlagSummary & { name: string }>> {
     const rows = await ctx.db.featureFlag.findMany({
       where: { projectId, deleted: false },
-      select: { id: true, key: true, active: true, deleted: true, filters: true },
+      select: { id: true, key: true, name: true, active: true, deleted: true, filters: true },
     });
     return new Map(rows.map((row) => [row.id, row]));
   }
@@ -388,10 +430,165 @@ export function createFeatureFlagService(
     }
   }
 
+  /**
+   * The non-deleted, active flags depending on each of `ids` (§2.6 `dependentFlags`), by key, from
+   * one read of the project's flags. Flags of `ids` not in the project have none.
+   */
+  async function dependentsByFlag(
+    ctx: ServiceContext,
+    projectId: number,
+    ids: readonly number[],
+  ): Promise<Map<number, Array<FlagSummary & { name: string }>>> {
+    const flags = await loadFlagSummaries(ctx, projectId);
+    return new Map(ids.map((id) => [id, dependentFlags(id, flags.values())]));
+  }
+
+  /** One flag's dependents (§2.6), after checking it is in the project. @throws NotFoundError */
+  async function dependentsOfOne(ctx: ServiceContext, projectId: number, id: number) {
+    await readOne(ctx.reader, projectId, { id });
+    return (await dependentsByFlag(ctx, projectId, [id])).get(id) ?? [];
+  }
+
   return {
     /** A flag's status (ACTIVE, STALE, DELETED) at the service's clock (§2.8). */
     status(flag: Parameters<typeof flagStatus>[0]): FlagStatusResult {
       return flagStatus(flag, deps.now());
+    },
+
+    /**
+     * The status of one flag of the project (spec row 12, `GET :id/status`, §2.8): the same rules
+     * as the flag object's `status` (`status` above), soft-deleted flags included (DELETED).
+     * Scope `feature_flag:read`. @throws NotFoundError when the flag is not in the project (PostHog's
+     * UNKNOWN, `UNKNOWN_FLAG_STATUS`; PostHog looks the id up in any project, this service in this one).
+     */
+    async getStatus(ctx: ServiceContext, projectId: number, id: number): Promise<FlagStatusResult> {
+      await authorizeProject(ctx, projectId, "feature_flag:read");
+      return flagStatus(await readOne(ctx.reader, projectId, { id }), deps.now());
+    },
+
+    /**
+     * The flags that depend on flag `id` (`GET :id/dependent_flags`, §2.6): non-deleted, active
+     * flags of the project with a `type: "flag"` condition on it, by key, as `{id, key, name}`.
+     * Scope `feature_flag:read`. @throws NotFoundError when the flag is not in the project.
+     */
+    async dependentFlags(ctx: ServiceContext, projectId: number, id: number): Promise<DependentFlagEntry[]> {
+      await authorizeProject(ctx, projectId, "feature_flag:read");
+      return (await dependentsOfOne(ctx, projectId, id)).map(dependentFlagEntry);
+    },
+
+    /**
+     * `POST :id/has_active_dependents` (spec row 10, §2.6; PostHog's older form of `dependentFlags`):
+     * the same flags, whether there are any, and a warning when there are. Writes nothing; `body` is
+     * not read (only its nesting is limited). Scope `feature_flag:read` (decision 2).
+     * @throws NotFoundError when the flag is not in the project; ValidationError `max_depth`.
+     */
+    async activeDependents(
+      ctx: ServiceContext,
+      projectId: number,
+      id: number,
+      body: unknown,
+    ): Promise<ActiveDependents> {
+      await authorizeProject(ctx, projectId, "feature_flag:read");
+      // The body is not read, but too deep a one is refused, as DRF's parser does before any action.
+      checkNestingDepth(body, ctx.limits.maxJsonDepth);
+      const dependents = (await dependentsOfOne(ctx, projectId, id)).map(dependentFlagEntry);
+      if (dependents.length === 0) return { hasActiveDependents: false, dependentFlags: [] };
+      return {
+        hasActiveDependents: true,
+        dependentFlags: dependents,
+        warning: dependentsWarning(dependents.length),
+      };
+    },
+
+    /**
+     * The dependents (§2.6) of each of `ids`, whole records, by key, in the order asked (a batch for
+     * GraphQL's loaders: two statements whatever the number of flags). Scope `feature_flag:read`.
+     */
+    async dependentsOfMany(
+      ctx: ServiceContext,
+      projectId: number,
+      ids: readonly number[],
+    ): Promise<FlagRecord[][]> {
+      await authorizeProject(ctx, projectId, "feature_flag:read");
+      const byFlag = await dependentsByFlag(ctx, projectId, ids);
+      const wanted = [...new Set([...byFlag.values()].flat().map((flag) => flag.id))];
+      const records =
+        wanted.length === 0
+          ? new Map<number, FlagRecord>()
+          : new Map((await selectFlags(ctx.reader, projectId, { ids: wanted })).map((f) => [f.id, f]));
+      return ids.map((id) =>
+        (byFlag.get(id) ?? []).flatMap((flag) => {
+          const record = records.get(flag.id);
+          return record ? [record] : [];
+        }),
+      );
+    },
+
+    /**
+     * A remote-configuration flag's payload (spec row 11, `GET :id/remote_config`, §2.10): its
+     * stored `filters.payloads["true"]` as is (a JSON string as stored, or another JSON value), null
+     * when absent or falsy. `idOrKey` is the flag's id when all digits, else its key; soft-deleted
+     * flags are read too, as PostHog does. Scope `feature_flag:read`.
+     * @throws NotFoundError when no such flag is in the project or it is not a remote configuration
+     *   (REST answers both with an empty 404); ValidationError for a key with a NUL.
+     */
+    async remoteConfig(ctx: ServiceContext, projectId: number, idOrKey: string): Promise<unknown> {
+      await authorizeProject(ctx, projectId, "feature_flag:read");
+      let by: { id: number } | { key: string };
+      if (/^[0-9]+$/.test(idOrKey)) {
+        const id = parseIntegerId(idOrKey);
+        if (id === null) throw new NotFoundError();
+        by = { id };
+      } else {
+        checkStorableString(idOrKey, "key");
+        by = { key: idOrKey };
+      }
+      const payload = remoteConfigPayload(await readOne(ctx.reader, projectId, by));
+      if (payload === undefined) throw new NotFoundError();
+      return payload;
+    },
+
+    /**
+     * Keys of the project's non-deleted flags by id (spec row 14, `POST bulk_keys/`, §2.10): `body`
+     * is `{"ids": [...]}`, read by `readFlagIds` (Python's rules); ids of no such flag are absent.
+     * Scope `feature_flag:read` (decision 2).
+     * @throws ValidationError code `invalid_flag_ids` when ids were sent and none is one.
+     */
+    async bulkKeys(ctx: ServiceContext, projectId: number, body: unknown): Promise<FlagKeys> {
+      const project = await authorizeProject(ctx, projectId, "feature_flag:read");
+      const request = readFlagIds(parseInput(bulkKeysBodySchema, body, ctx.limits).ids);
+      const ids = request.ids.filter((id) => parseIntegerId(id) !== null);
+      const flags = ids.length === 0 ? [] : await selectFlagKeys(ctx.reader, project.id, ids);
+      const keys = Object.fromEntries(flags.map((flag) => [String(flag.id), flag.key]));
+      return request.warning === undefined ? { keys } : { keys, warning: request.warning };
+    },
+
+    /**
+     * How many persons a release condition selects, of all the project's persons (spec row 18,
+     * `POST user_blast_radius/`, §2.10), or with `group_type_index` how many groups of that type;
+     * the condition's rollout is not applied. Counted in the database. Scope `feature_flag:read`
+     * (decision 2). @throws ValidationError (`readBlastRadiusQuery`, and filters the rows cannot be
+     * filtered by); NotImplementedError for conditions on other flags or behavioral cohorts.
+     */
+    async blastRadius(ctx: ServiceContext, projectId: number, body: unknown): Promise<BlastRadius> {
+      const project = await authorizeProject(ctx, projectId, "feature_flag:read");
+      const { criteria, groupTypeIndex } = readBlastRadiusQuery(body, ctx.limits);
+      const attr = "condition__properties";
+      const counts =
+        groupTypeIndex === null
+          ? await others.persons.countMatching(ctx, project.id, criteria, attr)
+          : await others.groups.countMatching(ctx, project.id, groupTypeIndex, criteria, attr);
+      return { usersAffected: counts.matching, totalUsers: counts.total };
+    },
+
+    /**
+     * Moves every flag's `last_called_at` to its latest `$feature_flag_called` event since the last
+     * roll-up (§2.12; flag-calls.ts says how and why not per event). A system task: no caller, no
+     * scope. `transaction` runs its statements. Returns what it did (`skipped` when another process
+     * holds the roll-up).
+     */
+    rollUpCalls(transaction: RunSqlTransaction): Promise<FlagCallRollup> {
+      return rollUpFlagCalls(transaction, deps.now());
     },
 
     /**

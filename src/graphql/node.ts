@@ -14,8 +14,8 @@
  *   project-owned type, one per project): a constant number of SQL statements, not one per id.
  */
 import type { ObjectRef } from "@pothos/core";
-import { resolveNodes } from "@pothos/plugin-relay";
-import type { GraphQLResolveInfo } from "graphql";
+import { encodeGlobalID, resolveNodes } from "@pothos/plugin-relay";
+import type { GraphQLResolveInfo, GraphQLSchema } from "graphql";
 import type { ServiceContext } from "../core/context.js";
 import { DomainError, NotFoundError } from "../core/errors.js";
 import { builder } from "./builder.js";
@@ -41,18 +41,37 @@ export interface NodeOptions<T> {
 
 const NodeInterface = builder.nodeInterfaceRef();
 
-/** Names of the object types that implement `Node`; any other type in an id is "not found". */
-const nodeTypes = new Set<string>();
+/** The object types that implement `Node`, by name, with their local ids; any other type in an id is "not found". */
+const nodeTypes = new Map<string, (value: unknown) => string>();
 
 /** Makes the object type `ref` a node: it implements `Node`, its `id` is global and `node(id:)` loads it. */
 export function implementNode<T extends object>(ref: ObjectRef<BuilderTypes, T>, options: NodeOptions<T>) {
-  nodeTypes.add(ref.name);
+  // The schema hands each type's `id` resolver only objects of that type (`withSynchronousNodeIds`).
+  nodeTypes.set(ref.name, options.localId as (value: unknown) => string);
   builder.nodeRef<T, string, ObjectRef<BuilderTypes, T>>(ref, {
     id: { resolve: (value) => options.localId(value) },
     // An Error among the results is not a T, but graphql-js answers it as that item's error
     // (null plus the error at its path), which is what a node read promises.
     loadMany: (localIds, ctx) => loadAll(localIds, ctx, options.load) as Promise<readonly T[]>,
   });
+}
+
+/**
+ * `schema` with the global `id` of every node type resolved synchronously. plugin-relay resolves it
+ * through an async wrapper (an id resolver may return a promise there; ours never do), which made a
+ * page of 100 flags 100 promises for the compiled execution to wait on. The id is encoded as
+ * plugin-relay encodes it (`encodeGlobalID`, no custom encoder is configured), so ids are unchanged.
+ * Called once by the composition root on the built schema.
+ */
+export function withSynchronousNodeIds(schema: GraphQLSchema): GraphQLSchema {
+  for (const [typename, localId] of nodeTypes) {
+    const type = schema.getType(typename);
+    // Read by shape: a test runner may hold a second copy of `graphql` (see server.ts `originalOf`).
+    const field = type && "getInterfaces" in type ? type.getFields()["id"] : undefined;
+    if (!field) throw new Error(`Node type ${typename} has no id field`);
+    field.resolve = (value: unknown) => encodeGlobalID(typename, localId(value));
+  }
+  return schema;
 }
 
 /** Runs `load`, answering every id with a DomainError it throws (a batch-wide refusal). */

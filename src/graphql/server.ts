@@ -114,6 +114,9 @@ export function createGraphQLServer(
     logging: yogaLogger(logger),
     graphiql: { title: "Signalbox GraphQL", defaultQuery: DEFAULT_QUERY },
     renderGraphiQL: graphiqlPageRenderer(graphiqlAssetsPath(GRAPHQL_ENDPOINT)),
+    // The body is read and bounded by fastify (`Limits.bodyLimitBytes`, route.ts) before yoga sees it;
+    // yoga's own bound would pipe every body through a stream that counts its bytes again.
+    maxRequestBodySize: false,
     plugins: [useRequestErrors(), ...graphqlLimitPlugins(limits), ...useCompiledExecution()],
     maskedErrors: {
       // Never yoga's development mode (NODE_ENV=development), which adds causes and stacks.

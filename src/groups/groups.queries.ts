@@ -114,3 +114,14 @@ export async function selectGroups(
       ON g.group_type_index = k.type_index AND g.group_key = k.group_key
     WHERE g.project_id = ${projectId}`;
 }
+
+/**
+ * The groups of one type of a project, as the `FROM` of a count (row alias `g`, what `toSql`'s
+ * `group` target names), each with its key also readable as the property `$group_key` (PostHog
+ * filters a group's own key under that name).
+ */
+export function projectGroupsOfType(projectId: number, groupTypeIndex: number): Prisma.Sql {
+  return Prisma.sql`FROM (SELECT g0.group_type_index,
+      g0.group_properties || jsonb_build_object('$group_key', g0.group_key) AS group_properties
+    FROM groups g0 WHERE g0.project_id = ${projectId} AND g0.group_type_index = ${groupTypeIndex}) g`;
+}

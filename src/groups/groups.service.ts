@@ -10,10 +10,16 @@ import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { decodeKeysetCursor, encodeKeysetCursor, isPgTimestamp } from "../core/keyset-cursor.js";
+import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
+import { countMatches, type MatchCounts } from "../properties/match-counts.js";
+import type { PropertyNode } from "../properties/property-filters.js";
+import { checkRegexPatterns } from "../properties/regex-check.js";
+import { toSql } from "../properties/to-sql.js";
 import {
   type GroupRecord,
   type GroupTypeRecord,
+  projectGroupsOfType,
   selectGroupPage,
   selectGroups,
   selectGroupTypes,
@@ -37,8 +43,8 @@ export function groupCursor(group: GroupRecord, reverse = false): string {
   return encodeKeysetCursor([group.createdAtText, group.groupKey], reverse);
 }
 
-/** Creates the group service. */
-export function createGroupService() {
+/** Creates the group service; `deps.now` is the clock relative dates in filters count back from. */
+export function createGroupService(deps: ServiceDeps) {
   return {
     /** The project's group types, by index (`GET groups_types/`). Scope `group:read`. @throws NotFoundError (project), PermissionDeniedError. */
     async listTypes(ctx: ServiceContext, projectId: number): Promise<GroupTypeRecord[]> {
@@ -150,6 +156,34 @@ export function createGroupService() {
         (key) =>
           groups.find((g) => g.groupTypeIndex === key.groupTypeIndex && g.groupKey === key.groupKey) ?? null,
       );
+    },
+
+    /**
+     * How many of the project's groups of type `groupTypeIndex` match `criteria` (group property
+     * filters of that type, `$group_key` being the group's key; null: every group), and how many
+     * groups of the type it has: one statement after the regex patterns are checked. For another
+     * domain's estimates (a flag condition's blast radius): it authorizes nothing, its caller has
+     * authorized the project with its own scope (as `cohorts.summariesForFlags`).
+     * @throws ValidationError for a filter groups cannot be filtered by (person or cohort filters),
+     *   or a bad regex (`attr` as given).
+     */
+    async countMatching(
+      ctx: ServiceContext,
+      projectId: number,
+      groupTypeIndex: number,
+      criteria: PropertyNode | null,
+      attr: string,
+    ): Promise<MatchCounts> {
+      const rows = projectGroupsOfType(projectId, groupTypeIndex);
+      if (criteria === null) return countMatches(ctx.db, rows, null);
+      await checkRegexPatterns(ctx.db, criteria, attr);
+      const where = toSql(criteria, {
+        projectId,
+        now: deps.now(),
+        targets: { group: "g" },
+        cohorts: new Map(),
+      });
+      return countMatches(ctx.db, rows, where);
     },
 
     /** Group types of the project by index, in the order asked, null where none (node loaders). Scope `group:read`. */

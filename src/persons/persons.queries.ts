@@ -126,3 +126,8 @@ export async function selectPersons(
     WHERE p.project_id = ${projectId}
       AND (p.uuid = ANY(${uuids}::uuid[]) OR p.id = ANY(${ids.map(String)}::bigint[]))`;
 }
+
+/** The persons of a project, as the `FROM` of a count (row alias `p`, what `toSql`'s `person` target names). */
+export function projectPersons(projectId: number): Prisma.Sql {
+  return Prisma.sql`FROM persons p WHERE p.project_id = ${projectId}`;
+}

@@ -13,9 +13,18 @@ import type { OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { isUuid, parseInput } from "../core/validation.js";
 import { loadCohortDefinitions } from "../properties/cohort-definitions.js";
+import { countMatches, type MatchCounts } from "../properties/match-counts.js";
+import type { PropertyNode } from "../properties/property-filters.js";
+import { checkRegexPatterns } from "../properties/regex-check.js";
 import { toSql } from "../properties/to-sql.js";
 import { type EventPosition, type EventRecord, selectPersonEvents } from "./events.queries.js";
-import { type PersonRecord, personListWhere, selectPersonPage, selectPersons } from "./persons.queries.js";
+import {
+  type PersonRecord,
+  personListWhere,
+  projectPersons,
+  selectPersonPage,
+  selectPersons,
+} from "./persons.queries.js";
 import { personListFiltersSchema } from "./persons.schemas.js";
 import { type PersonLookup, parsePersonLookup } from "./rules/person-lookup.js";
 
@@ -116,6 +125,32 @@ export function createPersonService(deps: ServiceDeps) {
             "uuid" in lookup ? person.uuid === lookup.uuid : person.id === lookup.id,
           ) ?? null,
       );
+    },
+
+    /**
+     * How many of the project's persons match `criteria` (person properties and cohorts, as
+     * src/properties/ translates them; null: everyone), and how many persons it has: one statement,
+     * after the cohorts the criteria name are read and their regex patterns checked. For another
+     * domain's estimates (a flag condition's blast radius): it authorizes nothing, its caller has
+     * authorized the project with its own scope (as `cohorts.summariesForFlags`).
+     * @throws ValidationError (`attr` as given for a bad regex) for a filter persons cannot be
+     *   filtered by; NotImplementedError for behavioral cohort criteria.
+     */
+    async countMatching(
+      ctx: ServiceContext,
+      projectId: number,
+      criteria: PropertyNode | null,
+      attr: string,
+    ): Promise<MatchCounts> {
+      if (criteria === null) return countMatches(ctx.db, projectPersons(projectId), null);
+      await checkRegexPatterns(ctx.db, criteria, attr);
+      const where = toSql(criteria, {
+        projectId,
+        now: deps.now(),
+        targets: { person: "p" },
+        cohorts: await loadCohortDefinitions(ctx.db, projectId, criteria),
+      });
+      return countMatches(ctx.db, projectPersons(projectId), where);
     },
 
     /**

@@ -61,6 +61,10 @@ export interface RestRequest {
  */
 export interface RestReply {
   status?: number;
+  /**
+   * The value fastify serialises with the route's response schema. A string is sent as it is (fastify
+   * serialises no strings): a route answering a JSON string value sends `JSON.stringify` of it.
+   */
   body: unknown;
   /** Headers to add (e.g. `ETag`, `Cache-Control`). */
   headers?: Record<string, string>;
@@ -112,6 +116,12 @@ export interface RestRoute {
   emptyBodyOn?: (error: DomainError) => boolean;
   /** For a path without `:project_id`: take the project from the query's public token (see `ProjectFromToken`). */
   projectFromToken?: ProjectFromToken;
+  /**
+   * PostHog's own body for some errors of this route, instead of `{type, code, detail, attr}`
+   * (`bulk_keys`' `{"error": ...}`, `status`'s `{"status": "unknown", ...}`), with the error's
+   * status; undefined keeps the standard body. `responses` must admit it for that status.
+   */
+  errorBody?: (error: DomainError) => unknown;
 }
 
 /** An id that no row has (ids start at 1): what a malformed object id in a path becomes. */
@@ -275,7 +285,10 @@ export function registerRestRoutes(
           const etag = read?.etag();
           if (etag) reply.header("ETag", etag).header("Cache-Control", "private, no-cache");
           if (result.headers) reply.headers(result.headers);
-          if (Buffer.isBuffer(result.body)) reply.type("application/json; charset=utf-8");
+          // fastify sends a Buffer or a string as given, as text unless told: these are JSON texts.
+          if (Buffer.isBuffer(result.body) || typeof result.body === "string") {
+            reply.type("application/json; charset=utf-8");
+          }
           return reply.status(result.status ?? 200).send(result.body);
         } catch (error) {
           if (error instanceof NotModified) {
@@ -288,6 +301,8 @@ export function registerRestRoutes(
           if (error instanceof DomainError && route.emptyBodyOn?.(error)) {
             throw new EmptyBodyError(error.httpStatus);
           }
+          const own = error instanceof DomainError ? route.errorBody?.(error) : undefined;
+          if (own !== undefined) return reply.status((error as DomainError).httpStatus).send(own);
           throw error;
         }
       },

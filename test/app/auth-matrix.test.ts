@@ -55,6 +55,14 @@ const SDK_PATHS = new Set(SDK_ROUTES.map((route) => route.path));
 
 const { isListType } = graphqlOfApp;
 
+/**
+ * Fields of the fresh flag a flag route's success case gets, where a plain flag would not do: a
+ * remote configuration answers only for a flag that is one.
+ */
+const FRESH_FLAG_FIELDS: Record<string, Record<string, unknown>> = {
+  "/api/projects/:project_id/feature_flags/:id/remote_config/": { is_remote_configuration: true },
+};
+
 const NO_SUCH_PROJECT = 987654;
 const MALFORMED_KEY = "phx_thisisnotakeythisisnotakeythisisnotakey";
 
@@ -156,10 +164,8 @@ describeEachBackend("REST auth matrix", (server) => {
     if (!params(route.path).has("id")) return own;
     const collection = collectionOf(route.path);
     if (collection === "feature_flags") {
-      return {
-        ...own,
-        ids: { ...own.ids, feature_flags: (await createFlag(s, { key: freshKey() }, t.project)).id },
-      };
+      const body = { key: freshKey(), ...FRESH_FLAG_FIELDS[route.path] };
+      return { ...own, ids: { ...own.ids, feature_flags: (await createFlag(s, body, t.project)).id } };
     }
     if (collection === "cohorts") {
       const created = await s.request("POST", `/api/projects/${t.project}/cohorts/`, {
@@ -321,7 +327,11 @@ describeEachBackend("REST auth matrix", (server) => {
           return;
         }
         const emptyBody = route.emptyBodyOn?.(new NotFoundError()) ?? false;
-        const notFound = emptyBody ? undefined : errorBody("invalid_request", "not_found", "Not found.");
+        // A route with PostHog's own body for a missing object (a flag's status) answers that.
+        const ownBody = route.errorBody?.(new NotFoundError());
+        const notFound = emptyBody
+          ? undefined
+          : (ownBody ?? errorBody("invalid_request", "not_found", "Not found."));
         await refused(route, "object of another project", foreign, s.key, 404, notFound);
       });
     });

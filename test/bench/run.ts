@@ -5,7 +5,9 @@
  * For each backend (PGlite in memory; PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432, skipped
  * loudly when none answers) a server process (server.ts) seeds 100 flags and serves our app and the
  * baseline (baseline.ts); this process drives them with autocannon and prints, per figure, req/s,
- * p50 and p99 latency (ms) and SQL statements per request (from `Server-Timing`), the baseline's
+ * p50 and p99 latency (ms), SQL statements per request (from `Server-Timing`) and the server
+ * process's CPU time per request (ms: user + system, from `process.cpuUsage()`; it counts the
+ * server's work whatever else loads the machine, PostgreSQL's own work aside), the baseline's
  * figures, and the ratio ours/baseline. Before measuring, it checks that the baseline answers the
  * same bytes as ours. Figures:
  * - `list`: REST list of 100 flags (users and tags), vs the baseline with plain joins and with the
@@ -67,6 +69,8 @@ interface Measured {
   statements: string;
   /** Response count by status. */
   statuses: Map<number, number>;
+  /** CPU time of the server process per answered request (ms), when measured (`measureSide`). */
+  cpuMs?: number;
   errors: number;
 }
 
@@ -177,13 +181,16 @@ function startServer(backend: string): Promise<{ child: ChildProcess; ready: Ben
   });
 }
 
-/** Sends a profiler command to the server process and waits for its "ok". */
+/**
+ * Sends a command to the server process and waits for its answer: "ok" to a profiler command, the
+ * process's CPU time so far (µs, user + system) to `cpu`.
+ */
 function tellServer(
   child: ChildProcess,
-  command: { profile: string } | { stopProfile: true },
-): Promise<void> {
+  command: { profile: string } | { stopProfile: true } | { cpu: true },
+): Promise<unknown> {
   return new Promise((resolve) => {
-    child.once("message", () => resolve());
+    child.once("message", resolve);
     child.send(command);
   });
 }
@@ -509,8 +516,12 @@ async function benchBackend(label: string, backend: string): Promise<void> {
     const measureSide = async (side: Side, profile?: string) => {
       if (WARMUP_SECONDS > 0) await load(side.target, WARMUP_SECONDS);
       if (profile) await tellServer(child, { profile });
+      const cpuBefore = (await tellServer(child, { cpu: true })) as number;
       const measured = await load(side.target, SECONDS);
+      const cpuAfter = (await tellServer(child, { cpu: true })) as number;
       if (profile) await tellServer(child, { stopProfile: true });
+      const answered = [...measured.statuses.values()].reduce((a, b) => a + b, 0);
+      if (answered > 0) measured.cpuMs = (cpuAfter - cpuBefore) / 1000 / answered;
       return check(side.name, measured, side.expected);
     };
     // Rounds alternate ours and its comparison, so that load from elsewhere on the machine hits both alike.
@@ -553,6 +564,7 @@ function printTable(label: string, results: Result[]): void {
     m.p50.toFixed(1).padStart(7),
     m.p99.toFixed(1).padStart(7),
     m.statements.padStart(5),
+    (m.cpuMs === undefined ? "?" : m.cpuMs.toFixed(2)).padStart(6),
   ];
   const [load1] = os.loadavg();
   console.log(
@@ -565,12 +577,14 @@ function printTable(label: string, results: Result[]): void {
       "p50 ms".padStart(7),
       "p99 ms".padStart(7),
       "SQL".padStart(5),
+      "CPU ms".padStart(6),
       "|",
       "against".padEnd(18),
       "req/s".padStart(7),
       "p50 ms".padStart(7),
       "p99 ms".padStart(7),
       "SQL".padStart(5),
+      "CPU ms".padStart(6),
       "|",
       "ratio",
     ].join(" "),
@@ -580,7 +594,7 @@ function printTable(label: string, results: Result[]): void {
     const comparison =
       figure.against && against.length > 0
         ? [figure.against.name.padEnd(18), ...cells(pick(against))]
-        : ["".padEnd(18), "", "", "", ""];
+        : ["".padEnd(18), "", "", "", "", ""];
     // The ratio is the median of the rounds' ratios: each pair was measured back to back.
     const ratio =
       against.length > 0
@@ -595,7 +609,7 @@ function printTable(label: string, results: Result[]): void {
     console.log(
       [
         `${figure.name}${share}`.padEnd(34),
-        ...(repeated ? ["", "", "", ""].map((_, i) => "".padStart(i === 3 ? 5 : 7)) : cells(pick(ours))),
+        ...(repeated ? [7, 7, 7, 5, 6].map((width) => "".padStart(width)) : cells(pick(ours))),
         "|",
         ...comparison,
         "|",

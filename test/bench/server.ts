@@ -7,7 +7,9 @@
  * On PostgreSQL it also starts PostGraphile 5 (Amber preset, no auth) on the same database as an
  * outside anchor for the GraphQL figure, or says why it could not.
  * On `{ profile: path }` it starts V8's CPU profiler and on `{ stopProfile: true }` writes the profile
- * to that path (answering `"ok"` to each), so a profile covers one figure's load and nothing else.
+ * to that path (answering `"ok"` to each), so a profile covers one figure's load and nothing else;
+ * on `{ cpu: true }` it answers its CPU time so far (µs, user + system), which run.ts reads around
+ * each load to give the server's CPU time per request.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
@@ -304,8 +306,11 @@ async function main(backend: string): Promise<void> {
       for (const cleanup of cleanups) await cleanup();
       process.exit(0);
     }
-    const command = message as { profile?: string; stopProfile?: boolean };
-    if (command.profile) {
+    const command = message as { profile?: string; stopProfile?: boolean; cpu?: boolean };
+    if (command.cpu) {
+      const { user, system } = process.cpuUsage();
+      process.send?.(user + system);
+    } else if (command.profile) {
       profilePath = command.profile;
       inspector.connect();
       await inspector.post("Profiler.enable");

@@ -4,10 +4,13 @@
  * (SQL statements per request from the `Server-Timing` header). Documents are typed by codegen
  * (`npm run codegen` writes test/generated/).
  */
+import type { GraphQLObjectType } from "graphql";
 import { expect, it } from "vitest";
+import { schema } from "../../src/composition.js";
 import { graphql } from "../generated/gql.js";
 import type { CreateFeatureFlagInput, FlagListQueryVariables } from "../generated/graphql.js";
 import { execute } from "../support/graphql.js";
+import { graphqlOfApp } from "../support/graphql-operations.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
 
 const ViewerQuery = graphql(`
@@ -103,27 +106,6 @@ const FlagList = graphql(`
   }
 `);
 
-// Every field of a flag but its activity; the query below spreads it (codegen adds it to that document).
-graphql(`
-  fragment EveryFlagField on FeatureFlag {
-    id databaseId key name active deleted version createdAt updatedAt
-    createdBy { email } lastModifiedBy { email } tags evaluationTags
-    ensureExperienceContinuity rollbackConditions performedRollback hasEnrichedAnalytics
-    isRemoteConfiguration hasEncryptedPayloads evaluationRuntime bucketingIdentifier creationContext
-    lastCalledAt status statusReason isSimpleFlag rolloutPercentage
-    filters { groups { rolloutPercentage variant properties { key type value operator } } payloads raw }
-  }
-`);
-
-const EveryFieldPageAndOne = graphql(`
-  query EveryFieldPageAndOne($projectId: ID!, $key: String!) {
-    project(id: $projectId) {
-      featureFlags(first: 10) { edges { node { ...EveryFlagField } } }
-      featureFlag(key: $key) { ...EveryFlagField }
-    }
-  }
-`);
-
 const KeysThroughFragments = graphql(`
   query KeysThroughFragments($projectId: ID!) {
     project(id: $projectId) {
@@ -147,6 +129,28 @@ const ProjectsQuery = graphql(`
 `);
 
 /** Creates a flag through GraphQL and returns it, failing the test on a typed error. */
+/**
+ * The fields of `type` that take no required argument, each with a selection, read from the schema
+ * so that a field added later is covered too: leaves by name, objects with their own leaves, other
+ * types by `__typename`.
+ */
+function everyField(type: GraphQLObjectType, depth = 1): Array<{ name: string; selection: string }> {
+  const { getNamedType, isLeafType, isNonNullType, isObjectType } = graphqlOfApp;
+  return Object.values(type.getFields())
+    .filter((field) => field.args.every((arg) => arg.defaultValue !== undefined || !isNonNullType(arg.type)))
+    .map((field) => {
+      const named = getNamedType(field.type);
+      const inner = isLeafType(named)
+        ? ""
+        : isObjectType(named) && depth > 0
+          ? ` { __typename ${everyField(named, depth - 1)
+              .map((f) => f.selection)
+              .join(" ")} }`
+          : " { __typename }";
+      return { name: field.name, selection: `${field.name}${inner}` };
+    });
+}
+
 async function createFlag(s: TestServer, input: Omit<CreateFeatureFlagInput, "projectId">) {
   const answer = await execute(s, CreateFlag, { input: { projectId: String(s.projectId), ...input } });
   const result = answer.data.createFeatureFlag;
@@ -546,22 +550,60 @@ describeEachBackend("feature flags over GraphQL", (server) => {
     expect(second.data.project?.featureFlags?.edges.map((edge) => edge.node.key)).toEqual(["list-c"]);
   });
 
-  it("shows every field of a page's flag as the single read of that flag does", async () => {
+  it("shows every field the schema has for a flag in a page, together or alone, as the single read does", async () => {
     const s = server();
     const flag = await createFlag(s, {
-      key: "every-field",
-      name: "Every field",
+      key: "schema-fields",
+      name: "Schema fields",
       tags: ["b", "a"],
       evaluationTags: ["a"],
       rollbackConditions: [{ threshold: 5 }],
       filters: { groups: [{ rolloutPercentage: 30, properties: [] }], payloads: { true: "1" } },
     });
-    const answer = await execute(s, EveryFieldPageAndOne, { projectId: String(s.projectId), key: flag.key });
-    const project = answer.data.project;
-    const inPage = project?.featureFlags?.edges.find((edge) => edge.node.key === flag.key)?.node;
-    expect(inPage).toBeDefined();
-    expect(inPage).toEqual(project?.featureFlag);
-    expect(inPage).toMatchObject({ tags: ["a", "b"], evaluationTags: ["a"], isSimpleFlag: true });
+    // The nullable columns with values, so that a column a page left out could not pass as null.
+    await s.db.featureFlag.update({
+      where: { id: Number(flag.databaseId) },
+      data: { lastCalledAt: new Date("2025-01-02T03:04:05.678Z"), performedRollback: true },
+    });
+    const fields = everyField(schema.getType("FeatureFlag") as GraphQLObjectType);
+    const all = fields.map((f) => f.selection).join(" ");
+    const both = await s.request("POST", "/graphql", {
+      body: {
+        query: `query($p: ID!, $k: String!) { project(id: $p) {
+          featureFlags(filter: { search: $k }) { edges { node { ${all} } } }
+          featureFlag(key: $k) { ${all} } } }`,
+        variables: { p: String(s.projectId), k: flag.key },
+      },
+    });
+    expect(both.body.errors).toBeUndefined();
+    const single = both.body.data.project.featureFlag;
+    expect(both.body.data.project.featureFlags.edges).toEqual([{ node: single }]);
+    expect(single).toMatchObject({
+      tags: ["a", "b"],
+      evaluationTags: ["a"],
+      isSimpleFlag: true,
+      lastCalledAt: "2025-01-02T03:04:05.678Z",
+      performedRollback: true,
+    });
+    // Each field alone in a page of its own (an aliased connection each, 20 per request, within the
+    // alias limit), so that a field reading a part it does not declare cannot borrow it from another.
+    for (let at = 0; at < fields.length; at += 20) {
+      const chunk = fields.slice(at, at + 20);
+      const pages = await s.request("POST", "/graphql", {
+        body: {
+          query: `query($p: ID!, $k: String!) { project(id: $p) { ${chunk
+            .map(
+              (f) => `${f.name}: featureFlags(filter: { search: $k }) { edges { node { ${f.selection} } } }`,
+            )
+            .join(" ")} } }`,
+          variables: { p: String(s.projectId), k: flag.key },
+        },
+      });
+      expect(pages.body.errors).toBeUndefined();
+      for (const { name } of chunk) {
+        expect(pages.body.data.project[name].edges, name).toEqual([{ node: { [name]: single[name] } }]);
+      }
+    }
   });
 
   it("reads a page whose selection shows no filters, users or tags, through fragments", async () => {

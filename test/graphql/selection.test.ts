@@ -36,12 +36,23 @@ it("names the nodes' fields through aliases, inline fragments and named fragment
   expect(selectedFieldNames(info, [])).toEqual(new Set(["totalCount", "edges"]));
 });
 
-it("asks a page for the parts its fields show, and none for plain columns", () => {
-  expect(flagPartsFor(["id", "key", "active", "version", "createdAt"])).toEqual(new Set());
+it("asks a page for the columns and parts its fields show, and nothing for ids", () => {
+  expect(flagPartsFor(["id", "databaseId", "activity", "__typename"])).toEqual(new Set());
+  expect(flagPartsFor(["key", "active", "version", "createdAt", "lastCalledAt"])).toEqual(
+    new Set(["key", "active", "version", "createdAt", "lastCalledAt"]),
+  );
   expect(flagPartsFor(["tags", "createdBy", "lastModifiedBy"])).toEqual(
     new Set(["tags", "createdBy", "lastModifiedBy"]),
   );
   expect(flagPartsFor(["status", "isSimpleFlag", "rollbackConditions", "evaluationTags"])).toEqual(
-    new Set(["filters", "rollbackConditions", "evaluationTags"]),
+    new Set([
+      "filters",
+      "deleted",
+      "active",
+      "lastCalledAt",
+      "createdAt",
+      "rollbackConditions",
+      "evaluationTags",
+    ]),
   );
 });

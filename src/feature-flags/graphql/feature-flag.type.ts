@@ -5,7 +5,15 @@ import { parseIntegerObjectId, projectOwnedLocalId } from "../../graphql/ids.js"
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
 import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import type { FlagPart, FlagPartKey, FlagRecord, FlagRecordWith } from "../feature-flags.queries.js";
+import {
+  FLAG_PARTS,
+  type FlagColumn,
+  type FlagPart,
+  type FlagPartKey,
+  type FlagRecord,
+  type FlagRecordWith,
+} from "../feature-flags.queries.js";
+import { remoteConfigPayload } from "../rules/remote-config.js";
 import { isSimpleFlag, simpleRolloutPercentage } from "../rules/status.js";
 import { effectiveFilters } from "../rules/stored-filters.js";
 import {
@@ -17,32 +25,48 @@ import {
 import { FiltersRef } from "./filters.type.js";
 
 /**
- * A flag as `FeatureFlag` resolves it: a whole record (single reads, nodes, mutations), or a page's
- * record with only the parts its selection shows (`flagPartsFor`). Fields read parts through `part`.
+ * The parts whose fields are named after them and show them as read: the columns that are never
+ * null, the users and the tag lists. Their fields need no resolver (graphql-jit reads them inline).
  */
-export type FlagView = FlagRecordWith<never> & Partial<Pick<FlagRecord, FlagPartKey>>;
+type InlinePart =
+  | { [C in FlagColumn]: null extends FlagRecord[C] ? never : C }[FlagColumn]
+  | "createdBy"
+  | "lastModifiedBy"
+  | "tags"
+  | "evaluationTags";
 
 /**
- * The record parts each `FeatureFlag` field reads (feature-flags.queries.ts `FLAG_PARTS`); a field not
- * named here reads only the columns every read brings. Every field that calls `part` is listed.
+ * A flag as `FeatureFlag` resolves it: a whole record (single reads, nodes, mutations), or a page's
+ * record with only the parts its selection shows (`flagPartsFor`). The inline parts are typed as
+ * present: a page brings the part of every selected field named after one (a missing one would show
+ * as null, which test/graphql/feature-flags.graphql.test.ts rules out field by field). Everything
+ * else, and every part a computed field reads, goes through `part`, which fails on a missing one.
+ */
+export type FlagView = FlagRecordWith<InlinePart> & Partial<Pick<FlagRecord, FlagPartKey>>;
+
+/**
+ * The parts each computed `FeatureFlag` field reads (feature-flags.queries.ts `FlagPart`). A field
+ * named after a part reads that part (`flagPartsFor`); any other field not listed reads only `id`
+ * and `projectId`. Every field that calls `part` is listed or named after its part.
  */
 const FIELD_PARTS: Readonly<Record<string, readonly FlagPart[]>> = {
-  filters: ["filters"],
-  status: ["filters"],
-  statusReason: ["filters"],
+  status: ["filters", "deleted", "active", "lastCalledAt", "createdAt"],
+  statusReason: ["filters", "deleted", "active", "lastCalledAt", "createdAt"],
   isSimpleFlag: ["filters"],
   rolloutPercentage: ["filters"],
-  rollbackConditions: ["rollbackConditions"],
-  createdBy: ["createdBy"],
-  lastModifiedBy: ["lastModifiedBy"],
-  tags: ["tags"],
-  evaluationTags: ["evaluationTags"],
+  remoteConfig: ["filters", "isRemoteConfiguration"],
 };
+
+/** Whether `name` names a part a page may leave out. */
+const isPart = (name: string): name is FlagPart => (FLAG_PARTS as readonly string[]).includes(name);
 
 /** The record parts a selection of `FeatureFlag` fields (by name) needs. */
 export function flagPartsFor(fieldNames: Iterable<string>): Set<FlagPart> {
   const parts = new Set<FlagPart>();
-  for (const name of fieldNames) for (const needed of FIELD_PARTS[name] ?? []) parts.add(needed);
+  for (const name of fieldNames) {
+    const needed = FIELD_PARTS[name] ?? (isPart(name) ? [name] : []);
+    for (const one of needed) parts.add(one);
+  }
   return parts;
 }
 
@@ -62,7 +86,13 @@ const shownFilters = (flag: FlagView) =>
   effectiveFilters(part(flag, "filters"), part(flag, "rolloutPercentage"));
 
 /** The fields the status rules read (rules/status.ts `flagStatus`). */
-const statusInput = (flag: FlagView) => ({ ...flag, filters: part(flag, "filters") });
+const statusInput = (flag: FlagView) => ({
+  deleted: part(flag, "deleted"),
+  active: part(flag, "active"),
+  lastCalledAt: part(flag, "lastCalledAt"),
+  createdAt: part(flag, "createdAt"),
+  filters: part(flag, "filters"),
+});
 
 /** The `FeatureFlag` object type. */
 export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").implement({
@@ -93,27 +123,21 @@ export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").impleme
     }),
     createdAt: t.expose("createdAt", { type: "DateTime", description: "When the flag was created." }),
     updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When the flag last changed." }),
-    createdBy: t.field({
+    createdBy: t.expose("createdBy", {
       type: UserRef,
       nullable: true,
       description:
         "Who created the flag; null when that user was deleted. Read with the flag (no extra SQL).",
-      resolve: (flag) => part(flag, "createdBy"),
     }),
-    lastModifiedBy: t.field({
+    lastModifiedBy: t.expose("lastModifiedBy", {
       type: UserRef,
       nullable: true,
       description:
         "Who changed the flag last; null when that user was deleted. Read with the flag (no extra SQL).",
-      resolve: (flag) => part(flag, "lastModifiedBy"),
     }),
-    tags: t.stringList({
-      description: "Tags: trimmed, lower-case, de-duplicated, sorted.",
-      resolve: (flag) => part(flag, "tags"),
-    }),
-    evaluationTags: t.stringList({
+    tags: t.exposeStringList("tags", { description: "Tags: trimmed, lower-case, de-duplicated, sorted." }),
+    evaluationTags: t.exposeStringList("evaluationTags", {
       description: "Evaluation contexts: a subset of `tags` naming where the flag is evaluated.",
-      resolve: (flag) => part(flag, "evaluationTags"),
     }),
     ensureExperienceContinuity: t.exposeBoolean("ensureExperienceContinuity", {
       description: "Whether a user keeps their value when their identity changes (persisted across devices).",
@@ -163,6 +187,18 @@ export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").impleme
     statusReason: t.string({
       description: "Why the flag has its status, in PostHog's words (REST's `GET :id/status` `reason`).",
       resolve: (flag, _args, ctx) => ctx.services.featureFlags.status(statusInput(flag)).reason,
+    }),
+    remoteConfig: t.field({
+      type: "JSON",
+      nullable: true,
+      description:
+        "For a remote-configuration flag (`isRemoteConfiguration`), the payload it serves: its `true` payload as " +
+        "stored (JSON text, as REST's `GET :id/remote_config` answers it); null when it has none or is not one.",
+      resolve: (flag) =>
+        remoteConfigPayload({
+          isRemoteConfiguration: part(flag, "isRemoteConfiguration"),
+          filters: part(flag, "filters"),
+        }) ?? null,
     }),
     isSimpleFlag: t.boolean({
       description:

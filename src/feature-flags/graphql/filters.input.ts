@@ -39,7 +39,8 @@ const propertyBody = (p: typeof PropertyFilterInput.$inferInput) =>
     cohortName: "cohort_name",
   });
 
-const ConditionGroupInput = builder.inputType("FeatureFlagConditionGroupInput", {
+/** The `FeatureFlagConditionGroupInput` input type: one release condition. */
+export const ConditionGroupInput = builder.inputType("FeatureFlagConditionGroupInput", {
   description: "One release condition; see `FeatureFlagConditionGroup`.",
   fields: (t) => ({
     properties: t.field({ type: [PropertyFilterInput], description: "Conditions that must all match." }),
@@ -53,7 +54,8 @@ const ConditionGroupInput = builder.inputType("FeatureFlagConditionGroupInput", 
   }),
 });
 
-const groupBody = (g: typeof ConditionGroupInput.$inferInput) =>
+/** The service's body of one release condition (PostHog's snake_case `filters.groups[]` item). */
+export const groupBody = (g: typeof ConditionGroupInput.$inferInput) =>
   postHogFields(
     g,
     {

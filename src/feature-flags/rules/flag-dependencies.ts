@@ -95,7 +95,7 @@ function findCycle(ownDependencies: readonly number[], ctx: FiltersContext): str
  * other than it with a `groups[].properties[]` entry of `type: "flag"` whose `key` is
  * `String(flagId)` (compared as text, as PostHog's SQL does). Ordered by key (code-point order).
  */
-export function dependentFlags(flagId: number, flags: Iterable<FlagSummary>): FlagSummary[] {
+export function dependentFlags<F extends FlagSummary>(flagId: number, flags: Iterable<F>): F[] {
   const reference = String(flagId);
   const dependents = [...flags].filter(
     (flag) =>
@@ -111,6 +111,33 @@ export function dependentFlags(flagId: number, flags: Iterable<FlagSummary>): Fl
       ),
   );
   return dependents.sort(byKey);
+}
+
+/** A dependent flag as `dependent_flags` and `has_active_dependents` list it (§2.6). */
+export interface DependentFlagEntry {
+  id: number;
+  key: string;
+  /** The flag's name (its description), or its key when the name is blank, as PostHog shows it. */
+  name: string;
+}
+
+/** `flag` as a `DependentFlagEntry`. */
+export function dependentFlagEntry(flag: { id: number; key: string; name: string }): DependentFlagEntry {
+  return { id: flag.id, key: flag.key, name: flag.name || flag.key };
+}
+
+/**
+ * The `warning` of `POST :id/has_active_dependents` when `count` (> 0) active flags depend on the
+ * flag. PostHog's own text was not recovered (§2.6: it said how many flags use the flag and what
+ * disabling does to them); this one says the same of this service, which refuses to disable or
+ * delete such a flag (`checkActivationChange`, `checkDeletion`).
+ */
+export function dependentsWarning(count: number): string {
+  const flags = count === 1 ? "1 other active flag" : `${count} other active flags`;
+  return (
+    `This feature flag is used by ${flags}: it cannot be disabled or deleted until ` +
+    `${count === 1 ? "that flag no longer depends" : "those flags no longer depend"} on it.`
+  );
 }
 
 /**

@@ -10,6 +10,16 @@
 import { isJsonObject } from "./stored-filters.js";
 
 /**
+ * Python's truthiness of a JSON-decoded value (`if not value`): `None`, `False`, `0`, `""`, an empty
+ * list and an empty object are falsy.
+ */
+export function isPythonFalsy(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === "object" && Object.keys(value).length === 0;
+}
+
+/**
  * `str(value)` of a JSON-decoded value as Python prints it: a string bare, containers with Python
  * reprs inside (`['@posthog.com']`, `{'a': True}`), `True`/`False`/`None` for the JSON literals.
  */

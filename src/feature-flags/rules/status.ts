@@ -21,6 +21,20 @@ export interface FlagStatusResult {
   reason: string;
 }
 
+/**
+ * The status of a flag that cannot be found: `GET :id/status` answers it with 404 (§2.8,
+ * `FeatureFlagStatusChecker.get_status` for a missing flag). An existing flag is never UNKNOWN.
+ */
+export const UNKNOWN_FLAG_STATUS: FlagStatusResult = { status: "UNKNOWN", reason: "Flag could not be found" };
+
+/**
+ * The enum value of a status, as `GET :id/status` answers it (`ACTIVE` → `active`): PostHog's
+ * action returns the enum's value, the flag object its name (posthog-behavior.md decision 4).
+ */
+export function flagStatusValue(status: FlagStatusName): Lowercase<FlagStatusName> {
+  return status.toLowerCase() as Lowercase<FlagStatusName>;
+}
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Days without a call (or, never called, since creation) after which an active flag is STALE (§2.8). */
 export const STALE_AFTER_DAYS = 30;

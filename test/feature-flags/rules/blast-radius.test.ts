@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { NotImplementedError } from "../../../src/core/errors.js";
+import { readBlastRadiusQuery } from "../../../src/feature-flags/rules/blast-radius.js";
+
+const limits = { maxJsonDepth: 32 };
+const read = (body: unknown) => readBlastRadiusQuery(body, limits);
+const pro = { key: "plan", type: "person", value: "pro" };
+
+describe("readBlastRadiusQuery (user_blast_radius's input)", () => {
+  it("needs a condition, and counts everyone for one without properties", () => {
+    expect(() => read({})).toThrow("Missing condition for which to get blast radius");
+    for (const condition of [null, {}, [], { properties: [] }, { properties: null }]) {
+      expect(read({ condition })).toEqual({ criteria: null, groupTypeIndex: null });
+    }
+  });
+
+  it("reads a list of properties as AND, or a property group as given", () => {
+    expect(read({ condition: { properties: [pro] } }).criteria).toEqual({ type: "AND", values: [pro] });
+    const group = { type: "OR", values: [pro, { ...pro, value: "free" }] };
+    expect(read({ condition: { properties: group } }).criteria).toEqual(group);
+  });
+
+  it("gives $group_key the counted group type; any other filter must carry it", () => {
+    const byKey = { key: "$group_key", type: "group", value: "acme" };
+    expect(read({ condition: { properties: [byKey] }, group_type_index: 2 })).toEqual({
+      criteria: { type: "AND", values: [{ ...byKey, group_type_index: 2 }] },
+      groupTypeIndex: 2,
+    });
+    const wrong = { key: "size", type: "group", value: 1, group_type_index: 1 };
+    expect(() => read({ condition: { properties: [wrong] }, group_type_index: 2 })).toThrow(
+      "Invalid group type index for feature flag condition.",
+    );
+    expect(() => read({ condition: { properties: [pro] }, group_type_index: 0 })).toThrow(
+      "Invalid group type index for feature flag condition.",
+    );
+  });
+
+  it("names the field of a malformed condition", () => {
+    expect(() => read({ condition: { properties: [{ key: "plan", type: "nope" }] } })).toThrow(
+      expect.objectContaining({ attr: "condition__properties__values__0__type" }),
+    );
+    expect(() => read({ condition: {}, group_type_index: "two" })).toThrow(
+      expect.objectContaining({ attr: "group_type_index" }),
+    );
+  });
+
+  it("refuses conditions on other flags as not implemented: they need flag evaluation", () => {
+    const dependency = { key: "1", type: "flag", value: true, operator: "flag_evaluates_to" };
+    expect(() => read({ condition: { properties: [dependency] } })).toThrow(NotImplementedError);
+  });
+});
