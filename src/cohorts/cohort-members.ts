@@ -19,9 +19,13 @@ import {
   insertMembers,
   insertMembersFrom,
   type MemberRecord,
+  personsById,
   selectMemberPage,
 } from "./cohorts.queries.js";
 import { addPersonsSchema, removePersonSchema } from "./cohorts.schemas.js";
+
+/** Person ids written per statement when a cohort is filled from a list (bound as one array). */
+const INSERT_CHUNK = 10_000;
 
 /** Creates the member operations over `calculation`. */
 export function createCohortMemberOperations({ membersOf, recount }: CohortCalculation) {
@@ -47,6 +51,36 @@ export function createCohortMemberOperations({ membersOf, recount }: CohortCalcu
         activity,
         name: cohort.name,
         changes: null,
+      });
+      return readCohort(tx, projectId, cohort.id);
+    });
+  }
+
+  /**
+   * Creates a static cohort named `name`, filled by `fill` in the same transaction, then counted and
+   * logged as `created`; returns it as written.
+   */
+  async function createStatic(
+    ctx: ServiceContext,
+    projectId: number,
+    name: string,
+    fill: (tx: Prisma.TransactionClient, cohortId: number) => Promise<unknown>,
+  ): Promise<CohortRecord> {
+    const userId = ctx.actor.user.id;
+    return ctx.db.$transaction(async (tx) => {
+      const cohort = await tx.cohort.create({
+        data: { projectId, name, isStatic: true, cohortType: "static", createdById: userId },
+      });
+      await fill(tx, cohort.id);
+      await recount(tx, projectId, cohort);
+      await recordActivity(tx, {
+        projectId,
+        userId,
+        scope: "Cohort",
+        itemId: String(cohort.id),
+        activity: "created",
+        name: cohort.name,
+        changes: [],
       });
       return readCohort(tx, projectId, cohort.id);
     });
@@ -130,29 +164,30 @@ export function createCohortMemberOperations({ membersOf, recount }: CohortCalcu
       const source = await readCohort(ctx.db, projectId, id);
       if (source.isStatic) throw new ValidationError("Cannot duplicate a static cohort as a static cohort.");
       const members = await membersOf(ctx.db, projectId, source);
-      const userId = ctx.actor.user.id;
-      return ctx.db.$transaction(async (tx) => {
-        const copy = await tx.cohort.create({
-          data: {
-            projectId,
-            name: `${source.name} (static copy)`,
-            isStatic: true,
-            cohortType: "static",
-            createdById: userId,
-          },
-        });
-        await insertMembersFrom(tx, copy.id, projectId, members);
-        await recount(tx, projectId, copy);
-        await recordActivity(tx, {
-          projectId,
-          userId,
-          scope: "Cohort",
-          itemId: String(copy.id),
-          activity: "created",
-          name: copy.name,
-          changes: [],
-        });
-        return readCohort(tx, projectId, copy.id);
+      return createStatic(ctx, projectId, `${source.name} (static copy)`, (tx, cohortId) =>
+        insertMembersFrom(tx, cohortId, projectId, members),
+      );
+    },
+
+    /**
+     * A new static cohort named `name` holding the persons of `personIds` (internal ids; ids of
+     * persons deleted meanwhile are skipped), written with its count and activity entry in one
+     * transaction, so that it exists complete or not at all. For callers that chose the persons
+     * and checked their own scopes (`create_static_cohort_for_flag`, in the flags domain); this
+     * checks `cohort:write`. Returns the cohort as written.
+     */
+    async createStaticWithPersons(
+      ctx: ServiceContext,
+      projectId: number,
+      name: string,
+      personIds: readonly bigint[],
+    ): Promise<CohortRecord> {
+      await authorizeProject(ctx, projectId, "cohort:write");
+      return createStatic(ctx, projectId, name, async (tx, cohortId) => {
+        for (let start = 0; start < personIds.length; start += INSERT_CHUNK) {
+          const chunk = personIds.slice(start, start + INSERT_CHUNK);
+          await insertMembersFrom(tx, cohortId, projectId, personsById(projectId, chunk));
+        }
       });
     },
   };

@@ -174,6 +174,11 @@ export async function insertMembersFrom(db: Db, cohortId: number, projectId: num
     SELECT ${projectId}, ${cohortId}, p.id ${source} ON CONFLICT DO NOTHING`);
 }
 
+/** The persons of the project among `ids` (internal ids), as a member source for `insertMembersFrom`. */
+export function personsById(projectId: number, ids: readonly bigint[]): Prisma.Sql {
+  return Prisma.sql`FROM persons p WHERE p.project_id = ${projectId} AND p.id = ANY(${ids.map(String)}::bigint[])`;
+}
+
 /** The uuids among `uuids` that name persons of the project. */
 export async function existingPersonUuids(
   db: Db,

@@ -2,12 +2,16 @@
  * The cohort record and a cohort's persons as the REST door answers them (PostHog's
  * `CohortSerializer` and the `persons` action's serialized actors, `posthog/api/cohort.py`,
  * `posthog/queries/actor_base_query.py` `get_serialized_people`), written once as zod schemas:
- * the serialisers return their types, fastify writes bodies with them, OpenAPI names them.
+ * the serialisers return their types, fastify writes bodies with them, OpenAPI names them. The
+ * cohort serialiser is here rather than in cohorts.rest.ts because another domain's REST door answers
+ * a cohort too (the flags' `create_static_cohort_for_flag`).
  */
 import { z } from "zod";
 import { paginatedListSchema } from "../rest/pagination.js";
-import { userBasicSchema } from "../rest/serializers.js";
+import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
+import type { CohortRecord } from "./cohorts.queries.js";
 import { COHORT_TYPES } from "./cohorts.schemas.js";
+import { filtersForResponse } from "./rules/criteria.js";
 
 /** A cohort in PostHog's response shape. */
 export const cohortSchema = z
@@ -71,3 +75,25 @@ export const cohortPersonPageSchema = z
 
 /** `add_persons_to_static_cohort` and `remove_person_from_static_cohort`'s answer. */
 export const successSchema = z.object({ success: z.literal(true) }).meta({ id: "Success" });
+
+/** A cohort in PostHog's response shape (`CohortSerializer`; schema: cohorts.responses.ts). */
+export function serializeCohort(cohort: CohortRecord): CohortResponse {
+  return {
+    id: cohort.id,
+    name: cohort.name,
+    description: cohort.description,
+    groups: Array.isArray(cohort.groups) ? (cohort.groups as Record<string, unknown>[]) : [],
+    deleted: cohort.deleted,
+    filters: filtersForResponse(cohort.filters, cohort.groups),
+    query: cohort.query,
+    is_calculating: cohort.isCalculating,
+    created_by: cohort.createdBy ? serializeUserBasic(cohort.createdBy) : null,
+    created_at: cohort.createdAt.toISOString(),
+    last_calculation: cohort.lastCalculation?.toISOString() ?? null,
+    errors_calculating: cohort.errorsCalculating,
+    count: cohort.count,
+    is_static: cohort.isStatic,
+    cohort_type: cohort.cohortType as CohortResponse["cohort_type"],
+    experiment_set: [],
+  };
+}

@@ -10,13 +10,12 @@ import { activityRoutes } from "../rest/activity-routes.js";
 import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
-import { serializeUserBasic } from "../rest/serializers.js";
-import type { CohortRecord, MemberRecord } from "./cohorts.queries.js";
+import type { MemberRecord } from "./cohorts.queries.js";
 import {
-  type CohortResponse,
   cohortPageSchema,
   cohortPersonPageSchema,
   cohortSchema,
+  serializeCohort,
   successSchema,
 } from "./cohorts.responses.js";
 import {
@@ -25,32 +24,9 @@ import {
   cohortListFiltersSchema,
   removePersonSchema,
 } from "./cohorts.schemas.js";
-import { filtersForResponse } from "./rules/criteria.js";
 import { personName } from "./rules/person-name.js";
 
 const BASE = "/api/projects/:project_id/cohorts/";
-
-/** A cohort in PostHog's response shape (`CohortSerializer`; schema: cohorts.responses.ts). */
-export function serializeCohort(cohort: CohortRecord): CohortResponse {
-  return {
-    id: cohort.id,
-    name: cohort.name,
-    description: cohort.description,
-    groups: Array.isArray(cohort.groups) ? (cohort.groups as Record<string, unknown>[]) : [],
-    deleted: cohort.deleted,
-    filters: filtersForResponse(cohort.filters, cohort.groups),
-    query: cohort.query,
-    is_calculating: cohort.isCalculating,
-    created_by: cohort.createdBy ? serializeUserBasic(cohort.createdBy) : null,
-    created_at: cohort.createdAt.toISOString(),
-    last_calculation: cohort.lastCalculation?.toISOString() ?? null,
-    errors_calculating: cohort.errorsCalculating,
-    count: cohort.count,
-    is_static: cohort.isStatic,
-    cohort_type: cohort.cohortType as CohortResponse["cohort_type"],
-    experiment_set: [],
-  };
-}
 
 /** A person of a cohort as PostHog serializes actors. */
 function serializeMember(person: MemberRecord) {

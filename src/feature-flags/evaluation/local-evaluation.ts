@@ -11,9 +11,13 @@
  *   has it inlined (rules/cohort-inlining.ts).
  * A flag whose stored filters PostHog's code cannot read (a cohort value that is not an id) is sent
  * as stored and adds no cohort, as PostHog's per-flag `except: continue` does.
+ * - in both, flag dependencies are sent as SDKs read them: each `flag` filter names its dependency by
+ *   key, with the `dependency_chain` to evaluate first (rules/dependency-chains.ts; PostHog's
+ *   `_apply_flag_dependency_transformation`); posthog-node defers a flag filter without one.
  * Pure; the bytes are made once per project revision by definitions.ts.
  */
 import { cohortDict, flagCohortIds, inlineCohort, UnreadableFlagError } from "../rules/cohort-inlining.js";
+import { withDependencyChains } from "../rules/dependency-chains.js";
 import type { DefinitionFlag, ProjectDefinitions } from "./definitions.js";
 
 /** One flag of the payload (PostHog's `MinimalFeatureFlagSerializer`, §2.10). */
@@ -95,8 +99,9 @@ export function localEvaluationBody(project: ProjectDefinitions, sendCohorts: bo
     const groups = readable(() => inlineCohort(flag.filters, cohorts));
     flags.push(minimalFlag(flag, projectId, groups ? { ...flag.filters, groups } : flag.filters));
   }
+  const chained = withDependencyChains(flags);
   return {
-    flags,
+    flags: flags.map((flag, index) => ({ ...flag, filters: chained[index]! })),
     group_type_mapping: { ...definitions.groupTypeMapping },
     cohorts: cohortBodies,
   };

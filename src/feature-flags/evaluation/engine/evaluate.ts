@@ -136,37 +136,28 @@ function evaluateFlag(flag: CompiledFlag, context: FlagContext): FlagEvaluation 
   if (early) return early;
   let reason: EvaluationReason = "no_group_type";
   let index: number | null = null;
-  const note = (seen: EvaluationReason, at: number) => {
+  for (const condition of flag.conditions) {
+    let seen: EvaluationReason;
+    if (condition.aggregation === null && flag.byDevice && !context.subject.deviceId) {
+      seen = "out_of_rollout_bound";
+    } else {
+      const identifier =
+        condition.aggregation === null
+          ? personIdentifier(flag, context.subject, true)
+          : groupKey(condition.aggregation, context);
+      if (identifier === null) seen = "no_group_type";
+      else if (!filtersMatch(condition, context)) seen = "no_condition_match";
+      else if (!inRollout(flag.key, condition, identifier)) seen = "out_of_rollout_bound";
+      else {
+        const variant = condition.variantOverride ?? pickVariant(flag.key, flag.variants, identifier);
+        return result(flag, variant ?? true, "condition_match", condition.index);
+      }
+    }
+    // The highest-ranked reason seen so far, ties to the later condition.
     if (SCORE[reason] <= SCORE[seen]) {
       reason = seen;
-      index = at;
+      index = condition.index;
     }
-  };
-  for (const condition of flag.conditions) {
-    let identifier: string | null;
-    if (condition.aggregation === null) {
-      if (flag.byDevice && !context.subject.deviceId) {
-        note("out_of_rollout_bound", condition.index);
-        continue;
-      }
-      identifier = personIdentifier(flag, context.subject, true);
-    } else {
-      identifier = groupKey(condition.aggregation, context);
-      if (identifier === null) {
-        note("no_group_type", condition.index);
-        continue;
-      }
-    }
-    if (!filtersMatch(condition, context)) {
-      note("no_condition_match", condition.index);
-      continue;
-    }
-    if (!inRollout(flag.key, condition, identifier)) {
-      note("out_of_rollout_bound", condition.index);
-      continue;
-    }
-    const variant = condition.variantOverride ?? pickVariant(flag.key, flag.variants, identifier);
-    return result(flag, variant ?? true, "condition_match", condition.index);
   }
   return result(flag, false, reason, index);
 }
