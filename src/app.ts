@@ -132,6 +132,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerSdkRoutes(app, sdkRoutes(services, config.limits), {
     db: database.prisma,
     transaction: database.transaction,
+    autocommit: database.autocommit,
   });
   return app;
 }

@@ -18,7 +18,7 @@ import type { Limits } from "../config.js";
 import { ProjectTokenCache } from "../core/auth/project-token.js";
 import { AuthenticationError, DomainError, MethodNotAllowedError } from "../core/errors.js";
 import type { Services } from "../core/services.js";
-import type { RunSqlTransaction } from "../db/sql-transaction.js";
+import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { errorBody, httpLayerError, SERVER_ERROR_BODY } from "../rest/error-body.js";
 import { isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
@@ -42,6 +42,8 @@ export interface SdkRequest {
   path: string;
   /** Runs hand-written write transactions on the driver (db/sql-transaction.ts). */
   transaction: RunSqlTransaction;
+  /** Runs single hand-written statements outside any transaction (db/sql-transaction.ts). */
+  autocommit: SqlStatements;
 }
 
 /** A handler's answer: a JSON body with a status (200 unless given). */
@@ -70,6 +72,7 @@ export interface SdkDeps {
   /** Finds a token's project. */
   db: PrismaClient;
   transaction: RunSqlTransaction;
+  autocommit: SqlStatements;
 }
 
 /** Answers `error` in PostHog's JSON error body, with the CORS headers; unexpected errors are logged. */
@@ -115,6 +118,7 @@ async function handle(
       query,
       path: route.path,
       transaction: deps.transaction,
+      autocommit: deps.autocommit,
     });
   } catch (error) {
     // A database error may mean the remembered project was deleted meanwhile (its rows' foreign
