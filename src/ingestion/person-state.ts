@@ -203,11 +203,7 @@ class BatchPersons {
     event: IngestEvent,
     identifies: boolean,
   ): void {
-    const { state, changed, writes } = applyPropertyOperations(
-      person.state,
-      ops,
-      event.timestamp.toISOString(),
-    );
+    const { state, changed, writes } = applyPropertyOperations(person.state, ops, event.timestamp);
     if (changed) person.state = state;
     const newlyIdentified = identifies && !person.isIdentified;
     if (!writes && !newlyIdentified) return;
@@ -224,7 +220,7 @@ class BatchPersons {
     event: IngestEvent,
   ): void {
     const merged = mergePropertyStates(into.state, other.state);
-    into.state = applyPropertyOperations(merged, ops, event.timestamp.toISOString()).state;
+    into.state = applyPropertyOperations(merged, ops, event.timestamp).state;
     if (other.createdAt < into.createdAt) into.createdAt = other.createdAt;
     into.isIdentified = true;
     into.version = (into.version > other.version ? into.version : other.version) + 1n;
