@@ -72,7 +72,9 @@ export interface IngestionService {
 
 /** The events of a request that are stored (not dropped by the pipeline), each with its index in the request. */
 function keptEvents(events: readonly IngestEvent[]): Array<{ event: IngestEvent; index: number }> {
-  return events.flatMap((event, index) => (droppedByPipeline(event) ? [] : [{ event, index }]));
+  const kept: Array<{ event: IngestEvent; index: number }> = [];
+  for (const [index, event] of events.entries()) if (!droppedByPipeline(event)) kept.push({ event, index });
+  return kept;
 }
 
 /** Builds the ingestion service; `deps.now` is the server's clock (`now` of clock-skew correction). */

@@ -44,6 +44,13 @@ async function personOfEvent(s: TestServer, uuid: string): Promise<string | null
   return event.personId;
 }
 
+/** Checks that `anon`'s person was merged into `user`'s: `eventUuid` is the survivor's, none is the merged one's. */
+async function expectMergedInto(s: TestServer, eventUuid: string, anon: string, user: string) {
+  expect(await personOfEvent(s, eventUuid)).toBe(personUuidFor(s.projectId, user));
+  const merged = personUuidFor(s.projectId, anon);
+  expect(await s.db.event.count({ where: { projectId: s.projectId, personId: merged } })).toBe(0);
+}
+
 async function personProperties(s: TestServer, distinctId: string) {
   const row = await s.db.personDistinctId.findUniqueOrThrow({
     where: { projectId_distinctId: { projectId: s.projectId, distinctId } },
@@ -123,13 +130,7 @@ describeEachBackend("capture's steady state", (server, backend) => {
     await other([sdkEvent(user, { $anon_distinct_id: anon }, "$identify")]);
     const event = sdkEvent(anon);
     expect((await send(s, [event])).status).toBe(200);
-    const survivor = personUuidFor(s.projectId, user);
-    expect(await personOfEvent(s, event.uuid)).toBe(survivor);
-    expect(
-      await s.db.event.count({
-        where: { projectId: s.projectId, personId: personUuidFor(s.projectId, anon) },
-      }),
-    ).toBe(0);
+    await expectMergedInto(s, event.uuid, anon, user);
   });
 
   describe.skipIf(backend !== "postgres")("concurrency", () => {
@@ -169,13 +170,7 @@ describeEachBackend("capture's steady state", (server, backend) => {
       release();
       await merge;
       expect((await capture).status).toBe(200);
-      const survivor = personUuidFor(s.projectId, user);
-      expect(await personOfEvent(s, event.uuid)).toBe(survivor);
-      expect(
-        await s.db.event.count({
-          where: { projectId: s.projectId, personId: personUuidFor(s.projectId, anon) },
-        }),
-      ).toBe(0);
+      await expectMergedInto(s, event.uuid, anon, user);
     });
   });
 });
