@@ -159,6 +159,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     db: database.prisma,
     reader: database.reader,
     transaction: database.transaction,
+    autocommit: database.autocommit,
   });
   startBackgroundTasks(app, { services, transaction: database.transaction, config });
   return app;

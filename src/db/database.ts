@@ -22,7 +22,14 @@ import type { MigrationTarget } from "./migrations.js";
 import { keepStatisticsFresh, PGLITE_ANALYZE_INTERVAL_MS } from "./pglite-statistics.js";
 import { pgliteReader, pgPoolReader, type SqlReader } from "./sql-reader.js";
 import { instrumentAdapterFactory } from "./sql-stats.js";
-import { pgliteTransactions, pgPoolTransactions, type RunSqlTransaction } from "./sql-transaction.js";
+import {
+  pgliteAutocommit,
+  pgliteTransactions,
+  pgPoolAutocommit,
+  pgPoolTransactions,
+  type RunSqlTransaction,
+  type SqlStatements,
+} from "./sql-transaction.js";
 import { statementNames } from "./statement-names.js";
 
 /** Where the data lives. */
@@ -40,6 +47,8 @@ export interface Database {
   readonly reader: SqlReader;
   /** Hand-written write transactions on the same connections as `prisma`, beside it (./sql-transaction.ts). */
   readonly transaction: RunSqlTransaction;
+  /** Single hand-written statements outside any transaction, each committed on its own (./sql-transaction.ts). */
+  readonly autocommit: SqlStatements;
   readonly migrationTarget: MigrationTarget;
   /** Where the data is, for logs and errors (never includes a password). */
   readonly description: string;
@@ -77,7 +86,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
   switch (source.kind) {
     case "postgres": {
       // One pool and one set of statement names for Prisma, the reader and the hand-written
-      // transactions: a connection never holds two statements under one name.
+      // transactions and statements: a connection never holds two statements under one name.
       const pool = new pg.Pool({ connectionString: source.url });
       // An idle connection the server closes (restart, admin termination) is dropped by the pool and
       // replaced on next use; without a listener its error event would end the process.
@@ -91,6 +100,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
         prisma,
         reader: pgPoolReader(pool, names),
         transaction: pgPoolTransactions(pool, names),
+        autocommit: pgPoolAutocommit(pool, names),
         migrationTarget: { kind: "postgres", url: source.url },
         description: redactUrl(source.url),
         close: async () => {
@@ -106,6 +116,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
         prisma,
         reader: pgliteReader(source.pglite),
         transaction: pgliteTransactions(source.pglite),
+        autocommit: pgliteAutocommit(source.pglite),
         migrationTarget: { kind: "pglite", pglite: source.pglite },
         description: "PGlite (in memory)",
         close: () => prisma.$disconnect(),
@@ -132,6 +143,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
         prisma,
         reader: pgliteReader(pglite),
         transaction: pgliteTransactions(pglite),
+        autocommit: pgliteAutocommit(pglite),
         migrationTarget: { kind: "pglite", pglite },
         description: `PGlite at ${source.dataDir}`,
         close: async () => {

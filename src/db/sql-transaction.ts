@@ -19,11 +19,14 @@ import type { Prisma } from "../generated/prisma/client.js";
 import type { SqlReader } from "./sql-reader.js";
 import { timed } from "./sql-stats.js";
 
-/** The statements of one open transaction: reads as a `SqlReader` (./sql-reader.ts), and writes. */
-export interface SqlTransaction extends SqlReader {
+/** Statements on the driver: reads as a `SqlReader` (./sql-reader.ts), and writes. */
+export interface SqlStatements extends SqlReader {
   /** Runs `query` and returns how many rows it wrote. */
   execute(query: Prisma.Sql): Promise<number>;
 }
+
+/** The statements of one open transaction (`RunSqlTransaction`). */
+export type SqlTransaction = SqlStatements;
 
 /**
  * Runs `work` in one transaction (READ COMMITTED, the database's default, as Prisma's): committed
@@ -42,15 +45,10 @@ export function pgPoolTransactions(
 ): RunSqlTransaction {
   return async (work) => {
     const client = await pool.connect();
-    const run = (query: { text: string; values: unknown[] }) =>
-      timed(() => client.query({ name: name({ sql: query.text }), text: query.text, values: query.values }));
     let released = false;
     try {
       await timed(() => client.query("BEGIN"));
-      const result = await work({
-        rows: async <R>(query: Prisma.Sql) => (await run(query)).rows as R[],
-        execute: async (query) => (await run(query)).rowCount ?? 0,
-      });
+      const result = await work(pgStatements(client, name));
       await timed(() => client.query("COMMIT"));
       return result;
     } catch (error) {
@@ -70,9 +68,41 @@ export function pgPoolTransactions(
 
 /** Transactions on a PGlite instance (its own `transaction`, which Prisma's PGlite adapter uses too). */
 export function pgliteTransactions(pglite: PGlite): RunSqlTransaction {
-  const statements = (tx: PGliteTransaction): SqlTransaction => ({
-    rows: async <R>(query: Prisma.Sql) => (await timed(() => tx.query<R>(query.text, query.values))).rows,
-    execute: async (query) => (await timed(() => tx.query(query.text, query.values))).affectedRows ?? 0,
-  });
-  return (work) => pglite.transaction((tx) => work(statements(tx)));
+  return (work) => pglite.transaction((tx) => work(pgliteStatements(tx)));
+}
+
+/**
+ * Single statements outside any transaction, each committed on its own (autocommit), on any
+ * connection of `pool` (named as `pgPoolTransactions` names them). For a write that one statement
+ * says whole, where BEGIN and COMMIT would be two more round trips: capture's steady state
+ * (ingestion/ingestion.service.ts).
+ */
+export function pgPoolAutocommit(pool: pg.Pool, name: (query: { sql: string }) => string): SqlStatements {
+  return pgStatements(pool, name);
+}
+
+/** Single statements on a PGlite instance outside any transaction (each waits for an open one to end). */
+export function pgliteAutocommit(pglite: PGlite): SqlStatements {
+  return pgliteStatements(pglite);
+}
+
+/** Statements on a pool (each on any of its connections) or on one client, prepared under `name`. */
+function pgStatements(
+  target: Pick<pg.Pool, "query"> | pg.PoolClient,
+  name: (query: { sql: string }) => string,
+): SqlStatements {
+  const run = (query: Prisma.Sql) =>
+    timed(() => target.query({ name: name({ sql: query.text }), text: query.text, values: query.values }));
+  return {
+    rows: async <R>(query: Prisma.Sql) => (await run(query)).rows as R[],
+    execute: async (query) => (await run(query)).rowCount ?? 0,
+  };
+}
+
+/** Statements on a PGlite instance or one of its transactions. */
+function pgliteStatements(target: Pick<PGlite, "query"> | PGliteTransaction): SqlStatements {
+  return {
+    rows: async <R>(query: Prisma.Sql) => (await timed(() => target.query<R>(query.text, query.values))).rows,
+    execute: async (query) => (await timed(() => target.query(query.text, query.values))).affectedRows ?? 0,
+  };
 }

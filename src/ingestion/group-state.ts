@@ -58,6 +58,16 @@ function groupKeyOf(groupTypeIndex: number, groupKey: string): string {
   return `${groupTypeIndex}\u0000${groupKey}`;
 }
 
+/** The group types `profiled` (events that keep a person profile) name, each once. */
+function groupTypesOf(profiled: readonly IngestEvent[]): string[] {
+  return [...new Set(profiled.flatMap(groupTypesNamed))];
+}
+
+/** Whether group state has anything to do for `events` (some event keeping a profile names a group type). */
+export function touchesGroups(events: readonly IngestEvent[]): boolean {
+  return groupTypesOf(events.filter(processesPersonProfile)).length > 0;
+}
+
 /**
  * Applies the group side of `events` (one capture request, in order) to project `projectId` inside
  * the request's transaction `tx`: adds the group types they name, then creates or updates the groups
@@ -70,7 +80,7 @@ export async function applyGroupState(
   events: readonly IngestEvent[],
 ): Promise<void> {
   const profiled = events.filter(processesPersonProfile);
-  const names = [...new Set(profiled.flatMap(groupTypesNamed))];
+  const names = groupTypesOf(profiled);
   if (names.length === 0) return;
   const mapping = await ensureGroupTypes(tx, projectId, names);
 

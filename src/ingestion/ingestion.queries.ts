@@ -8,17 +8,19 @@
  *   event/property pairs inserted only when new.
  */
 import { v7 as uuidv7 } from "uuid";
+import type { SqlStatements } from "../db/sql-transaction.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { IngestEvent, IngestTx } from "./ingest-event.js";
+import type { PersonRead } from "./person-state.js";
 import type { CatalogueEntries } from "./rules/catalogue.js";
 
-/** Inserts `events` with the person each resolved to (`personIds[i]`, or null); returns how many were new. */
-export async function insertEvents(
-  tx: IngestTx,
+/** The INSERT of `events` with the person each resolved to (`personIds[i]`), `guard` its WHERE. */
+function eventsInsert(
   projectId: number,
   events: readonly IngestEvent[],
   personIds: readonly (string | null)[],
-): Promise<number> {
+  guard: Prisma.Sql = Prisma.empty,
+): Prisma.Sql {
   const rows = events.map((event, index) => ({
     uuid: event.uuid,
     event: event.event,
@@ -27,12 +29,62 @@ export async function insertEvents(
     properties: event.properties,
     timestamp: event.timestamp.toISOString(),
   }));
-  return tx.execute(Prisma.sql`
+  return Prisma.sql`
     INSERT INTO events (project_id, uuid, event, distinct_id, person_id, properties, timestamp)
     SELECT ${projectId}, r.uuid, r.event, r.distinct_id, r.person_id, r.properties, r.timestamp
     FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(uuid uuid, event text, distinct_id text,
                                                                person_id uuid, properties jsonb, timestamp timestamptz)
-    ON CONFLICT (project_id, uuid) DO NOTHING`);
+    ${guard}
+    ON CONFLICT (project_id, uuid) DO NOTHING`;
+}
+
+/** Inserts `events` with the person each resolved to (`personIds[i]`, or null); returns how many were new. */
+export async function insertEvents(
+  tx: IngestTx,
+  projectId: number,
+  events: readonly IngestEvent[],
+  personIds: readonly (string | null)[],
+): Promise<number> {
+  return tx.execute(eventsInsert(projectId, events, personIds));
+}
+
+/**
+ * Capture's steady state in ONE statement, outside any transaction (`db` commits it on its own):
+ * inserts `events` as `insertEvents` does, but only if every person of `read` is still at the
+ * `version` read (person-state.ts `steadyPersonState` decided on that read). Returns how many
+ * events were new, or null when none was inserted: a person changed (nothing is inserted then), or
+ * every event was a resend; either way the caller runs the request's transaction instead, which
+ * answers both.
+ *
+ * Why this is enough under concurrency (PostgreSQL, READ COMMITTED): the check locks the persons
+ * (`FOR SHARE`, in id order as `loadPersons` locks them) before the insert, and the locks last
+ * until the statement commits. A request that changes or merges one of them (it holds it
+ * `FOR UPDATE` from its load to its commit) either committed before: its new `version`, or the
+ * person's deletion by a merge, fails the check (a lock waits for the holder, then re-reads the
+ * latest row version); or comes after: its load waits for this commit, and its merge then finds
+ * these events and moves them (person-store.ts `mergePersons`). The distinct ids need no check of
+ * their own: an id leaves its person only when that person is merged away (person-store.ts), so a
+ * person still at the version read still holds the ids it held then.
+ */
+export async function insertEventsIfPersonsUnchanged(
+  db: SqlStatements,
+  projectId: number,
+  events: readonly IngestEvent[],
+  personIds: readonly (string | null)[],
+  read: readonly PersonRead[],
+): Promise<number | null> {
+  const versions = new Map(read.map((r) => [r.personId.toString(), r.version.toString()]));
+  const guard = Prisma.sql`WHERE (SELECT count(*) FROM unchanged) = ${versions.size}`;
+  const inserted = await db.execute(Prisma.sql`
+    WITH unchanged AS MATERIALIZED (
+      SELECT p.id
+      FROM unnest(${[...versions.keys()]}::bigint[], ${[...versions.values()]}::bigint[]) AS v(id, version)
+      JOIN persons p ON p.project_id = ${projectId} AND p.id = v.id AND p.version = v.version
+      ORDER BY p.id
+      FOR SHARE OF p
+    )
+    ${eventsInsert(projectId, events, personIds, guard)}`);
+  return inserted > 0 ? inserted : null;
 }
 
 /** The index of each of `names` that the project's group type mapping has. */

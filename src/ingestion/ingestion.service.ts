@@ -9,13 +9,28 @@
  * Per request, whatever the number of events: person state's few statements (see its header), one
  * INSERT of the events, and at most three catalogue statements (none once this process has recorded the same names within the hour, see
  * catalogue-cache.ts). A request with one bad event stores nothing (rules/capture-events.ts).
+ *
+ * The steady state (every distinct id known, nothing to write about persons, no group type named,
+ * no catalogue entry to record) needs no transaction: the persons as this process last read them
+ * (person-cache.ts; else one unlocked read), then one INSERT that stores the events only if those
+ * persons are still as read (`steadyPersonState`, `insertEventsIfPersonsUnchanged`): one statement
+ * (two on a cache miss) where the transaction takes four on PostgreSQL (BEGIN, the locking read, the
+ * INSERT, COMMIT). When they changed meanwhile, nothing was stored and the request goes through
+ * the transaction, as any other request.
  */
 import type { ServiceDeps } from "../core/services.js";
-import type { RunSqlTransaction } from "../db/sql-transaction.js";
+import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
 import { CatalogueCache } from "./catalogue-cache.js";
-import { applyGroupState } from "./group-state.js";
-import { groupTypeIndexes, insertEvents, writeCatalogue } from "./ingestion.queries.js";
-import { applyPersonState } from "./person-state.js";
+import { applyGroupState, touchesGroups } from "./group-state.js";
+import type { IngestEvent } from "./ingest-event.js";
+import {
+  groupTypeIndexes,
+  insertEvents,
+  insertEventsIfPersonsUnchanged,
+  writeCatalogue,
+} from "./ingestion.queries.js";
+import { PersonCache } from "./person-cache.js";
+import { applyPersonState, batchDistinctIds, steadyPersonState } from "./person-state.js";
 import { readCaptureEvents } from "./rules/capture-events.js";
 import { catalogueEntries, groupTypesToResolve } from "./rules/catalogue.js";
 import { droppedByPipeline } from "./rules/dropped-events.js";
@@ -35,6 +50,12 @@ export interface CaptureResult {
   stored: number;
 }
 
+/** Where capture writes: the request's transaction, or single statements in the steady state (module header). */
+export interface CaptureSql {
+  transaction: RunSqlTransaction;
+  autocommit: SqlStatements;
+}
+
 /** Capture's behaviour. */
 export interface IngestionService {
   /**
@@ -42,25 +63,71 @@ export interface IngestionService {
    * @throws ParseError / ValidationError (400) as `readCaptureEvents`, with nothing stored.
    */
   capture(
-    transaction: RunSqlTransaction,
+    sql: CaptureSql,
     projectId: number,
     payload: unknown,
     request: CaptureRequest,
   ): Promise<CaptureResult>;
 }
 
+/** The events of a request that are stored (not dropped by the pipeline), each with its index in the request. */
+function keptEvents(events: readonly IngestEvent[]): Array<{ event: IngestEvent; index: number }> {
+  const kept: Array<{ event: IngestEvent; index: number }> = [];
+  for (const [index, event] of events.entries()) if (!droppedByPipeline(event)) kept.push({ event, index });
+  return kept;
+}
+
 /** Builds the ingestion service; `deps.now` is the server's clock (`now` of clock-skew correction). */
 export function createIngestionService(deps: ServiceDeps): IngestionService {
-  const cache = new CatalogueCache();
+  const catalogue = new CatalogueCache();
+  const persons = new PersonCache();
+
+  /**
+   * Stores `events` in the steady state (module header) and returns how many were new; null when
+   * the request is not in it, or left it meanwhile (nothing stored then).
+   */
+  async function captureSteady(
+    db: SqlStatements,
+    projectId: number,
+    events: readonly IngestEvent[],
+    now: Date,
+  ): Promise<number | null> {
+    if (touchesGroups(events)) return null;
+    const kept = keptEvents(events);
+    const stored = kept.map(({ event }) => event);
+    if (groupTypesToResolve(stored).length > 0) return null;
+    const unwritten = catalogue.unwritten(projectId, catalogueEntries(stored, new Map(), now), now);
+    if (unwritten.eventNames.length + unwritten.properties.length + unwritten.eventProperties.length > 0) {
+      return null;
+    }
+    const steady = await steadyPersonState(db, projectId, events, persons);
+    if (!steady) return null;
+    const inserted = await insertEventsIfPersonsUnchanged(
+      db,
+      projectId,
+      stored,
+      kept.map(({ index }) => steady.personUuids[index] ?? null),
+      steady.read,
+    );
+    if (inserted === null)
+      persons.forget(
+        projectId,
+        steady.read.map((r) => r.distinctId),
+      );
+    return inserted;
+  }
+
   return {
-    async capture(transaction, projectId, payload, request) {
+    async capture(sql, projectId, payload, request) {
       const now = deps.now();
       const events = readCaptureEvents(payload, { ...request, now });
+      const steady = await captureSteady(sql.autocommit, projectId, events, now);
+      if (steady !== null) return { received: events.length, stored: steady };
       let written: ReturnType<CatalogueCache["unwritten"]> | undefined;
-      const stored = await transaction(async (tx) => {
+      const stored = await sql.transaction(async (tx) => {
         const personIds = await applyPersonState(tx, projectId, events);
         await applyGroupState(tx, projectId, events);
-        const kept = events.flatMap((event, index) => (droppedByPipeline(event) ? [] : [{ event, index }]));
+        const kept = keptEvents(events);
         const stored = kept.map(({ event }) => event);
         const inserted = await insertEvents(
           tx,
@@ -69,11 +136,13 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
           kept.map(({ index }) => personIds[index] ?? null),
         );
         const indexes = await groupTypeIndexes(tx, projectId, groupTypesToResolve(stored));
-        written = cache.unwritten(projectId, catalogueEntries(stored, indexes, now), now);
+        written = catalogue.unwritten(projectId, catalogueEntries(stored, indexes, now), now);
         await writeCatalogue(tx, projectId, written, now);
         return inserted;
       });
-      if (written) cache.markWritten(projectId, written, now);
+      if (written) catalogue.markWritten(projectId, written, now);
+      // The transaction may have changed these persons: read them again next time.
+      persons.forget(projectId, batchDistinctIds(events));
       return { received: events.length, stored };
     },
   };

@@ -32,13 +32,16 @@
  * capture's decision.
  */
 import { randomUUID } from "node:crypto";
+import type { SqlReader } from "../db/sql-reader.js";
 import type { IngestEvent, IngestTx } from "./ingest-event.js";
+import type { PersonCache } from "./person-cache.js";
 import {
   type LoadedPerson,
   loadPersons,
   type PersonWritePlan,
   type WorkingPerson,
   writePersonPlan,
+  writesNothing,
 } from "./person-store.js";
 import { isMergeAllowed, type MergeRequest, mergeRequest } from "./rules/merge-request.js";
 import { personUuidFor, processesPersonProfile } from "./rules/person-identity.js";
@@ -54,7 +57,7 @@ import {
 const MAX_ATTEMPTS = 5;
 
 /** The distinct ids a batch needs loaded: each event's own, and the other id of merge requests. */
-function distinctIdsOf(events: readonly IngestEvent[]): string[] {
+export function batchDistinctIds(events: readonly IngestEvent[]): string[] {
   const ids = new Set<string>();
   for (const event of events) {
     ids.add(event.distinctId);
@@ -64,7 +67,11 @@ function distinctIdsOf(events: readonly IngestEvent[]): string[] {
   return [...ids];
 }
 
-/** The persons of one batch, in memory, as its events change them. */
+/**
+ * The persons of one batch, in memory, as its events change them. The loaded rows themselves are
+ * never modified (a changed state is a copy, rules/person-properties.ts), so they may be shared
+ * (person-cache.ts).
+ */
 class BatchPersons {
   private readonly persons: WorkingPerson[] = [];
   private readonly byDistinctId = new Map<string, WorkingPerson>();
@@ -196,11 +203,7 @@ class BatchPersons {
     event: IngestEvent,
     identifies: boolean,
   ): void {
-    const { state, changed, writes } = applyPropertyOperations(
-      person.state,
-      ops,
-      event.timestamp.toISOString(),
-    );
+    const { state, changed, writes } = applyPropertyOperations(person.state, ops, event.timestamp);
     if (changed) person.state = state;
     const newlyIdentified = identifies && !person.isIdentified;
     if (!writes && !newlyIdentified) return;
@@ -217,7 +220,7 @@ class BatchPersons {
     event: IngestEvent,
   ): void {
     const merged = mergePropertyStates(into.state, other.state);
-    into.state = applyPropertyOperations(merged, ops, event.timestamp.toISOString()).state;
+    into.state = applyPropertyOperations(merged, ops, event.timestamp).state;
     if (other.createdAt < into.createdAt) into.createdAt = other.createdAt;
     into.isIdentified = true;
     into.version = (into.version > other.version ? into.version : other.version) + 1n;
@@ -247,10 +250,11 @@ export async function applyPersonState(
   projectId: number,
   events: readonly IngestEvent[],
 ): Promise<string[]> {
-  const distinctIds = distinctIdsOf(events);
+  const distinctIds = batchDistinctIds(events);
   const takenUuids = new Set<string>();
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const batch = new BatchPersons(projectId, await loadPersons(tx, projectId, distinctIds), takenUuids);
+    const loaded = await loadPersons(tx, projectId, distinctIds, { locked: true });
+    const batch = new BatchPersons(projectId, loaded, takenUuids);
     for (const event of events) batch.apply(event);
     const outcome = await writePersonPlan(tx, projectId, batch.plan());
     if (outcome.written) return events.map((event) => batch.personUuidOf(event.distinctId));
@@ -259,4 +263,56 @@ export async function applyPersonState(
   throw new Error(
     `person state: creation kept conflicting with concurrent requests (${MAX_ATTEMPTS} attempts)`,
   );
+}
+
+/** A distinct id of a batch with the person it had, as `steadyPersonState` read them. */
+export interface PersonRead {
+  distinctId: string;
+  /** The person's row id. */
+  personId: bigint;
+  /** The person's `version` when read. */
+  version: bigint;
+}
+
+/** The person side of a batch in the steady state: nothing to write (see `steadyPersonState`). */
+export interface SteadyPersonState {
+  /** The uuid of the person each event belongs to, by index. */
+  personUuids: string[];
+  /** What the decision rests on: every distinct id of the batch with its person, as read. */
+  read: PersonRead[];
+}
+
+/**
+ * Decides the person side of `events` (one capture request, in order) without a transaction, for
+ * capture's steady state: when every distinct id the batch names already has a person and its
+ * events write nothing (no person created, updated, identified or merged, no id joining a person),
+ * answers the person uuid of each event and what the decision read; otherwise null (the batch then
+ * goes through `applyPersonState` in a transaction). The persons are those `cache` keeps, else one
+ * unlocked read (whose rows `cache` then keeps). The events are applied exactly as
+ * `applyPersonState` applies them, so the decision is the one it would make on the same rows; it
+ * holds as long as each distinct id still has the same person at the same `version` (every person
+ * write moves `version`, and an id leaves a person only when that person is merged away): the
+ * caller's write must check that (ingestion.queries.ts `insertEventsIfPersonsUnchanged`).
+ */
+export async function steadyPersonState(
+  db: SqlReader,
+  projectId: number,
+  events: readonly IngestEvent[],
+  cache: PersonCache,
+): Promise<SteadyPersonState | null> {
+  const distinctIds = batchDistinctIds(events);
+  let loaded = cache.get(projectId, distinctIds);
+  if (!loaded) {
+    loaded = await loadPersons(db, projectId, distinctIds, { locked: false });
+    cache.remember(projectId, loaded);
+    // One row per distinct id that has a person: fewer means a new id, which creates or derives one.
+    if (loaded.length !== distinctIds.length) return null;
+  }
+  const batch = new BatchPersons(projectId, loaded, new Set());
+  for (const event of events) batch.apply(event);
+  if (!writesNothing(batch.plan())) return null;
+  return {
+    personUuids: events.map((event) => batch.personUuidOf(event.distinctId)),
+    read: loaded.map((row) => ({ distinctId: row.distinctId, personId: row.id, version: row.version })),
+  };
 }

@@ -27,7 +27,7 @@ import { ProjectTokenCache } from "../core/auth/project-token.js";
 import { AuthenticationError, DomainError, MethodNotAllowedError, NotFoundError } from "../core/errors.js";
 import type { Services } from "../core/services.js";
 import type { SqlReader } from "../db/sql-reader.js";
-import type { RunSqlTransaction } from "../db/sql-transaction.js";
+import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { errorBody, httpLayerError, SERVER_ERROR_BODY } from "../rest/error-body.js";
 import { exposeHeaders, isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
@@ -66,6 +66,8 @@ export interface SdkRequest {
   transaction: RunSqlTransaction;
   /** The request's logger, for failures a handler answers without throwing. */
   log: FastifyBaseLogger;
+  /** Runs single hand-written statements outside any transaction (db/sql-transaction.ts). */
+  autocommit: SqlStatements;
 }
 
 /**
@@ -117,6 +119,7 @@ export interface SdkDeps {
   db: PrismaClient;
   reader: SqlReader;
   transaction: RunSqlTransaction;
+  autocommit: SqlStatements;
 }
 
 /**
@@ -194,6 +197,7 @@ async function handle(
       reader: deps.reader,
       transaction: deps.transaction,
       log: request.log,
+      autocommit: deps.autocommit,
     });
   } catch (error) {
     // A database error may mean the remembered project was deleted meanwhile (its rows' foreign

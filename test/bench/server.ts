@@ -260,6 +260,11 @@ async function main(backend: string): Promise<void> {
   cleanups.unshift(() => database.close());
   await applyMigrations(database.migrationTarget);
   const { localEvaluationToken, ...seeded } = await seed(database);
+  // A database in service has planner statistics: PostgreSQL's autovacuum gathers them (the test
+  // server runs with it off), the embedded PGlite refreshes them (src/db/pglite-statistics.ts).
+  // Without any, the planner guesses tables empty and may look 100 keys up by scanning a project's
+  // rows once per key (capture's person lookup), which is not what serving measures.
+  await database.prisma.$executeRawUnsafe("ANALYZE");
   const app = await buildApp({
     config: loadConfig({ PORT: "0" }),
     database,

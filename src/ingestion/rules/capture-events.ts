@@ -62,9 +62,10 @@ function needsRepair(value: unknown): boolean {
     if (typeof current === "string") {
       if (HAS_UNSTORABLE.test(current)) return true;
     } else if (current !== null && typeof current === "object") {
-      for (const [key, item] of Object.entries(current)) {
+      const record = current as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
         if (HAS_UNSTORABLE.test(key)) return true;
-        stack.push(item);
+        stack.push(record[key]);
       }
     }
   }

@@ -79,25 +79,31 @@ export function catalogueEntries(
   now: Date,
 ): CatalogueEntries {
   const eventNames = new Set<string>();
-  const properties = new Map<string, PropertyEntry>();
-  const pairs = new Map<string, { event: string; property: string }>();
+  // Each property once per event (pairs) and once per owner, keyed without building a string per
+  // property of every event: a request's events mostly repeat the same few names.
+  const pairs = new Map<string, Set<string>>();
+  const owners = new Map<string, Map<string, PropertyEntry>>();
   const record = (
     event: string,
     owner: Record<string, unknown>,
     type: PropertyOwner,
     groupTypeIndex: number,
   ) => {
-    for (const [name, value] of Object.entries(owner)) {
+    const names = pairs.get(event) ?? new Set<string>();
+    pairs.set(event, names);
+    const ownerKey = `${type}\u0000${groupTypeIndex}`;
+    const entries = owners.get(ownerKey) ?? new Map<string, PropertyEntry>();
+    owners.set(ownerKey, entries);
+    for (const name of Object.keys(owner)) {
       if (type === 1 && SKIP_EVENT_PROPERTIES.has(name)) continue;
       if (!fits(name)) continue;
-      pairs.set(`${event}\u0000${name}`, { event, property: name });
-      const key = `${type}\u0000${groupTypeIndex}\u0000${name}`;
-      if (!properties.has(key)) {
-        properties.set(key, {
+      names.add(name);
+      if (!entries.has(name)) {
+        entries.set(name, {
           name,
           type,
           groupTypeIndex,
-          propertyType: detectPropertyType(name, value, now),
+          propertyType: detectPropertyType(name, owner[name], now),
         });
       }
     }
@@ -116,7 +122,20 @@ export function catalogueEntries(
     if (isRecord(props["$set"])) record(event, props["$set"], 2, -1);
     if (isRecord(props["$set_once"])) record(event, props["$set_once"], 2, -1);
   }
-  const byKey = <T>(map: Map<string, T>) =>
-    [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-  return { eventNames: [...eventNames].sort(), properties: byKey(properties), eventProperties: byKey(pairs) };
+  const byKey = <T>(keyed: Array<[string, T]>) =>
+    keyed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+  const properties = [...owners].flatMap(([ownerKey, entries]) =>
+    [...entries.values()].map((entry): [string, PropertyEntry] => [`${ownerKey}\u0000${entry.name}`, entry]),
+  );
+  const eventProperties = [...pairs].flatMap(([event, names]) =>
+    [...names].map((property): [string, { event: string; property: string }] => [
+      `${event}\u0000${property}`,
+      { event, property },
+    ]),
+  );
+  return {
+    eventNames: [...eventNames].sort(),
+    properties: byKey(properties),
+    eventProperties: byKey(eventProperties),
+  };
 }

@@ -130,12 +130,13 @@ export function personPropertyOperations(event: IngestEvent): PropertyOperations
   const alwaysWrites = PERSON_EVENTS.has(event.event);
   if (NO_PERSON_UPDATE_EVENTS.has(event.event)) return { set: {}, setOnce: {}, unset: [], alwaysWrites };
   const props = event.properties;
-  const set = { ...asObject(props["$set"]), ...asObject(event.topLevel.$set) };
-  const setOnce = { ...asObject(props["$set_once"]), ...asObject(event.topLevel.$set_once) };
-  if (!NO_DERIVED_PROPERTIES_EVENTS.has(event.event)) addEventDerivedProperties(props, set, setOnce);
-  const eventBased =
+  // Event-based first, so the event's own `$set` wins over it.
+  const set: Properties =
     event.event === "survey shown" ? { $survey_last_seen_date: event.timestamp.toISOString() } : {};
-  return { set: { ...eventBased, ...set }, setOnce, unset: unsetKeys(props["$unset"]), alwaysWrites };
+  Object.assign(set, asObject(props["$set"]), asObject(event.topLevel.$set));
+  const setOnce = Object.assign({}, asObject(props["$set_once"]), asObject(event.topLevel.$set_once));
+  if (!NO_DERIVED_PROPERTIES_EVENTS.has(event.event)) addEventDerivedProperties(props, set, setOnce);
+  return { set, setOnce, unset: unsetKeys(props["$unset"]), alwaysWrites };
 }
 
 /**
@@ -175,44 +176,56 @@ export interface PropertyUpdate {
   writes: boolean;
 }
 
+/** A copy of `state` to change. */
+function copyOf(state: PropertyState): PropertyState {
+  return {
+    properties: { ...state.properties },
+    lastUpdatedAt: { ...state.lastUpdatedAt },
+    lastOperation: { ...state.lastOperation },
+  };
+}
+
+/** Whether changing `key` alone makes the event write the person (module header). */
+function triggersWrite(ops: PropertyOperations, key: string): boolean {
+  return ops.alwaysWrites || !FILTERED_PERSON_UPDATE_PROPERTIES.has(key);
+}
+
 /**
- * `ops` applied to `current` by an event at `timestampIso` (module header); `current` is not modified
- * (and is the answer's `state` when nothing changed).
+ * `ops` applied to `current` by an event that happened `at` (module header); `current` is not
+ * modified (and is the answer's `state` when nothing changed). Runs for every event of a known
+ * person, so it allocates nothing until something changes (capture's steady state changes nothing).
  */
 export function applyPropertyOperations(
   current: PropertyState,
   ops: PropertyOperations,
-  timestampIso: string,
+  at: Date,
 ): PropertyUpdate {
   const before = current.properties;
-  // Copied on the first change only: most events of a known person change nothing.
   let state: PropertyState | null = null;
-  const changing = (): PropertyState =>
-    (state ??= {
-      properties: { ...before },
-      lastUpdatedAt: { ...current.lastUpdatedAt },
-      lastOperation: { ...current.lastOperation },
-    });
-  const triggers = (key: string) => ops.alwaysWrites || !FILTERED_PERSON_UPDATE_PROPERTIES.has(key);
+  let atIso = "";
   let writes = false;
   for (const key in ops.setOnce) {
     if (Object.hasOwn(before, key) || Object.hasOwn(ops.set, key)) continue;
-    write(changing(), key, ops.setOnce[key], "set_once", timestampIso);
-    writes ||= triggers(key);
+    state ??= copyOf(current);
+    atIso ||= at.toISOString();
+    write(state, key, ops.setOnce[key], "set_once", atIso);
+    writes ||= triggersWrite(ops, key);
   }
   for (const key in ops.set) {
     const value = ops.set[key];
     const present = Object.hasOwn(before, key);
     if (present && isDeepStrictEqual(before[key], value)) continue;
-    write(changing(), key, value, "set", timestampIso);
-    writes ||= !present || triggers(key);
+    state ??= copyOf(current);
+    atIso ||= at.toISOString();
+    write(state, key, value, "set", atIso);
+    writes ||= !present || triggersWrite(ops, key);
   }
   for (const key of ops.unset) {
     if (!Object.hasOwn(before, key)) continue;
-    const next = changing();
-    delete next.properties[key];
-    delete next.lastUpdatedAt[key];
-    delete next.lastOperation[key];
+    state ??= copyOf(current);
+    delete state.properties[key];
+    delete state.lastUpdatedAt[key];
+    delete state.lastOperation[key];
     writes = true;
   }
   return { state: state ?? current, changed: state !== null, writes };

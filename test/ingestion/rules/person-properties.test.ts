@@ -11,6 +11,7 @@ import { ingestEvent } from "../../support/ingest.js";
 
 const T1 = "2026-11-20T10:00:00.000Z";
 const T2 = "2026-11-21T10:00:00.000Z";
+const AT2 = new Date(T2);
 const none = { set: {}, setOnce: {}, unset: [], alwaysWrites: false };
 
 /** Operations of an ordinary (not person) event. */
@@ -123,7 +124,7 @@ describe("applyPropertyOperations", () => {
     const { state: next, changed } = applyPropertyOperations(
       current,
       ops({ set: { a: 2, b: 1 }, setOnce: { c: 2, d: 2, n: 5 }, unset: ["c", "missing"] }),
-      T2,
+      AT2,
     );
     expect(changed).toBe(true);
     expect(next.properties).toEqual({ a: 2, b: 1, d: 2, n: null });
@@ -136,25 +137,25 @@ describe("applyPropertyOperations", () => {
     const { state: next } = applyPropertyOperations(
       state({}),
       ops({ set: { k: "set" }, setOnce: { k: "once" } }),
-      T2,
+      AT2,
     );
     expect(next.properties).toEqual({ k: "set" });
     expect(next.lastOperation).toEqual({ k: "set" });
   });
 
   it("unsets only keys present before the event", () => {
-    const { state: next } = applyPropertyOperations(state({}), ops({ set: { k: 1 }, unset: ["k"] }), T2);
+    const { state: next } = applyPropertyOperations(state({}), ops({ set: { k: 1 }, unset: ["k"] }), AT2);
     expect(next.properties).toEqual({ k: 1 });
   });
 
   it("does not write a change of frequently changing keys alone, unless a person event makes it", () => {
     const current = state({ $current_url: "a", $browser: "x" });
     const urlOnly = ops({ set: { $current_url: "b" } });
-    expect(applyPropertyOperations(current, urlOnly, T2)).toMatchObject({ changed: true, writes: false });
-    expect(applyPropertyOperations(current, { ...urlOnly, alwaysWrites: true }, T2).writes).toBe(true);
+    expect(applyPropertyOperations(current, urlOnly, AT2)).toMatchObject({ changed: true, writes: false });
+    expect(applyPropertyOperations(current, { ...urlOnly, alwaysWrites: true }, AT2).writes).toBe(true);
     const withNewKey = ops({ set: { $current_url: "b", $pathname: "/new" } });
-    expect(applyPropertyOperations(current, withNewKey, T2).writes).toBe(true);
-    expect(applyPropertyOperations(current, ops({ set: { $current_url: "b", plan: 1 } }), T2).writes).toBe(
+    expect(applyPropertyOperations(current, withNewKey, AT2).writes).toBe(true);
+    expect(applyPropertyOperations(current, ops({ set: { $current_url: "b", plan: 1 } }), AT2).writes).toBe(
       true,
     );
   });
@@ -164,10 +165,10 @@ describe("applyPropertyOperations", () => {
     const result = applyPropertyOperations(
       current,
       ops({ set: { obj: { a: [1, { b: 2 }] } }, setOnce: { obj: 1 } }),
-      T2,
+      AT2,
     );
     expect(result).toMatchObject({ changed: false, writes: false });
-    expect(applyPropertyOperations(current, none, T2).changed).toBe(false);
+    expect(applyPropertyOperations(current, none, AT2).changed).toBe(false);
   });
 });
 
