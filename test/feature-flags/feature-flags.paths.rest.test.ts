@@ -195,8 +195,6 @@ describeEachBackend("flag operations not built yet", (server) => {
     ["POST", "1/create_static_cohort_for_flag/"],
     ["POST", "1/dashboard/"],
     ["POST", "1/enrich_usage_dashboard/"],
-    ["GET", "evaluation_reasons/"],
-    ["GET", "my_flags/"],
   ];
 
   it("answer 501 with the reason, after authentication, instead of passing for other routes", async () => {
