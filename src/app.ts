@@ -15,6 +15,7 @@ import type { Logger } from "pino";
 import { BACKGROUND_TASK_MODULES, createServices, REST_MODULES, SDK_MODULES, schema } from "./composition.js";
 import type { Config, Limits } from "./config.js";
 import { type BackgroundTaskDeps, type RunningTask, startBackgroundTask } from "./core/background-tasks.js";
+import { dataAccessOf } from "./core/context.js";
 import type { Services } from "./core/services.js";
 import type { Database } from "./db/database.js";
 import { checkReadiness, migrationNamesOnDisk } from "./db/readiness.js";
@@ -102,7 +103,8 @@ function startBackgroundTasks(app: FastifyInstance, deps: BackgroundTaskDeps) {
 /** Builds the HTTP app (not yet listening). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database, logger } = options;
-  const services = options.services ?? createServices({ now: () => new Date(), data: database });
+  const data = dataAccessOf(database);
+  const services = options.services ?? createServices({ now: () => new Date(), data });
   const expectedMigrations = await migrationNamesOnDisk();
   const app = fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -119,9 +121,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   trackServedRoutes(app);
   app.decorateRequest("sqlStats", null as unknown as SqlStats);
-  app.addHook("onRequest", async (request, reply) => {
+  // Per-request hooks in callback form: fastify runs them without a promise each.
+  app.addHook("onRequest", (request, reply, done) => {
     request.sqlStats = { statements: 0, durationMs: 0 };
     reply.header("X-Request-Id", request.id);
+    done();
   });
   // Every handler runs inside its request's SQL accounting context.
   app.addHook("onRoute", (route) => {
@@ -130,9 +134,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return runWithSqlStats(request.sqlStats, () => handler.call(this, request, reply));
     };
   });
-  app.addHook("onSend", async (request, reply, payload) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("Server-Timing", serverTiming(request.sqlStats));
-    return payload;
+    done(null, payload);
   });
 
   app.get("/healthz", async () => ({ status: "ok" }));
@@ -143,11 +147,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       .send({ status: readiness.ready ? "ready" : "not_ready", ...readiness });
   });
 
-  const yoga = createGraphQLServer({ schema, data: database, services, limits: config.limits, logger });
+  const yoga = createGraphQLServer({ schema, data, services, limits: config.limits, logger });
   registerGraphQLRoutes(app, yoga, { bodyLimitBytes: config.limits.bodyLimitBytes });
 
   const restDeps = {
-    data: database,
+    data,
     limits: config.limits,
     publicUrl: config.publicUrl,
     ...(options.now ? { now: options.now } : {}),

@@ -3,9 +3,12 @@
  * the database, the authenticated actor, the configured limits and per-request caches.
  */
 import type { Limits } from "../config.js";
+import type { Database } from "../db/database.js";
 import type { SqlReader } from "../db/sql-reader.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
+import { ActorCache } from "./auth/actor-cache.js";
 import type { Actor } from "./auth/authenticate.js";
+import { ProjectRevisions } from "./project-revisions.js";
 import type { ProjectRecord } from "./records.js";
 
 /**
@@ -34,10 +37,38 @@ export interface ServiceContext {
   readonly onProjectAuthorized?: (project: ProjectAccess) => void;
 }
 
-/** The database as services reach it: Prisma, and the driver for hot reads (db/database.ts `Database`). */
+/**
+ * The database as services reach it: Prisma, the driver for hot reads (db/database.ts `Database`),
+ * and the per-process caches kept correct by its change feed. One per open database (`dataAccessOf`).
+ */
 export interface DataAccess {
   readonly prisma: PrismaClient;
   readonly reader: SqlReader;
+  /** Authenticated actors per key (auth/actor-cache.ts). */
+  readonly actors: ActorCache;
+  /** The newest known revision per project (project-revisions.ts). */
+  readonly revisions: ProjectRevisions;
+}
+
+const dataAccessByDatabase = new WeakMap<Database, DataAccess>();
+
+/**
+ * The `DataAccess` of an open database: the same object (and so the same caches) for every caller,
+ * the services and each door alike.
+ */
+export function dataAccessOf(database: Database): DataAccess {
+  let data = dataAccessByDatabase.get(database);
+  if (!data) {
+    const revisions = new ProjectRevisions(database.changes, database.reader);
+    data = {
+      prisma: database.prisma,
+      reader: database.reader,
+      actors: new ActorCache(database.changes, revisions),
+      revisions,
+    };
+    dataAccessByDatabase.set(database, data);
+  }
+  return data;
 }
 
 /** Builds a service context for an authenticated actor. */

@@ -10,6 +10,7 @@
  *   (./sql-transaction.ts) share.
  * - `pglite`: a PGlite instance owned by the caller (tests load a migrated template into memory).
  * Every adapter is wrapped by `instrumentAdapterFactory`, so statements are counted per request.
+ * Every kind listens to the database's change feed (./change-feed.ts), which per-process caches trust.
  */
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -17,6 +18,7 @@ import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.js";
+import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from "./change-feed.js";
 import { type LockLogger, lockDataDirectory } from "./data-dir-lock.js";
 import type { MigrationTarget } from "./migrations.js";
 import { keepStatisticsFresh, PGLITE_ANALYZE_INTERVAL_MS } from "./pglite-statistics.js";
@@ -49,6 +51,8 @@ export interface Database {
   readonly transaction: RunSqlTransaction;
   /** Single hand-written statements outside any transaction, each committed on its own (./sql-transaction.ts). */
   readonly autocommit: SqlStatements;
+  /** Committed changes announced by the database (./change-feed.ts): what per-process caches trust. */
+  readonly changes: ChangeFeed;
   readonly migrationTarget: MigrationTarget;
   /** Where the data is, for logs and errors (never includes a password). */
   readonly description: string;
@@ -87,12 +91,19 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
     case "postgres": {
       // One pool and one set of statement names for Prisma, the reader and the hand-written
       // transactions and statements: a connection never holds two statements under one name.
-      const pool = new pg.Pool({ connectionString: source.url });
+      const changes = postgresChangeFeed(source.url, log);
+      const pool = new pg.Pool({ connectionString: source.url, onConnect: changes.listenOn });
       // An idle connection the server closes (restart, admin termination) is dropped by the pool and
       // replaced on next use; without a listener its error event would end the process.
       pool.on("error", (error) =>
         log?.warn({ err: error }, "PostgreSQL closed an idle connection; the pool replaces it"),
       );
+      try {
+        await changes.start();
+      } catch (error) {
+        await pool.end();
+        throw error;
+      }
       const names = statementNames();
       const prisma = prismaFor(new PrismaPg(pool, { statementNameGenerator: names }));
       return {
@@ -101,9 +112,11 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
         reader: pgPoolReader(pool, names),
         transaction: pgPoolTransactions(pool, names),
         autocommit: pgPoolAutocommit(pool, names),
+        changes,
         migrationTarget: { kind: "postgres", url: source.url },
         description: redactUrl(source.url),
         close: async () => {
+          await changes.close();
           await prisma.$disconnect();
           await pool.end();
         },
@@ -111,15 +124,20 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
     }
     case "pglite": {
       const prisma = prismaFor(new PrismaPGlite(source.pglite));
+      const changes = await pgliteChangeFeed(source.pglite);
       return {
         kind: "pglite",
         prisma,
         reader: pgliteReader(source.pglite),
         transaction: pgliteTransactions(source.pglite),
         autocommit: pgliteAutocommit(source.pglite),
+        changes,
         migrationTarget: { kind: "pglite", pglite: source.pglite },
         description: "PGlite (in memory)",
-        close: () => prisma.$disconnect(),
+        close: async () => {
+          await changes.close();
+          await prisma.$disconnect();
+        },
       };
     }
     case "embedded": {
@@ -129,6 +147,14 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
         pglite = new PGlite(source.dataDir);
         await pglite.waitReady;
       } catch (error) {
+        await release();
+        throw error;
+      }
+      let changes: Awaited<ReturnType<typeof pgliteChangeFeed>>;
+      try {
+        changes = await pgliteChangeFeed(pglite);
+      } catch (error) {
+        await pglite.close();
         await release();
         throw error;
       }
@@ -144,10 +170,12 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
         reader: pgliteReader(pglite),
         transaction: pgliteTransactions(pglite),
         autocommit: pgliteAutocommit(pglite),
+        changes,
         migrationTarget: { kind: "pglite", pglite },
         description: `PGlite at ${source.dataDir}`,
         close: async () => {
           try {
+            await changes.close();
             await stopStatistics();
             await prisma.$disconnect();
             await pglite.close();

@@ -37,7 +37,7 @@ describeEachBackend("operability", (server) => {
     const timing = response.headers.get("server-timing");
     expect(timing).toMatch(/^db;dur=\d+\.\d;desc="\d+ statements?"$/);
     const statements = Number(timing!.match(/desc="(\d+)/)![1]);
-    expect(statements).toBeGreaterThanOrEqual(2);
+    expect(statements).toBeGreaterThanOrEqual(1);
     expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     const echoed = await s.request("GET", "/healthz", { key: null, headers: { "x-request-id": "abc-123" } });
     expect(echoed.headers.get("x-request-id")).toBe("abc-123");
@@ -74,14 +74,15 @@ describeEachBackend("statement counts and unexpected errors", (server) => {
     await page(1); // the key's hourly last_used_at write happens once
     const ten = await page(10);
     expect(await page(100)).toBe(ten);
-    // The key (with its user, memberships and their projects), then the page with its creators,
-    // modifiers, tags and total count: two statements, whatever the page size.
-    expect(ten).toBe(2);
+    // The page with its creators, modifiers, tags and total count: one statement, whatever the page
+    // size. The key (with its user, memberships and their projects) is known to the process once
+    // seen (core/auth/actor-cache.ts); test/db/change-feed.test.ts shows a change still reaches it.
+    expect(ten).toBe(1);
     const one = await s.request(
       "GET",
       `/api/projects/${projectId}/feature_flags/${(await s.db.featureFlag.findFirst({ where: { projectId } }))!.id}/`,
     );
-    expect(one.headers.get("server-timing")).toMatch(/desc="2 statements"/);
+    expect(one.headers.get("server-timing")).toMatch(/desc="1 statement"/);
   });
 
   it("masks an unexpected failure as PostHog's 500 body and logs it", async () => {

@@ -187,6 +187,7 @@ describeEachBackend("persons over GraphQL", (server) => {
     const twentyFive = await page(25);
     expect(twentyFive.data.project?.persons?.edges).toHaveLength(25);
     expect(twentyFive.statements).toBe(five.statements);
-    expect(five.statements).toBe(2);
+    // The page with its distinct ids; the key is known to the process once seen (core/auth/actor-cache.ts).
+    expect(five.statements).toBe(1);
   });
 });

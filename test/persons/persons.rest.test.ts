@@ -209,7 +209,8 @@ describeEachBackend("persons over REST", (server) => {
     expect(thirty.body.results).toHaveLength(30);
     expect(thirty.body.results[0].distinct_ids).toHaveLength(2);
     expect(statements(thirty.headers)).toBe(statements(three.headers));
-    expect(statements(three.headers)).toBe(2);
+    // The page with its distinct ids; the key is known to the process once seen (core/auth/actor-cache.ts).
+    expect(statements(three.headers)).toBe(1);
   });
 
   it("retrieves a person by uuid or integer id in PersonSerializer's shape", async () => {

@@ -8,7 +8,7 @@ import { expect, it } from "vitest";
 import { createServices } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
 import { authenticate } from "../../src/core/auth/authenticate.js";
-import { createServiceContext, type ServiceContext } from "../../src/core/context.js";
+import { createServiceContext, dataAccessOf, type ServiceContext } from "../../src/core/context.js";
 import { featureFlagSchema } from "../../src/feature-flags/feature-flags.responses.js";
 import { serializeFlag } from "../../src/feature-flags/feature-flags.rest.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
@@ -53,8 +53,11 @@ describeEachBackend("REST bodies written with the response schemas", (server) =>
 
   /** The service context of the all-scopes key, as the REST door builds it. */
   async function context(s: TestServer): Promise<ServiceContext> {
-    const actor = await authenticate(s.database, { key: s.key, source: "Authorization header" });
-    return createServiceContext(s.database, actor, loadConfig({}).limits);
+    const actor = await authenticate(dataAccessOf(s.database), {
+      key: s.key,
+      source: "Authorization header",
+    });
+    return createServiceContext(dataAccessOf(s.database), actor, loadConfig({}).limits);
   }
 
   /** What `serializeFlag` returns for the flag, read in-process through the service. */

@@ -14,6 +14,7 @@ import { buildApp } from "../../src/app.js";
 import { createServices } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
 import { generateProjectApiToken } from "../../src/core/auth/api-keys.js";
+import { dataAccessOf } from "../../src/core/context.js";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import type { PrismaClient } from "../../src/generated/prisma/client.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
@@ -66,6 +67,8 @@ export interface TestServer {
   baseUrl: string;
   db: PrismaClient;
   database: Database;
+  /** The PostgreSQL database's URL (a second process can open it); null on PGlite. */
+  databaseUrl: string | null;
   app: FastifyInstance;
   projectId: number;
   organizationId: string;
@@ -86,20 +89,21 @@ export interface TestServer {
 
 async function openTestDatabase(
   backend: Backend,
-): Promise<{ database: Database; drop: () => Promise<void> }> {
+): Promise<{ database: Database; url: string | null; drop: () => Promise<void> }> {
   if (backend === "pglite") {
     const tarball = await fs.readFile(inject("pgliteTemplate"));
     const pglite = new PGlite("memory://", { loadDataDir: new Blob([tarball]) });
     await pglite.waitReady;
     const database = await openDatabase({ kind: "pglite", pglite });
-    return { database, drop: () => pglite.close() };
+    return { database, url: null, drop: () => pglite.close() };
   }
   const template = inject("postgresTemplate");
   if (!template) throw new Error("no PostgreSQL template: the postgres backend should have been skipped");
   const name = `sbx_test_${randomBytes(6).toString("hex")}`;
   await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
-  const database = await openDatabase({ kind: "postgres", url: databaseUrl(name) });
-  return { database, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const url = databaseUrl(name);
+  const database = await openDatabase({ kind: "postgres", url });
+  return { database, url, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /** Options of a test server. */
@@ -115,7 +119,7 @@ export async function startTestServer(
   backend: Backend,
   options: TestServerOptions = {},
 ): Promise<TestServer> {
-  const { database, drop } = await openTestDatabase(backend);
+  const { database, url, drop } = await openTestDatabase(backend);
   const db = database.prisma;
   const boot = await bootstrap(db, {
     email: "admin@example.com",
@@ -136,7 +140,7 @@ export async function startTestServer(
     config,
     database,
     logger: pino({ level: "error" }, sink),
-    services: createServices({ now: options.now ?? (() => new Date()), data: database }),
+    services: createServices({ now: options.now ?? (() => new Date()), data: dataAccessOf(database) }),
     ...(options.now ? { now: options.now } : {}),
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
@@ -149,6 +153,7 @@ export async function startTestServer(
     baseUrl,
     db,
     database,
+    databaseUrl: url,
     app,
     projectId: project.id,
     organizationId: project.organizationId,

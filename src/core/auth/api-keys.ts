@@ -2,7 +2,7 @@
  * Personal API key material (posthog/models/personal_api_key.py, posthog/models/utils.py):
  * `phx_` + base62 of 32 random bytes; stored only as `sha256$<hex>`; shown masked as `phx_...abcd`.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -34,7 +34,7 @@ export function generateProjectApiToken(): string {
 
 /** The stored form of a key: `sha256$` + lower-case hex SHA-256 (no salt, as PostHog). */
 export function hashApiKey(rawKey: string): string {
-  return `sha256$${createHash("sha256").update(rawKey).digest("hex")}`;
+  return `sha256$${hash("sha256", rawKey, "hex")}`;
 }
 
 /** The displayable mask of a key: first 4 and last 4 characters, e.g. `phx_...abcd`. */

@@ -1,6 +1,6 @@
 /**
- * How a project's flag definitions are read, on the driver (db/sql-reader.ts): the revision alone
- * (what a cached copy is checked against), then, when it moved, three statements whatever the
+ * How a project's flag definitions are read, on the driver (db/sql-reader.ts), when the project's
+ * revision (core/project-revisions.ts) moved past the cached copy's: three statements whatever the
  * project holds: its non-deleted flags with their evaluation tags, its group types, and its
  * non-deleted cohorts. All cohorts are read at once, as PostHog's `local_evaluation.py` prefetches
  * them, so that following cohorts through cohorts costs no statement per level.
@@ -47,14 +47,6 @@ export interface DefinitionRows {
   flags: DefinitionFlagRow[];
   groupTypes: GroupTypeRow[];
   cohorts: DefinitionCohortRow[];
-}
-
-/** The project's revision, or null when no project has this id. One statement. */
-export async function readRevision(reader: SqlReader, projectId: number): Promise<bigint | null> {
-  const rows = await reader.rows<{ revision: string }>(
-    Prisma.sql`SELECT revision::text AS revision FROM projects WHERE id = ${projectId}`,
-  );
-  return rows[0] ? BigInt(rows[0].revision) : null;
 }
 
 /**

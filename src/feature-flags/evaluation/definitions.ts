@@ -28,7 +28,7 @@ import type { ServiceDeps } from "../../core/services.js";
 import { readCriteria, storedCriteria } from "../../properties/cohort-definitions.js";
 import { flagCohortIds, type InliningCohort, UnreadableFlagError } from "../rules/cohort-inlining.js";
 import { effectiveFilters } from "../rules/stored-filters.js";
-import { type DefinitionRows, readDefinitionRows, readRevision } from "./definitions.queries.js";
+import { type DefinitionRows, readDefinitionRows } from "./definitions.queries.js";
 import type { EvaluationCohort, EvaluationDefinitions, EvaluationFlag } from "./engine/types.js";
 import { localEvaluationBody } from "./local-evaluation.js";
 
@@ -75,8 +75,9 @@ export interface ProjectDefinitions {
 /** Flag definitions per project revision, cached per process. */
 export interface FlagDefinitionsService {
   /**
-   * The project's definitions now: one statement (the revision) when cached, a bounded reload
-   * otherwise (three statements). For callers that authorised the project by other means (the SDK
+   * The project's definitions now: no statement when cached and the revision is known from the
+   * change feed (core/project-revisions.ts), one to read the revision otherwise, and a bounded
+   * reload (three statements) when it moved. For callers that authorised the project by other means (the SDK
    * door's public token).
    * @throws ProjectNotFoundError when no project has this id.
    */
@@ -214,7 +215,7 @@ export function createFlagDefinitionsService(deps: ServiceDeps): FlagDefinitions
 
   return {
     async current(projectId) {
-      const revision = await readRevision(data().reader, projectId);
+      const revision = await data().revisions.current(projectId);
       if (revision === null) throw new ProjectNotFoundError();
       return atRevision(projectId, revision);
     },

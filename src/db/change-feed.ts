@@ -1,0 +1,177 @@
+/**
+ * The database's change feed: what migration `change_feed` announces with `pg_notify` on channel
+ * `signalbox_changes` (a project's revision moved; what authenticates keys changed), delivered to
+ * this process's subscribers. NOTIFY is transactional, so subscribers hear of committed writes only,
+ * in commit order, and never of a rolled-back one. Per-process caches (core/project-revisions.ts,
+ * core/auth/actor-cache.ts) are correct by construction on it:
+ * - **This process's writes** are heard before the write's COMMIT (or autocommitted statement)
+ *   returns to its caller: on PGlite (one session) the notification comes with the COMMIT's answer;
+ *   on PostgreSQL every pooled connection LISTENs, and PostgreSQL sends a session its own
+ *   notifications before the COMMIT's ReadyForQuery, which node-postgres reads first. So a request
+ *   that follows a write, in the same process, never reads a cache entry older than the write.
+ * - **Other processes' writes** (another server on the same PostgreSQL, the CLI, psql) arrive on a
+ *   dedicated listening connection within the network's latency of their COMMIT.
+ * - **A lost connection** loses notifications: the feed is then not `live`; subscribers hear
+ *   `reset` (forget everything) when it drops and again once it listens again, and caches neither
+ *   serve nor fill while it is down. The listener reconnects with back-off and TCP keep-alive.
+ */
+import type { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+
+/** The channel migration `change_feed` notifies on. */
+export const CHANGE_CHANNEL = "signalbox_changes";
+
+/** One committed change, or the loss of the feed. */
+export type DatabaseChange =
+  /** `projects.revision` of `projectId` is now `revision` (it only grows). */
+  | { kind: "revision"; projectId: number; revision: bigint }
+  /** A key, user, membership or project's own field changed: who may do what may have changed. */
+  | { kind: "access" }
+  /** Changes may have been missed (the listener dropped or came back): forget what was cached. */
+  | { kind: "reset" };
+
+/** Committed changes of the database, as this process hears them. */
+export interface ChangeFeed {
+  /** True while every committed change reaches subscribers; caches must not be trusted otherwise. */
+  readonly live: boolean;
+  /** Calls `listener` with each change, synchronously as it is heard; returns the unsubscribe function. */
+  subscribe(listener: (change: DatabaseChange) => void): () => void;
+}
+
+/** Reports a listener connection's trouble (the feed recovers by itself). */
+export interface ChangeFeedLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** Parses a notification payload; unknown payloads count as a reset (forgetting is always safe). */
+export function parseChange(payload: string | undefined): DatabaseChange {
+  try {
+    const body = JSON.parse(payload ?? "") as { kind?: unknown; project?: unknown; revision?: unknown };
+    if (body.kind === "access") return { kind: "access" };
+    if (body.kind === "revision" && typeof body.project === "number" && typeof body.revision === "string") {
+      return { kind: "revision", projectId: body.project, revision: BigInt(body.revision) };
+    }
+  } catch {
+    // falls through to a reset
+  }
+  return { kind: "reset" };
+}
+
+/** The subscriber list and liveness every implementation shares. */
+class Subscribers implements ChangeFeed {
+  live = false;
+  private readonly listeners = new Set<(change: DatabaseChange) => void>();
+
+  subscribe(listener: (change: DatabaseChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  deliver(change: DatabaseChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+
+  setLive(live: boolean): void {
+    this.live = live;
+    this.deliver({ kind: "reset" });
+  }
+}
+
+/** A feed on a PGlite instance: its one session listens, so it is live from the start to `close`. */
+export async function pgliteChangeFeed(pglite: PGlite): Promise<ChangeFeed & { close(): Promise<void> }> {
+  const feed = new Subscribers();
+  const unlisten = await pglite.listen(CHANGE_CHANNEL, (payload) => feed.deliver(parseChange(payload)));
+  feed.setLive(true);
+  return Object.assign(feed, {
+    close: async () => {
+      feed.setLive(false);
+      await unlisten();
+    },
+  });
+}
+
+/** The `application_name` of the dedicated listening connection (pg_stat_activity shows it). */
+export const LISTENER_NAME = "signalbox change feed";
+
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 5_000;
+
+/** A feed on PostgreSQL (`postgresChangeFeed`). */
+export interface PostgresChangeFeed extends ChangeFeed {
+  /**
+   * The pool's `onConnect` hook: a pooled connection LISTENs before its first use, so this process
+   * hears its own writes before their COMMIT returns (see the module comment).
+   */
+  listenOn(client: pg.ClientBase): Promise<void>;
+  /**
+   * Connects the dedicated listening connection (everyone's writes); resolves once it listens.
+   * @throws the connection's error when it fails (the server cannot start then).
+   */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A feed on the PostgreSQL at `url`; give `listenOn` to the pool as its `onConnect`, then `start`. */
+export function postgresChangeFeed(url: string, log?: ChangeFeedLogger): PostgresChangeFeed {
+  const feed = new Subscribers();
+  const onNotification = (message: pg.Notification) => {
+    if (message.channel === CHANGE_CHANNEL) feed.deliver(parseChange(message.payload));
+  };
+
+  let closed = false;
+  let current: pg.Client | null = null;
+  let retryMs = RECONNECT_MIN_MS;
+  let timer: NodeJS.Timeout | null = null;
+
+  const connect = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: url, keepAlive: true, application_name: LISTENER_NAME });
+    client.on("notification", onNotification);
+    const lost = (error?: unknown) => {
+      if (current !== client) return;
+      current = null;
+      feed.setLive(false);
+      client.end().catch(() => {});
+      if (closed) return;
+      log?.warn(
+        { err: error },
+        "the change feed's PostgreSQL connection was lost; caches are off until it is back",
+      );
+      scheduleReconnect();
+    };
+    client.on("error", lost);
+    client.on("end", () => lost());
+    await client.connect();
+    await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+    current = client;
+    retryMs = RECONNECT_MIN_MS;
+    feed.setLive(true);
+  };
+
+  const scheduleReconnect = () => {
+    timer = setTimeout(() => {
+      timer = null;
+      connect().catch((error: unknown) => {
+        log?.warn({ err: error }, "the change feed could not reconnect to PostgreSQL; retrying");
+        retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS);
+        if (!closed) scheduleReconnect();
+      });
+    }, retryMs);
+    timer.unref();
+  };
+
+  return Object.assign(feed, {
+    listenOn: async (client: pg.ClientBase) => {
+      client.on("notification", onNotification);
+      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+    },
+    start: connect,
+    close: async () => {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      const client = current;
+      current = null;
+      feed.setLive(false);
+      await client?.end();
+    },
+  });
+}
