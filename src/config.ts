@@ -43,6 +43,11 @@ const envSchema = z.object({
     .positive()
     .default(20 * 1024 * 1024),
   MAX_PAGE_SIZE: z.coerce.number().int().positive().default(1000),
+  RESPONSE_CACHE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(32 * 1024 * 1024),
   FLAG_MAX_CONDITION_GROUPS: z.coerce.number().int().positive().default(100),
   FLAG_MAX_PROPERTY_VALUES: z.coerce.number().int().positive().default(1000),
   MAX_JSON_DEPTH: z.coerce.number().int().positive().default(DEFAULT_MAX_JSON_DEPTH),
@@ -79,6 +84,11 @@ export interface Limits {
   captureBatchBodyLimitBytes: number;
   /** Largest `limit` a paginated list honours; larger values are clamped (DRF `max_limit`). */
   maxPageSize: number;
+  /**
+   * Bytes of 200 bodies the REST door keeps by ETag for repeated project-path GETs
+   * (rest/response-cache.ts); 0 turns the cache off.
+   */
+  responseCacheBytes: number;
   /** Most condition groups (`filters.groups`) one flag may have. */
   flagMaxConditionGroups: number;
   /** Most values in one list-valued property filter (posthog-behavior.md §2.5 rule 7). */
@@ -153,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       captureBodyLimitBytes: e.CAPTURE_BODY_LIMIT_BYTES,
       captureBatchBodyLimitBytes: e.CAPTURE_BATCH_BODY_LIMIT_BYTES,
       maxPageSize: e.MAX_PAGE_SIZE,
+      responseCacheBytes: e.RESPONSE_CACHE_BYTES,
       flagMaxConditionGroups: e.FLAG_MAX_CONDITION_GROUPS,
       flagMaxPropertyValues: e.FLAG_MAX_PROPERTY_VALUES,
       graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,

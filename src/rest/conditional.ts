@@ -2,15 +2,15 @@
  * Conditional GETs on project paths (RFC 9110 §8.8.3, §13.1.2). A management GET whose path names a
  * project answers a weak `ETag` derived from:
  * - the project's `revision`, which database triggers bump in the same transaction as every write to
- *   the project's data (prisma/migrations/*_project_revision), read by `authorizeProject` in the same
- *   statement that authorization already runs;
+ *   the project's data (prisma/migrations/*_project_revision), read with the key (known to the
+ *   process once seen, kept by the change feed: core/project-revisions.ts);
  * - the absolute request URL (path, query, and the scheme and host that `next`/`previous` links use);
  * - what varies the body by caller: the key's scopes (`can_edit`, `user_access_level`) and the user;
  * - the current minute (`ETAG_TIME_BUCKET_MS`), because a flag's `status` turns STALE with time alone
  *   (30 days without a call, §2.8): an answer is at most that late at noticing it.
  * A request whose `If-None-Match` matches is answered 304 with no body as soon as the project passes
- * authorization, before the read's main query: it costs the key lookup alone, which reads the
- * project the path names along (core/auth/authenticate.ts).
+ * authorization, before the read's main query: it costs at most the key lookup, which reads the
+ * project the path names along, and nothing once the key is known (core/auth/authenticate.ts).
  * The invariant this rests on: such a GET's body is a function of the project's rows (or rows whose
  * changes bump every project, as users' shown fields do), the URL, the caller and the clock.
  */
@@ -19,9 +19,24 @@ import type { IncomingHttpHeaders } from "node:http";
 import fresh from "fresh";
 import type { ServiceContext } from "../core/context.js";
 import { parseIntegerId } from "../core/validation.js";
+import type { CachedAnswer, ResponseCache } from "./response-cache.js";
 
 /** Width of the time slot an ETag is valid for (ms): how late a time-derived field may be noticed. */
 export const ETAG_TIME_BUCKET_MS = 60_000;
+
+/**
+ * Thrown (through the service) when the process kept the 200 answer of the request's ETag
+ * (./response-cache.ts): the answer is that one, without the read's main query.
+ */
+export class AnsweredFromCache extends Error {
+  constructor(
+    readonly etag: string,
+    readonly answer: CachedAnswer,
+  ) {
+    super("answered from cache");
+    this.name = "AnsweredFromCache";
+  }
+}
 
 /** Thrown (through the service) when the request's `If-None-Match` matches: the answer is a 304. */
 export class NotModified extends Error {
@@ -52,7 +67,10 @@ export function projectEntityTag(input: {
 
 /** A project-path GET in progress: the hook to put in its service context and the tag once known. */
 export interface ConditionalRead {
-  /** For `ServiceContext.onProjectAuthorized`. @throws NotModified when `If-None-Match` matches. */
+  /**
+   * For `ServiceContext.onProjectAuthorized`.
+   * @throws NotModified when `If-None-Match` matches; AnsweredFromCache when `cache` keeps the answer.
+   */
   onProjectAuthorized: NonNullable<ServiceContext["onProjectAuthorized"]>;
   /** The ETag of the path's project once it passed authorization, else undefined. */
   etag(): string | undefined;
@@ -64,7 +82,8 @@ export interface ConditionalRead {
  * resource exists is known only after the main query). The tag list is compared weakly, as
  * RFC 9110 §13.1.2 requires, by the `fresh` package; a request's `Cache-Control: no-cache` is not
  * passed to it: that directive asks caches to revalidate with the origin, which is what this is
- * (and `fetch` adds it to every request that sets `If-None-Match` itself).
+ * (and `fetch` adds it to every request that sets `If-None-Match` itself). With a `cache`, a 200
+ * answer kept under the tag is answered instead of the read.
  */
 export function conditionalRead(options: {
   headers: IncomingHttpHeaders;
@@ -72,6 +91,7 @@ export function conditionalRead(options: {
   url: URL;
   actor: ServiceContext["actor"];
   now: Date;
+  cache?: ResponseCache | undefined;
 }): ConditionalRead {
   const projectId = parseIntegerId(options.rawProjectId);
   const ifNoneMatch = options.headers["if-none-match"];
@@ -88,6 +108,8 @@ export function conditionalRead(options: {
         now: options.now,
       });
       if (canShortCut && fresh({ "if-none-match": ifNoneMatch }, { etag: tag })) throw new NotModified(tag);
+      const kept = options.cache?.get(tag);
+      if (kept) throw new AnsweredFromCache(tag, kept);
     },
     etag: () => tag,
   };

@@ -32,7 +32,8 @@ import { checkStorableString } from "../core/json-input.js";
 import type { Services } from "../core/services.js";
 import { parseIntegerId } from "../core/validation.js";
 import { FORM_BODY_ROUTE_CONFIG } from "./body-parsers.js";
-import { conditionalRead, NotModified } from "./conditional.js";
+import { AnsweredFromCache, conditionalRead, NotModified } from "./conditional.js";
+import { ResponseCache } from "./response-cache.js";
 import { responseSchemas } from "./route-responses.js";
 
 /** Methods the REST door routes. */
@@ -181,7 +182,12 @@ export function absoluteUrl(request: FastifyRequest, publicUrl: string | undefin
 /** The door's per-process state beside its dependencies. */
 interface DoorDeps extends RestDeps {
   tokens: ProjectTokenCache;
+  /** 200 answers of conditional GETs by ETag (./response-cache.ts); absent when turned off. */
+  responses: ResponseCache | undefined;
 }
+
+/** The JSON type fastify gives the answers it serialises; a kept answer is sent with the same. */
+const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
  * The project id of a `projectFromToken` route's request, once the key is known.
@@ -239,6 +245,15 @@ async function contextFor(
   return createServiceContext(deps.data, actor, deps.limits);
 }
 
+/** A 200 body as fastify sends it: text as given, else by the route's 200 schema, else `JSON.stringify`. */
+function serializedBody(reply: FastifyReply, body: unknown, has200Schema: boolean): string {
+  if (typeof body === "string") return body;
+  if (Buffer.isBuffer(body)) return body.toString("utf8");
+  return has200Schema
+    ? (reply.serializeInput(body as Record<string, unknown>, "200") as string)
+    : JSON.stringify(body);
+}
+
 /**
  * Registers `routes`, each answering with its response schemas, and a 405 answer for the other
  * methods of each of their paths.
@@ -248,16 +263,25 @@ export function registerRestRoutes(
   routes: readonly RestRoute[],
   restDeps: RestDeps,
 ): void {
-  const deps: DoorDeps = { ...restDeps, tokens: new ProjectTokenCache(restDeps.data.prisma) };
+  const deps: DoorDeps = {
+    ...restDeps,
+    tokens: new ProjectTokenCache(restDeps.data.prisma),
+    responses:
+      restDeps.limits.responseCacheBytes > 0
+        ? new ResponseCache(restDeps.limits.responseCacheBytes)
+        : undefined,
+  };
   const methodsByPath = new Map<string, Set<HttpMethod>>();
   for (const route of routes) {
     const conditional =
       route.method === "GET" && route.path.includes(":project_id/") && route.conditional !== false;
+    const schemas = responseSchemas(route);
+    const has200Schema = schemas[200] !== undefined;
     app.route({
       method: route.method,
       url: route.path,
       config: FORM_BODY_ROUTE_CONFIG,
-      schema: { response: responseSchemas(route) },
+      schema: { response: schemas },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const url = absoluteUrl(request, deps.publicUrl);
         const params = request.params as Record<string, string>;
@@ -270,6 +294,7 @@ export function registerRestRoutes(
                 url,
                 actor: base.actor,
                 now: deps.now?.() ?? new Date(),
+                cache: deps.responses,
               })
             : undefined;
           const ctx = read ? { ...base, onProjectAuthorized: read.onProjectAuthorized } : base;
@@ -285,12 +310,26 @@ export function registerRestRoutes(
           const etag = read?.etag();
           if (etag) reply.header("ETag", etag).header("Cache-Control", "private, no-cache");
           if (result.headers) reply.headers(result.headers);
-          // fastify sends a Buffer or a string as given, as text unless told: these are JSON texts.
-          if (Buffer.isBuffer(result.body) || typeof result.body === "string") {
-            reply.type("application/json; charset=utf-8");
+          const status = result.status ?? 200;
+          if (etag && deps.responses && status === 200) {
+            // Serialised here, as fastify would (the route's 200 schema), to be kept for the tag.
+            const body = serializedBody(reply, result.body, has200Schema);
+            deps.responses.set(etag, { body, headers: result.headers ?? {} });
+            return reply.status(200).type(JSON_TYPE).send(body);
           }
-          return reply.status(result.status ?? 200).send(result.body);
+          // fastify sends a Buffer or a string as given, as text unless told: these are JSON texts.
+          if (Buffer.isBuffer(result.body) || typeof result.body === "string") reply.type(JSON_TYPE);
+          return reply.status(status).send(result.body);
         } catch (error) {
+          if (error instanceof AnsweredFromCache) {
+            return reply
+              .status(200)
+              .header("ETag", error.etag)
+              .header("Cache-Control", "private, no-cache")
+              .headers(error.answer.headers)
+              .type(JSON_TYPE)
+              .send(error.answer.body);
+          }
           if (error instanceof NotModified) {
             return reply
               .status(304)
