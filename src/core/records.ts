@@ -1,10 +1,11 @@
 /**
  * Records that several domains show inside their own: the user behind `created_by` /
- * `last_modified_by` (PostHog's UserBasic) and the project. Neutral ground, so that a domain never
+ * `last_modified_by` (PostHog's UserBasic), the project, and the cohort (the flags'
+ * `create_static_cohort_for_flag` answers one). Neutral ground, so that a domain never
  * imports another domain's adapters to show them (the REST serialisers are in src/rest/serializers.ts,
  * the GraphQL refs in src/graphql/refs.ts).
  */
-import { Prisma, type Project } from "../generated/prisma/client.js";
+import { type Cohort, Prisma, type Project } from "../generated/prisma/client.js";
 
 /** PostHog's UserBasic: the fields of a user shown inside other records (posthog/api/shared.py). */
 export interface UserBasic {
@@ -21,6 +22,9 @@ export interface UserBasic {
 
 /** A project as every door shows it (PostHog's team). */
 export type ProjectRecord = Project;
+
+/** A cohort as both doors show it: its columns and its creator (read by src/cohorts/cohorts.queries.ts). */
+export type CohortRecord = Cohort & { createdBy: UserBasic | null };
 
 /**
  * SQL for one `users` row, aliased `alias`, as a JSON object of `UserBasic`'s fields (null when the

@@ -5,10 +5,19 @@
  * Stored JSON (`filters`, `rollback_conditions`) is free-form here, so every stored key is answered.
  */
 import { z } from "zod";
+import { cohortSchema } from "../cohorts/cohorts.responses.js";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { userBasicSchema } from "../rest/serializers.js";
 import { BUCKETING_IDENTIFIERS, CREATION_CONTEXTS, EVALUATION_RUNTIMES } from "./feature-flags.schemas.js";
 import { FLAG_STATUS_NAMES, type FlagStatusName } from "./rules/status.js";
+
+/**
+ * `create_static_cohort_for_flag`'s answer (§2.10): the new static cohort, as the cohort routes
+ * serialise it, already complete (`is_calculating` false, `count` its members).
+ */
+export const flagStaticCohortSchema = z
+  .object({ cohort: cohortSchema })
+  .meta({ id: "FeatureFlagStaticCohort" });
 
 /** A flag in PostHog's response shape. */
 export const featureFlagSchema = z

@@ -1,11 +1,12 @@
 /**
- * Feature flags on PostHog's REST paths (spec rows 1–6, 10–15, 17 and 18, and the newer
+ * Feature flags on PostHog's REST paths (spec rows 1–7, 10–15, 17 and 18, and the newer
  * `:id/dependent_flags/`): request parsing and PostHog's shapes. Behaviour lives in
- * feature-flags.service.ts and, for evaluation (`evaluation_reasons`, `my_flags`),
- * evaluation/evaluation.service.ts.
+ * feature-flags.service.ts and, for evaluation (`evaluation_reasons`, `my_flags`, the persons of
+ * `create_static_cohort_for_flag`), evaluation/evaluation.service.ts.
  */
 
 import { z } from "zod";
+import { serializeCohort } from "../cohorts/cohorts.responses.js";
 import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
@@ -33,6 +34,7 @@ import {
   featureFlagSchema,
   flagKeysErrorSchema,
   flagKeysSchema,
+  flagStaticCohortSchema,
   flagStatusBodySchema,
   flagValueSchema,
 } from "./feature-flags.responses.js";
@@ -104,18 +106,12 @@ export function serializeFlag(
 }
 
 /**
- * Flag operations of the spec (rows 7–9, 15–17) that this service does not provide yet, each with
+ * Flag operations of the spec (rows 8 and 9) that this service does not provide yet, each with
  * its scopes (posthog-behavior.md §1.7 and decision 2) and the reason. They authorize like the built
  * ones (project, key limits, scopes, membership) and then answer 501, instead of being mistaken for
  * `:id/` routes.
  */
 const NOT_BUILT: readonly NotBuiltOperation[] = [
-  {
-    method: "POST",
-    path: ":id/create_static_cohort_for_flag/",
-    scopes: ["feature_flag:read", "cohort:write"],
-    reason: "it needs flag evaluation over persons (conditions and rollout hashing), which is not built yet",
-  },
   {
     method: "POST",
     path: ":id/dashboard/",
@@ -289,6 +285,23 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
           },
         };
       },
+    },
+    {
+      method: "POST",
+      path: `${BASE}:id/create_static_cohort_for_flag/`,
+      summary:
+        "A new static cohort of the persons for whom the flag is enabled now, computed before answering " +
+        "(`is_calculating` false, `count` right); the body is not read.",
+      scopes: ["feature_flag:read", "cohort:write"],
+      responses: { 201: flagStaticCohortSchema },
+      handler: async ({ params, body, ctx }) => ({
+        status: 201,
+        body: {
+          cohort: serializeCohort(
+            await flags.createStaticCohort(ctx, pathId(params, "project_id"), pathId(params, "id"), body),
+          ),
+        },
+      }),
     },
     {
       method: "GET",

@@ -14,7 +14,7 @@
 
 import type { CohortService } from "../cohorts/cohorts.service.js";
 import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
-import { authorizeProject } from "../core/auth/access.js";
+import { authorizeProject, authorizeProjectScopes } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import {
   ConflictError,
@@ -25,6 +25,7 @@ import {
 } from "../core/errors.js";
 import { checkNestingDepth, checkStorableString } from "../core/json-input.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
+import type { CohortRecord } from "../core/records.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
 import { parseInput, parseIntegerId } from "../core/validation.js";
@@ -33,6 +34,7 @@ import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { GroupService } from "../groups/groups.service.js";
 import type { PersonService } from "../persons/persons.service.js";
+import type { FlagEvaluationService } from "./evaluation/evaluation.service.js";
 import {
   ALL_FLAG_PARTS,
   type Db,
@@ -68,6 +70,7 @@ import {
   referencedFlagIds,
 } from "./rules/flag-dependencies.js";
 import { remoteConfigPayload } from "./rules/remote-config.js";
+import { staticCohortName } from "./rules/static-cohort.js";
 import { type FlagStatusResult, flagStatus, isFullyRolledOut } from "./rules/status.js";
 import { flagCohortIds } from "./rules/stored-filters.js";
 
@@ -130,8 +133,13 @@ export type ConflictRule = { kind: "posthog" } | { kind: "expectedVersion"; vers
 
 /** The other domains' services the flag service calls. */
 export interface FlagServiceCollaborators {
-  /** Tells the filter rules about the cohorts a flag names (existence, PostHog's `behavioral_cohort_found`). */
-  cohorts: Pick<CohortService, "summariesForFlags">;
+  /**
+   * Tells the filter rules about the cohorts a flag names (existence, PostHog's
+   * `behavioral_cohort_found`); writes the static cohort of `create_static_cohort_for_flag`.
+   */
+  cohorts: Pick<CohortService, "summariesForFlags" | "createStaticWithPersons">;
+  /** Evaluates a flag for every person (`create_static_cohort_for_flag`). */
+  evaluation: Pick<FlagEvaluationService, "personsWithFlag">;
   /** Counts the persons a condition selects (blast radius). */
   persons: Pick<PersonService, "countMatching">;
   /** Counts the groups a condition selects (blast radius of a group flag). */
@@ -579,6 +587,40 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
           ? await others.persons.countMatching(ctx, project.id, criteria, attr)
           : await others.groups.countMatching(ctx, project.id, groupTypeIndex, criteria, attr);
       return { usersAffected: counts.matching, totalUsers: counts.total };
+    },
+
+    /**
+     * `POST :id/create_static_cohort_for_flag` (spec row 7, posthog-behavior.md §2.10 and decision 2):
+     * a new static cohort named `Users with feature flag <key> enabled at <YYYY-MM-DD HH:MM:SS>` (UTC,
+     * rules/static-cohort.ts), created by the key's user, holding every person of the project for
+     * whom flag `id` is truthy now (`flagEvaluation.personsWithFlag`: our engine, persons read in
+     * pages; none for a deleted, inactive or group-aggregated flag, as PostHog's task, which raises
+     * nothing for them). Soft-deleted flags are found, as PostHog's `get_object` finds them.
+     *
+     * Unlike PostHog, which answers `is_calculating: true` and fills the cohort in a background task,
+     * the members are computed before the write, and the cohort, its members, its `count` and its
+     * `created` activity entry are written in one transaction (cohorts' `createStaticWithPersons`):
+     * the cohort exists complete or not at all, even if the process dies, and the answer already
+     * says `is_calculating: false` and the right `count`. Persons deleted between the read and the
+     * write are left out. `body` is not read (PostHog's action reads none; only its nesting is
+     * limited). Scopes `feature_flag:read` and `cohort:write`, checked before anything is read.
+     * Returns the cohort as written.
+     * @throws NotFoundError when the flag is not in the project; PermissionDeniedError (either
+     *   scope); ValidationError `max_depth`.
+     */
+    async createStaticCohort(
+      ctx: ServiceContext,
+      projectId: number,
+      id: number,
+      body: unknown,
+    ): Promise<CohortRecord> {
+      await authorizeProjectScopes(ctx, projectId, ["feature_flag:read", "cohort:write"]);
+      // The body is not read, but too deep a one is refused, as for `has_active_dependents`.
+      checkNestingDepth(body, ctx.limits.maxJsonDepth);
+      const flag = await readOne(ctx.reader, projectId, { id });
+      const name = staticCohortName(flag.key, deps.now());
+      const personIds = await others.evaluation.personsWithFlag(ctx, projectId, flag.id);
+      return cohorts.createStaticWithPersons(ctx, projectId, name, personIds);
     },
 
     /**

@@ -1,10 +1,12 @@
 /**
  * References to the object types that several domains return from their own fields: `User` (who
- * created or changed a record), `Project` (the tenant every domain adds fields to) and `Organization`. Declared here,
- * neutral; implemented by their own domains (users/users.graphql.ts, projects/projects.graphql.ts), so
- * a domain never imports another domain's GraphQL module to use them.
+ * created or changed a record), `Project` (the tenant every domain adds fields to), `Organization`
+ * and `Cohort` (the flags' `createStaticCohortForFeatureFlag` returns one). Declared here, neutral;
+ * implemented by their own domains (users/users.graphql.ts, projects/projects.graphql.ts,
+ * cohorts/graphql/cohort.type.ts), so a domain never imports another domain's GraphQL module to
+ * use them.
  */
-import type { ProjectRecord, UserBasic } from "../core/records.js";
+import type { CohortRecord, ProjectRecord, UserBasic } from "../core/records.js";
 import type { Organization } from "../generated/prisma/client.js";
 import { builder } from "./builder.js";
 
@@ -16,3 +18,6 @@ export const ProjectRef = builder.objectRef<ProjectRecord>("Project");
 
 /** The `Organization` object type; implemented in projects/projects.graphql.ts. */
 export const OrganizationRef = builder.objectRef<Organization>("Organization");
+
+/** The `Cohort` object type (a node); implemented in cohorts/graphql/cohort.type.ts. */
+export const CohortRef = builder.objectRef<CohortRecord>("Cohort");

@@ -1,5 +1,5 @@
 /**
- * Every documented flag path (spec rows 1–6, 10–14 and 18, and `:id/dependent_flags`) answers bad
+ * Every documented flag path (spec rows 1–7, 10–14 and 18, and `:id/dependent_flags`) answers bad
  * input, a missing scope and a wrong project the way PostHog does; success cases live beside each
  * feature's own tests.
  */
@@ -90,6 +90,14 @@ const CASES: PathCase[] = [
     path: (p, id) => `${base(p)}${id}/has_active_dependents/`,
     body: {},
     bad: { path: (p) => `${base(p)}0/has_active_dependents/`, status: 404, code: "not_found" },
+    scope: "feature_flag:read",
+  },
+  {
+    name: "static cohort",
+    method: "POST",
+    path: (p, id) => `${base(p)}${id}/create_static_cohort_for_flag/`,
+    body: {},
+    bad: { path: (p) => `${base(p)}0/create_static_cohort_for_flag/`, status: 404, code: "not_found" },
     scope: "feature_flag:read",
   },
   {
@@ -192,7 +200,6 @@ describeEachBackend("every flag path", (server) => {
 
 describeEachBackend("flag operations not built yet", (server) => {
   const NOT_BUILT: Array<[string, string]> = [
-    ["POST", "1/create_static_cohort_for_flag/"],
     ["POST", "1/dashboard/"],
     ["POST", "1/enrich_usage_dashboard/"],
   ];

@@ -9,9 +9,9 @@ import { activityPageField } from "../../graphql/activity-log.graphql.js";
 import { builder } from "../../graphql/builder.js";
 import { parseIntegerObjectId, projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
-import { UserRef } from "../../graphql/refs.js";
+import { CohortRef, UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import type { CohortRecord, MemberRecord } from "../cohorts.queries.js";
+import type { MemberRecord } from "../cohorts.queries.js";
 import { filtersForResponse } from "../rules/criteria.js";
 import { personName } from "../rules/person-name.js";
 import { CohortTypeEnum } from "./enums.js";
@@ -39,8 +39,10 @@ export const CohortMemberRef = builder.objectRef<MemberRecord>("CohortMember").i
   }),
 });
 
-/** The `Cohort` object type. */
-export const CohortRef = builder.objectRef<CohortRecord>("Cohort").implement({
+export { CohortRef };
+
+/** The `Cohort` object type (its ref is neutral, src/graphql/refs.ts: other domains return cohorts). */
+builder.objectType(CohortRef, {
   description:
     "A cohort of a project (PostHog's Cohort): static (an explicit list of persons) or dynamic (criteria on " +
     "person properties and other cohorts, computed in the database).",

@@ -14,6 +14,10 @@
  * need nothing stored are still evaluated from the request alone, the others are reported failed,
  * and the answer says `errorsWhileComputingFlags` (rust/feature-flags/src/flags/flag_matching.rs
  * `prepare_evaluation_state_if_needed`, `handle_db_preparation_error`).
+ *
+ * One flag over every person of a project (`personsWithFlag`, for `create_static_cohort_for_flag`)
+ * runs the same engine on the same compiled definitions, with the persons read a keyset page at a
+ * time (person-subjects.queries.ts) instead of one subject per statement.
  */
 import { authorizeProject } from "../../core/auth/access.js";
 import type { ServiceContext } from "../../core/context.js";
@@ -34,6 +38,7 @@ import {
   readGroupsParameter,
   readOfrepRequest,
 } from "./evaluation.schemas.js";
+import { readPersonSubjects } from "./person-subjects.queries.js";
 import { detectRuntime, matchesContexts, type RuntimeHeaders, runsIn } from "./rules/runtime.js";
 import {
   buildSubject,
@@ -44,6 +49,12 @@ import {
   staticCohortIds,
 } from "./rules/subject.js";
 import { readSubject, type SubjectQuery } from "./subject.queries.js";
+
+/**
+ * Persons read and evaluated per statement by `personsWithFlag`: PostHog's task's `batchsize`
+ * (posthog/tasks/calculate_cohort.py `get_cohort_actors_for_feature_flag`).
+ */
+export const PERSON_BATCH_SIZE = 1_000;
 
 /** One flag's outcome: its evaluation, or null when it could not be computed (`failed`). */
 export interface FlagResult {
@@ -342,6 +353,49 @@ export function createFlagEvaluationService(
       return outcome.results
         .map(({ flag, evaluation }) => ({ flag, value: evaluation?.value ?? false }))
         .sort((a, b) => b.flag.id - a.flag.id);
+    },
+
+    /**
+     * The internal ids of the project's persons for whom flag `flagId` is truthy (`true` or any
+     * variant), ascending: what `create_static_cohort_for_flag` puts in its cohort (spec row 7,
+     * posthog-behavior.md §2.10). Each person is evaluated as PostHog's task does it
+     * (posthog/tasks/calculate_cohort.py `get_cohort_actors_for_feature_flag`): as its first
+     * distinct id (person-subjects.queries.ts says which), with its stored properties, its static
+     * cohorts and its hash keys, and no groups (a person's groups are unknown: group conditions
+     * answer `no_group_type`). Conditions on cohorts and on other flags are evaluated by the engine as
+     * `/flags` would. None when the flag is deleted (or not in the project), inactive, or aggregates
+     * by group: PostHog's guard, with no error. Persons are read `PERSON_BATCH_SIZE` at a time, one
+     * statement per page; only the matching ids are kept. Reads only. Scope `feature_flag:read`.
+     * @throws as `authorizeProject`.
+     */
+    async personsWithFlag(ctx: ServiceContext, projectId: number, flagId: number): Promise<bigint[]> {
+      await authorizeProject(ctx, projectId, "feature_flag:read");
+      const project = await definitions.current(projectId);
+      const flags: readonly DefinitionFlag[] = project.definitions.flags;
+      const flag = flags.find((candidate) => candidate.id === flagId);
+      if (!flag?.active || flag.filters["aggregation_group_type_index"] != null) return [];
+
+      const compiledDefinitions = compiledOf(project);
+      const options = { now: deps.now(), keys: [flag.key] };
+      const pageQuery = {
+        projectId: project.projectId,
+        limit: PERSON_BATCH_SIZE,
+        staticCohortIds: staticCohortIds(project.definitions),
+        hashKeys: flags.some((candidate) => candidate.active && hasExperienceContinuity(candidate)),
+      };
+      const matching: bigint[] = [];
+      let afterId = 0n;
+      for (;;) {
+        const page = await readPersonSubjects(ctx.reader, { ...pageQuery, afterId });
+        for (const person of page) {
+          const subject = buildSubject(apiInput(person.distinctId, null), person.stored, project.definitions);
+          const value = evaluateFlags(compiledDefinitions, subject, options).get(flag.key)?.value ?? false;
+          if (value !== false) matching.push(person.id);
+        }
+        const last = page.at(-1);
+        if (!last || page.length < PERSON_BATCH_SIZE) return matching;
+        afterId = last.id;
+      }
     },
   };
 }

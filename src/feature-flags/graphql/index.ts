@@ -1,7 +1,7 @@
 /**
  * Feature flags in GraphQL, one file per type (hayes/pothos app layout): the enums, the filters
  * object, the `FeatureFlag` type and its fields on other flags, its fields on `Project` (blast radius
- * included), and the mutations with their inputs. A thin
+ * included), and the mutations with their inputs (the static cohort of a flag included). A thin
  * adapter over feature-flags.service.ts, which owns every rule, scope check and message. The
  * composition root imports this module for the types it registers.
  */
@@ -17,3 +17,4 @@ import "./filters.input.js";
 import "./create.mutation.js";
 import "./update.mutation.js";
 import "./deletion.mutations.js";
+import "./static-cohort.mutation.js";
