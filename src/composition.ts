@@ -12,8 +12,11 @@ import { cohortRoutes } from "./cohorts/cohorts.rest.js";
 import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
 import { createActivityLogService } from "./core/activity-log.js";
+import { eventDefinitionRoutes } from "./event-definitions/event-definitions.rest.js";
+import "./event-definitions/graphql/index.js";
 import type { BackgroundTaskModule } from "./core/background-tasks.js";
 import type { ServiceDeps, Services } from "./core/services.js";
+import { createEventDefinitionService } from "./event-definitions/event-definitions.service.js";
 import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
 import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
@@ -49,12 +52,14 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
   const flagDefinitions = createFlagDefinitionsService(deps);
   const groups = createGroupService(deps);
   const persons = createPersonService(deps);
+  const flagEvaluation = createFlagEvaluationService(deps, flagDefinitions);
   return {
     activityLog: createActivityLogService(),
     cohorts,
-    featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups }),
+    eventDefinitions: createEventDefinitionService(deps),
+    featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups, evaluation: flagEvaluation }),
     flagDefinitions,
-    flagEvaluation: createFlagEvaluationService(deps, flagDefinitions),
+    flagEvaluation,
     groups,
     ingestion: createIngestionService(deps),
     persons,
@@ -72,6 +77,7 @@ export const REST_MODULES: readonly RestModule[] = [
   cohortRoutes,
   personRoutes,
   groupRoutes,
+  eventDefinitionRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */

@@ -36,7 +36,7 @@ import { itWhere } from "../support/it-where.js";
 import { collectionOf, fillPath, hasBody, type PathValues, params, ROUTES } from "../support/rest-routes.js";
 import { SDK_ROUTES } from "../support/sdk-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
-import { createTenancy, type Tenancy } from "../support/tenancy.js";
+import { createEventDefinition, createTenancy, type Tenancy } from "../support/tenancy.js";
 
 /** Routes the app serves outside the REST route tables, each with why the matrix leaves it alone. */
 const NOT_IN_A_ROUTE_TABLE: Record<string, string> = {
@@ -142,7 +142,12 @@ describeEachBackend("REST auth matrix", (server) => {
     own = {
       project_id: t.project,
       organization_id: t.organization,
-      ids: { feature_flags: t.flag, cohorts: t.cohort, persons: t.person.id },
+      ids: {
+        feature_flags: t.flag,
+        cohorts: t.cohort,
+        persons: t.person.id,
+        event_definitions: t.eventDefinition,
+      },
     };
   });
 
@@ -172,6 +177,10 @@ describeEachBackend("REST auth matrix", (server) => {
         body: { name: freshKey() },
       });
       return { ...own, ids: { ...own.ids, cohorts: created.body.id } };
+    }
+    if (collection === "event_definitions") {
+      const created = await createEventDefinition(s, t.project, freshKey());
+      return { ...own, ids: { ...own.ids, event_definitions: created } };
     }
     return own;
   };
@@ -317,7 +326,12 @@ describeEachBackend("REST auth matrix", (server) => {
         const s = server();
         const foreign = {
           ...own,
-          ids: { feature_flags: t.otherFlag, cohorts: t.otherCohort, persons: t.otherPerson.id },
+          ids: {
+            feature_flags: t.otherFlag,
+            cohorts: t.otherCohort,
+            persons: t.otherPerson.id,
+            event_definitions: t.otherEventDefinition,
+          },
         };
         // A route that answers its own project's object with 405 (flag DELETE: PostHog's
         // ForbidDestroyModel) or 501 (not built yet) never reads the object: any id gets that answer.
@@ -363,6 +377,8 @@ interface NodeIds {
   entry: string;
   organization: string;
   user: number;
+  /** An event definition's UUID. */
+  eventDefinition: string;
 }
 
 /**
@@ -380,6 +396,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   Person: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.person}` },
   GroupType: { projectOwned: true, localId: (ids) => `${ids.project}:0` },
   Group: { projectOwned: true, localId: (ids) => `${ids.project}:0:x` },
+  EventDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventDefinition}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -404,6 +421,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       entry,
       organization: t.organization,
       user: server().userId,
+      eventDefinition: t.eventDefinition,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -414,7 +432,12 @@ describeEachBackend("GraphQL auth matrix", (server) => {
    */
   const fixtures = (
     target: FieldTarget,
-    overrides: { project?: number; featureFlag?: number; foreignObjects?: boolean } = {},
+    overrides: {
+      project?: number;
+      featureFlag?: number;
+      eventDefinition?: string;
+      foreignObjects?: boolean;
+    } = {},
   ) => {
     const project = overrides.project ?? t.project;
     const foreign = overrides.foreignObjects ?? false;
@@ -425,6 +448,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         cohort: foreign ? t.otherCohort : t.cohort,
         staticCohort: foreign ? t.otherStaticCohort : t.staticCohort,
         person: foreign ? t.otherPerson.id : t.person.id,
+        eventDefinition: overrides.eventDefinition ?? (foreign ? t.otherEventDefinition : t.eventDefinition),
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -527,8 +551,13 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       it("serves a key with just the declared scopes", async () => {
         const s = server();
         const key = await s.createKey(pathScopes.length ? [...new Set(pathScopes)] : [unrelatedScope([])]);
+        // Fresh objects: a success may change or (event definitions) delete them.
         const flag = (await createFlag(s, { key: freshKey() }, t.project)).id;
-        const response = await execute(documentFor(target, fixtures(target, { featureFlag: flag })), key);
+        const eventDefinition = await createEventDefinition(s, t.project, freshKey());
+        const response = await execute(
+          documentFor(target, fixtures(target, { featureFlag: flag, eventDefinition })),
+          key,
+        );
         const label = `${target.name} with ${pathScopes.join(", ") || "any scope"}: ${response.text}`;
         expect(response.status, label).toBe(200);
         expect(response.body.errors, label).toBeUndefined();

@@ -40,7 +40,7 @@ import {
 } from "../support/graphql-operations.js";
 import { itWhere } from "../support/it-where.js";
 import { describeEachBackend, type TestResponse } from "../support/server.js";
-import { createTenancy, type Tenancy } from "../support/tenancy.js";
+import { createEventDefinition, createTenancy, type Tenancy } from "../support/tenancy.js";
 
 const { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType } = graphqlOfApp;
 
@@ -70,6 +70,8 @@ interface Fixtures {
   staticCohort: number;
   /** A person's integer id. */
   person: number;
+  /** An event definition's UUID. */
+  eventDefinition: string;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -124,6 +126,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       cohort: t.cohort,
       staticCohort: t.staticCohort,
       person: t.person.id,
+      eventDefinition: await createEventDefinition(server(), t.project, freshKey()),
     };
   });
 
@@ -267,6 +270,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         cohort: fixtures.cohort,
         staticCohort: fixtures.staticCohort,
         person: fixtures.person,
+        eventDefinition: fixtures.eventDefinition,
       },
       node: "",
       key: freshKey,

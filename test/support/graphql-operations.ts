@@ -125,7 +125,7 @@ export interface ArgumentFixtures {
    * Object ids by the kind of object an argument names: `project` for `projectId` and `project(id:)`,
    * `featureFlag` for a flag's `id`, and so on (the kind is found in the field or input type's name).
    */
-  objects: Record<string, number>;
+  objects: Record<string, number | string>;
   /** The global id `node(id:)` and `nodes(ids:)` are called with. */
   node: string;
   /** A fresh value for a required `key` (unique per call). */
@@ -137,8 +137,9 @@ export interface ArgumentFixtures {
 /**
  * What an argument or input field names: `project` (`projectId`, or `id` of a field or input named
  * after projects), `node` (`id`/`ids` of `node`/`nodes`), another of `kinds` (`id` of a field or
- * input named after it, e.g. `featureFlag(id:)`, `UpdateFeatureFlagInput.id`; the longest kind the
- * name holds wins, so `AddPersonsToStaticCohortInput` names a `staticCohort`), or null.
+ * input named after it, e.g. `featureFlag(id:)`, `UpdateFeatureFlagInput.id`; the kind named last
+ * wins, the longest of those ending there, so `AddPersonsToStaticCohortInput` names a
+ * `staticCohort` and `CreateStaticCohortForFeatureFlagInput` a `featureFlag`), or null.
  */
 export function argumentKind(context: string, name: string, kinds: readonly string[]): string | null {
   if (name === "projectId") return "project";
@@ -146,9 +147,10 @@ export function argumentKind(context: string, name: string, kinds: readonly stri
   if (name !== "id") return null;
   const lower = context.toLowerCase();
   const named = [...kinds, "project"]
-    .sort((a, b) => b.length - a.length)
-    .find((kind) => lower.includes(kind.toLowerCase()));
-  return named ?? null;
+    .map((kind) => ({ kind, at: lower.lastIndexOf(kind.toLowerCase()) }))
+    .filter(({ at }) => at >= 0)
+    .sort((a, b) => b.at + b.kind.length - (a.at + a.kind.length) || b.kind.length - a.kind.length);
+  return named[0]?.kind ?? null;
 }
 
 /** What a required scalar that names no object is filled with: a plain valid value of its type. */

@@ -26,8 +26,8 @@ export function collectionOf(path: string): string {
 export interface PathValues {
   project_id: number;
   organization_id: string;
-  /** `:id` values by collection (`feature_flags`: a flag id). */
-  ids: Record<string, number>;
+  /** `:id` values by collection (`feature_flags`: a flag id; `event_definitions`: a UUID). */
+  ids: Record<string, number | string>;
 }
 
 /**

@@ -32,6 +32,9 @@ export interface Tenancy {
   /** A dynamic and a static cohort of `otherProject`. */
   otherCohort: number;
   otherStaticCohort: number;
+  /** An event definition (UUID) of the bootstrap project and one of `otherProject`. */
+  eventDefinition: string;
+  otherEventDefinition: string;
   /** Another organization the user is a member of (with no projects). */
   secondOrganization: string;
   /** An organization the user is not a member of. */
@@ -66,6 +69,8 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     otherPerson: { id: Number(otherPerson.id), uuid: otherPerson.uuid },
     otherCohort: await cohort(otherProject, { name: `${label} other dynamic` }),
     otherStaticCohort: await cohort(otherProject, { name: `${label} other static`, is_static: true }),
+    eventDefinition: await createEventDefinition(s, s.projectId, `${label} own event`),
+    otherEventDefinition: await createEventDefinition(s, otherProject, `${label} other event`),
     project: s.projectId,
     organization: s.organizationId,
     flag: (await createFlag(s, { key: `${label}-own` })).id,
@@ -82,4 +87,11 @@ async function createCohort(s: TestServer, project: number, body: Record<string,
   const response = await s.request("POST", `/api/projects/${project}/cohorts/`, { body });
   expect(response.status, response.text).toBe(201);
   return response.body.id;
+}
+
+/** Creates an event definition named `name` through REST with the all-scopes key; returns its UUID. */
+export async function createEventDefinition(s: TestServer, project: number, name: string): Promise<string> {
+  const created = await s.request("POST", `/api/projects/${project}/event_definitions/`, { body: { name } });
+  expect(created.status, created.text).toBe(201);
+  return created.body.id;
 }

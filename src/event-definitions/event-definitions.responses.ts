@@ -1,0 +1,89 @@
+/**
+ * The event definition as the REST door answers it (PostHog's `EnterpriseEventDefinitionSerializer`,
+ * `ee/api/ee_event_definition.py`; posthog-behavior.md §6.1), written once as zod schemas: the
+ * serialiser returns their types, fastify writes bodies with them, OpenAPI names them.
+ */
+import { z } from "zod";
+import { paginatedListSchema } from "../rest/pagination.js";
+import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
+import type { EventDefinitionRecord } from "./event-definitions.queries.js";
+import type { EventDefinitionMetrics } from "./event-definitions.service.js";
+
+/** An event definition in PostHog's enterprise response shape. */
+export const eventDefinitionSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    owner: userBasicSchema.nullable(),
+    description: z.string(),
+    tags: z.array(z.string()),
+    created_at: z.iso.datetime().nullable().describe("When capture first saw the event; null until then."),
+    updated_at: z.iso.datetime().nullable().describe("Last change through the API."),
+    updated_by: userBasicSchema.nullable(),
+    last_seen_at: z.iso.datetime().nullable().describe("When capture last saw the event (hour resolution)."),
+    last_updated_at: z.iso.datetime().nullable().describe("Always null: an action field."),
+    verified: z.boolean(),
+    verified_at: z.iso.datetime().nullable(),
+    verified_by: userBasicSchema.nullable(),
+    hidden: z.boolean(),
+    is_action: z.boolean().describe("Always false: actions are not listed here."),
+    action_id: z.int().nullable(),
+    is_calculating: z.boolean(),
+    last_calculated_at: z.iso.datetime().nullable(),
+    created_by: userBasicSchema.nullable().describe("Always null: an action field."),
+    post_to_slack: z.boolean(),
+    default_columns: z.array(z.string()),
+  })
+  .meta({ id: "EnterpriseEventDefinition" });
+
+/** An event definition in PostHog's response shape (the output of `eventDefinitionSchema`). */
+export type EventDefinitionResponse = z.output<typeof eventDefinitionSchema>;
+
+/** A DRF offset page of event definitions. */
+export const eventDefinitionPageSchema = paginatedListSchema(
+  eventDefinitionSchema,
+  "PaginatedEnterpriseEventDefinitionList",
+);
+
+/** `GET :id/metrics`'s answer. */
+export const eventDefinitionMetricsSchema = z
+  .object({
+    query_usage_30_day: z.int().describe("Views of the event in insights over the last 30 days."),
+  })
+  .meta({ id: "EventDefinitionMetrics" });
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+/** An event definition in PostHog's response shape (schema: `eventDefinitionSchema`). */
+export function serializeEventDefinition(definition: EventDefinitionRecord): EventDefinitionResponse {
+  return {
+    id: definition.id,
+    name: definition.name,
+    owner: definition.owner ? serializeUserBasic(definition.owner) : null,
+    description: definition.description,
+    tags: definition.tags,
+    created_at: iso(definition.createdAt),
+    updated_at: iso(definition.updatedAt),
+    updated_by: definition.updatedBy ? serializeUserBasic(definition.updatedBy) : null,
+    last_seen_at: iso(definition.lastSeenAt),
+    last_updated_at: null,
+    verified: definition.verified,
+    verified_at: iso(definition.verifiedAt),
+    verified_by: definition.verifiedBy ? serializeUserBasic(definition.verifiedBy) : null,
+    hidden: definition.hidden,
+    is_action: false,
+    action_id: null,
+    is_calculating: false,
+    last_calculated_at: null,
+    created_by: null,
+    post_to_slack: false,
+    default_columns: definition.defaultColumns,
+  };
+}
+
+/** `GET :id/metrics`'s answer (schema: `eventDefinitionMetricsSchema`). */
+export function serializeMetrics(
+  metrics: EventDefinitionMetrics,
+): z.output<typeof eventDefinitionMetricsSchema> {
+  return { query_usage_30_day: metrics.queryUsage30Day };
+}

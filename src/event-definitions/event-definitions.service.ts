@@ -1,0 +1,330 @@
+/**
+ * The event-definition service: every event-definition operation of both front doors (issue 9 part
+ * 1). It checks scopes and project access, validates input by PostHog's rules, writes the change,
+ * the tag links and the activity entry in one transaction, and returns records. It knows nothing of
+ * HTTP or GraphQL.
+ * Source of the rules: `posthog/api/event_definition.py` EventDefinitionViewSet,
+ * `ee/api/ee_event_definition.py` EnterpriseEventDefinitionSerializer (this service always has
+ * PostHog's enterprise field set); posthog-behavior.md §6.
+ *
+ * Capture (src/ingestion) fills the same table with the names it sees; definitions created here have
+ * no `created_at` or `last_seen_at` until an event of that name is captured. A deleted definition
+ * comes back when capture next sees its name (within the hour capture's catalogue cache spans).
+ */
+import { changesBetween, recordActivity } from "../core/activity-log.js";
+import { authorizeProject } from "../core/auth/access.js";
+import type { ServiceContext } from "../core/context.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
+import type { OffsetPage } from "../core/paging.js";
+import type { ServiceDeps } from "../core/services.js";
+import { ensureTags, normalizeTags } from "../core/tags.js";
+import { isUuid, parseInput } from "../core/validation.js";
+import { Prisma } from "../generated/prisma/client.js";
+import {
+  type EventDefinitionRecord,
+  eventDefinitionListWhere,
+  selectEventDefinitionByName,
+  selectEventDefinitionPage,
+  selectEventDefinitions,
+} from "./event-definitions.queries.js";
+import {
+  createEventDefinitionSchema,
+  type EventDefinitionUpdate,
+  eventDefinitionListFiltersSchema,
+  STALE_EVENT_DAYS,
+  updateEventDefinitionSchema,
+} from "./event-definitions.schemas.js";
+import { nextVerification, UNVERIFIED } from "./rules/verification.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** `GET :id/metrics`: PostHog's `{query_usage_30_day}`. */
+export interface EventDefinitionMetrics {
+  /** Views of the event in insights over 30 days (PostHog counts app-metrics `viewed`). */
+  queryUsage30Day: number;
+}
+
+/**
+ * The fields the activity log compares, under PostHog's names: the writable fields and the stamps
+ * the rules set (PostHog diffs the validated data, which holds them).
+ */
+function snapshot(definition: EventDefinitionRecord): Record<string, unknown> {
+  return {
+    description: definition.description,
+    owner: definition.ownerId,
+    tags: definition.tags,
+    verified: definition.verified,
+    verified_by: definition.verifiedById,
+    verified_at: definition.verifiedAt?.toISOString() ?? null,
+    hidden: definition.hidden,
+    default_columns: definition.defaultColumns,
+  };
+}
+
+/** Creates the event-definition service. */
+export function createEventDefinitionService(deps: ServiceDeps) {
+  /** The definition `id` of the project. @throws NotFoundError when `id` is not a UUID or names none. */
+  async function read(
+    db: Prisma.TransactionClient | ServiceContext["db"],
+    projectId: number,
+    id: string,
+  ): Promise<EventDefinitionRecord> {
+    const [definition] = isUuid(id) ? await selectEventDefinitions(db, projectId, [id]) : [];
+    if (!definition) throw new NotFoundError();
+    return definition;
+  }
+
+  /**
+   * `owner`'s user id, checked: a user of the project's organization (PostHog accepts any user id;
+   * limiting it to the organization keeps other organizations' users out of the answer).
+   * @throws ValidationError attr `owner`, DRF's `does_not_exist`, for any other id.
+   */
+  async function checkedOwner(
+    ctx: ServiceContext,
+    organizationId: string,
+    owner: number | null | undefined,
+  ): Promise<number | null | undefined> {
+    if (owner === undefined || owner === null) return owner;
+    const member = await ctx.db.organizationMembership.findFirst({
+      where: { organizationId, userId: owner },
+      select: { userId: true },
+    });
+    if (!member) {
+      throw new ValidationError(`Invalid pk "${owner}" - object does not exist.`, {
+        attr: "owner",
+        code: "does_not_exist",
+      });
+    }
+    return owner;
+  }
+
+  /** Replaces a definition's tag links with `names` (creating missing project tags), inside `tx`. */
+  async function setTags(
+    tx: Prisma.TransactionClient,
+    projectId: number,
+    eventDefinitionId: string,
+    names: string[],
+  ) {
+    const links = (await ensureTags(tx, projectId, names)).map((tagId) => ({
+      projectId,
+      eventDefinitionId,
+      tagId,
+    }));
+    await tx.eventDefinitionTag.deleteMany({ where: { eventDefinitionId } });
+    if (links.length > 0) await tx.eventDefinitionTag.createMany({ data: links });
+  }
+
+  /** PostHog's duplicate-name error. */
+  function duplicateName(name: string): ValidationError {
+    return new ValidationError(`Event definition with name '${name}' already exists`, { attr: "name" });
+  }
+
+  return {
+    /**
+     * One page of the project's definitions with the total count; `query` holds the list filters
+     * under PostHog's names (`eventDefinitionListFiltersSchema`). Scope `event_definition:read`.
+     * @throws ValidationError attr `event_type` for an unknown event type; NotFoundError, PermissionDeniedError.
+     */
+    async list(
+      ctx: ServiceContext,
+      projectId: number,
+      query: Record<string, unknown>,
+      page: OffsetPage,
+    ): Promise<{ count: number; results: EventDefinitionRecord[] }> {
+      const project = await authorizeProject(ctx, projectId, "event_definition:read");
+      const filters = parseInput(eventDefinitionListFiltersSchema, query, ctx.limits);
+      const staleBefore = new Date(deps.now().getTime() - STALE_EVENT_DAYS * DAY_MS);
+      return selectEventDefinitionPage(
+        ctx.db,
+        eventDefinitionListWhere(project.id, filters, staleBefore),
+        filters.ordering,
+        page,
+      );
+    },
+
+    /**
+     * One definition of the project by UUID. Scope `event_definition:read`.
+     * @throws NotFoundError for a non-UUID id or one of no definition of this project.
+     */
+    async get(ctx: ServiceContext, projectId: number, id: string): Promise<EventDefinitionRecord> {
+      await authorizeProject(ctx, projectId, "event_definition:read");
+      return read(ctx.db, projectId, id);
+    },
+
+    /** Definitions of the project by UUID, in the order asked, null where none (node loads). Scope `event_definition:read`. */
+    async getMany(
+      ctx: ServiceContext,
+      projectId: number,
+      ids: readonly string[],
+    ): Promise<(EventDefinitionRecord | null)[]> {
+      await authorizeProject(ctx, projectId, "event_definition:read");
+      const found = await selectEventDefinitions(ctx.db, projectId, ids.filter(isUuid));
+      const byId = new Map(found.map((definition) => [definition.id, definition]));
+      return ids.map((id) => byId.get(id.toLowerCase()) ?? null);
+    },
+
+    /**
+     * The definition named exactly `name` (PostHog's `by_name`). Scope `event_definition:read`.
+     * @throws ValidationError attr `name` `Query parameter 'name' is required` when empty;
+     *   NotFoundError `Event definition with name '<name>' not found`.
+     */
+    async getByName(
+      ctx: ServiceContext,
+      projectId: number,
+      name: string | null | undefined,
+    ): Promise<EventDefinitionRecord> {
+      await authorizeProject(ctx, projectId, "event_definition:read");
+      if (!name) throw new ValidationError("Query parameter 'name' is required", { attr: "name" });
+      const definition = await selectEventDefinitionByName(ctx.db, projectId, name);
+      if (!definition) throw new NotFoundError(`Event definition with name '${name}' not found`);
+      return definition;
+    },
+
+    /**
+     * Creates a definition (§6.2): `name` unique in the project; no `created_at`/`last_seen_at`
+     * until captured; `verified` stamps the user and time and unhides; `hidden` unverifies. Writes
+     * activity `created`. Scope `event_definition:write`.
+     * @throws ValidationError attr `name` `Event definition with name '<n>' already exists`; the
+     *   hidden-and-verified rule; a bad `owner`; field errors.
+     */
+    async create(ctx: ServiceContext, projectId: number, body: unknown): Promise<EventDefinitionRecord> {
+      const project = await authorizeProject(ctx, projectId, "event_definition:write");
+      const input = parseInput(createEventDefinitionSchema, body, ctx.limits);
+      const userId = ctx.actor.user.id;
+      const verification = nextVerification(UNVERIFIED, input, userId, deps.now());
+      const owner = await checkedOwner(ctx, project.organizationId, input.owner);
+      if (await selectEventDefinitionByName(ctx.db, project.id, input.name)) throw duplicateName(input.name);
+      try {
+        return await ctx.db.$transaction(async (tx) => {
+          const created = await tx.eventDefinition.create({
+            data: {
+              projectId: project.id,
+              name: input.name,
+              createdAt: null,
+              lastSeenAt: null,
+              description: input.description ?? "",
+              ownerId: owner ?? null,
+              ...verification,
+              updatedAt: deps.now(),
+              updatedById: userId,
+              defaultColumns: input.default_columns ?? [],
+            },
+            select: { id: true },
+          });
+          await setTags(tx, project.id, created.id, normalizeTags(input.tags ?? []));
+          await recordActivity(tx, {
+            projectId: project.id,
+            userId,
+            scope: "EventDefinition",
+            itemId: created.id,
+            activity: "created",
+            name: input.name,
+            changes: null,
+          });
+          return read(tx, project.id, created.id);
+        });
+      } catch (error) {
+        // Capture or another request created the name between the check and the insert.
+        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+          throw duplicateName(input.name);
+        }
+        throw error;
+      }
+    },
+
+    /**
+     * Changes a definition (PATCH; PUT alike): absent fields keep their value; `name` is read-only;
+     * the verification rules of §6.2 (rules/verification.ts); `updated_at`/`updated_by` stamped.
+     * Writes activity `changed` with the field changes. Scope `event_definition:write`.
+     * @throws NotFoundError; ValidationError for the hidden-and-verified rule, a bad `owner`, field errors.
+     */
+    async update(
+      ctx: ServiceContext,
+      projectId: number,
+      id: string,
+      body: unknown,
+    ): Promise<EventDefinitionRecord> {
+      const project = await authorizeProject(ctx, projectId, "event_definition:write");
+      const input: EventDefinitionUpdate = parseInput(updateEventDefinitionSchema, body, ctx.limits);
+      const current = await read(ctx.db, project.id, id);
+      const userId = ctx.actor.user.id;
+      const verification = nextVerification(current, input, userId, deps.now());
+      const owner = await checkedOwner(ctx, project.organizationId, input.owner);
+      return ctx.db.$transaction(async (tx) => {
+        await tx.eventDefinition.update({
+          where: { id: current.id },
+          data: {
+            description: input.description,
+            ownerId: owner,
+            ...verification,
+            defaultColumns: input.default_columns,
+            updatedAt: deps.now(),
+            updatedById: userId,
+          },
+        });
+        if (input.tags !== undefined) await setTags(tx, project.id, current.id, normalizeTags(input.tags));
+        const updated = await read(tx, project.id, current.id);
+        await recordActivity(tx, {
+          projectId: project.id,
+          userId,
+          scope: "EventDefinition",
+          itemId: current.id,
+          activity: "changed",
+          name: current.name,
+          changes: changesBetween("EventDefinition", snapshot(current), snapshot(updated)),
+        });
+        return updated;
+      });
+    },
+
+    /**
+     * Deletes a definition for good (its tag links with it) and writes activity `deleted`; returns
+     * the definition as it was. Scope `event_definition:write`. @throws NotFoundError.
+     */
+    async destroy(ctx: ServiceContext, projectId: number, id: string): Promise<EventDefinitionRecord> {
+      const project = await authorizeProject(ctx, projectId, "event_definition:write");
+      const current = await read(ctx.db, project.id, id);
+      await ctx.db.$transaction(async (tx) => {
+        await tx.eventDefinition.delete({ where: { id: current.id } });
+        await recordActivity(tx, {
+          projectId: project.id,
+          userId: ctx.actor.user.id,
+          scope: "EventDefinition",
+          itemId: current.id,
+          activity: "deleted",
+          name: current.name,
+          changes: null,
+        });
+      });
+      return current;
+    },
+
+    /**
+     * `GET :id/metrics` (§6.5): PostHog sums the `viewed` app-metrics of `event:<name>` over 30 days;
+     * this service records no insight views, so it answers the stored `query_usage_30_day` (0 when
+     * none). Scope `event_definition:read` (decision 2). @throws NotFoundError.
+     */
+    async metrics(ctx: ServiceContext, projectId: number, id: string): Promise<EventDefinitionMetrics> {
+      await authorizeProject(ctx, projectId, "event_definition:read");
+      const definition = await read(ctx.db, projectId, id);
+      return { queryUsage30Day: definition.queryUsage30Day ?? 0 };
+    },
+  };
+}
+
+/** The event-definition service's operations. */
+export type EventDefinitionService = ReturnType<typeof createEventDefinitionService>;
+
+declare module "../core/services.js" {
+  interface Services {
+    /** See `createEventDefinitionService`. */
+    eventDefinitions: EventDefinitionService;
+  }
+}
+
+declare module "../core/activity-log.js" {
+  interface ActivityScopes {
+    /** Event definitions' entries (`posthog/api/event_definition.py` `log_activity(scope="EventDefinition")`). */
+    EventDefinition: true;
+  }
+}
