@@ -2,7 +2,7 @@
  * Sending to the SDK paths of a test server as SDKs do (the project's public token, raw bodies in
  * any encoding, no personal API key), and reading back what capture stored.
  */
-import { PostHog } from "posthog-node";
+import { PostHog, type PostHogOptions } from "posthog-node";
 import { readResponse, type TestResponse, type TestServer } from "./server.js";
 
 /** One request to an SDK path. */
@@ -22,14 +22,19 @@ export async function projectToken(s: TestServer, projectId = s.projectId): Prom
 
 /**
  * PostHog's Node SDK (unchanged) pointed at `s` with its project's token, sending each call at once
- * (`flushAt: 1`, no timer, no retries); `await client.flush()` waits for what was sent.
+ * (`flushAt: 1`, no timer, no retries); `await client.flush()` waits for what was sent. `options`
+ * go over those (e.g. a `personalApiKey` for local evaluation, a larger `flushAt` to batch).
  */
-export async function posthogNodeClient(s: TestServer): Promise<PostHog> {
+export async function posthogNodeClient(
+  s: TestServer,
+  options: Partial<PostHogOptions> = {},
+): Promise<PostHog> {
   return new PostHog(await projectToken(s), {
     host: s.baseUrl,
     flushAt: 1,
     flushInterval: 0,
     fetchRetryCount: 0,
+    ...options,
   });
 }
 

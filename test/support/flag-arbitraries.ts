@@ -374,7 +374,8 @@ export interface GeneratedPerson {
   staticCohortIds: number[];
 }
 
-function bagOf(domains: Domains): fc.Arbitrary<Record<string, unknown>> {
+/** A record holding every property of `domains`, each drawn from its values. */
+export function bagOf(domains: Domains): fc.Arbitrary<Record<string, unknown>> {
   return fc.record(
     Object.fromEntries(Object.entries(domains).map(([key, domain]) => [key, fc.constantFrom(...domain)])),
   );

@@ -131,6 +131,29 @@ export interface LocalOutcomes {
   unresolved: Record<string, string>;
 }
 
+/**
+ * What a posthog-node client in local-evaluation mode decides for `person` from the definitions it
+ * holds, without asking the server (`evaluateFlags(..., {onlyEvaluateLocally: true})`): the flags it
+ * decided, with their values and parsed payloads, and its reasons for the rest. No event is sent.
+ */
+export async function locallyDecided(
+  client: PostHog,
+  person: Pick<GeneratedPerson, "distinctId" | "properties" | "groups" | "groupProperties">,
+): Promise<LocalOutcomes> {
+  const flags = await client.evaluateFlags(person.distinctId, {
+    personProperties: person.properties,
+    groups: person.groups,
+    groupProperties: person.groupProperties,
+    onlyEvaluateLocally: true,
+  });
+  const decided = new Map<string, FlagOutcome>();
+  for (const key of flags.keys) {
+    const value = flags.getFlag(key, { sendFeatureFlagEvents: false });
+    if (value !== undefined) decided.set(key, { value, payload: parsedPayload(flags.getFlagPayload(key)) });
+  }
+  return { decided, unresolved: { ...flags.unresolvedFlags } };
+}
+
 /** A posthog-node client in local-evaluation mode over fixed definitions (see the module header). */
 export interface LocalEvaluator {
   evaluate(person: GeneratedPerson): Promise<LocalOutcomes>;
@@ -168,21 +191,7 @@ export async function localEvaluator(payload: { body: Buffer; etag: string }): P
   });
   return {
     otherRequests,
-    async evaluate(person) {
-      const flags = await client.evaluateFlags(person.distinctId, {
-        personProperties: person.properties,
-        groups: person.groups,
-        groupProperties: person.groupProperties,
-        onlyEvaluateLocally: true,
-      });
-      const decided = new Map<string, FlagOutcome>();
-      for (const key of flags.keys) {
-        const value = flags.getFlag(key, { sendFeatureFlagEvents: false });
-        if (value !== undefined)
-          decided.set(key, { value, payload: parsedPayload(flags.getFlagPayload(key)) });
-      }
-      return { decided, unresolved: { ...flags.unresolvedFlags } };
-    },
+    evaluate: (person) => locallyDecided(client, person),
     evaluateAll: (person) =>
       client.getAllFlagsAndPayloads(person.distinctId, {
         personProperties: person.properties,
