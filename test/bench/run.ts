@@ -11,11 +11,19 @@
  * figures, and the ratio ours/baseline. Before measuring, it checks that the baseline answers the
  * same bytes as ours. Figures:
  * - `list`: REST list of 100 flags (users and tags), vs the baseline with plain joins and with the
- *   page built as JSON by PostgreSQL;
+ *   page built as JSON by PostgreSQL, and vs Unleash 7.5's admin list of its 100 flags (the search
+ *   endpoint its UI reads for a project's flags: each with environments, strategy presence, tags and
+ *   creator; unleash.ts), token-authenticated as ours is, on both backends: Unleash has no embedded
+ *   mode, so beside ours on PGlite it runs on PostgreSQL (skipped loudly where none answers).
+ *   These and every other figure run on an app with the REST door's answers by ETag off
+ *   (RESPONSE_CACHE_BYTES=0): they measure the read itself. A last list figure repeats the same
+ *   read on an app with them on (the default), as a dashboard refreshing would, vs the read itself;
  * - `read`: REST read of one flag, vs the baseline's plain joins, and on PostgreSQL also with every
  *   baseline statement prepared (named) as ours are;
- * - `graphql`: GraphQL page of 100 flags with `createdBy` and `lastModifiedBy`, vs our REST list,
- *   and on PostgreSQL vs PostGraphile 5 (Amber preset, no auth) answering the same page (server.ts);
+ * - `graphql`: GraphQL page of 100 flags (global id, row id, key, active, version, tags) with
+ *   `createdBy` and `lastModifiedBy` emails, vs our REST list, and on PostgreSQL vs PostGraphile 5
+ *   (Amber preset, no auth) answering the same page field for field (server.ts); also both without
+ *   the tags (the flags with their creators alone, issue 6 §4's page);
  * - `304`: the REST list revalidated with `If-None-Match`, vs the REST list's 200s;
  * - `patch`: PATCH of a flag's name, concurrently, each connection on its own flag (one flag for
  *   all would measure version conflicts, not writes); writes of one project still serialise on the
@@ -227,9 +235,17 @@ async function assertSameBytes(
   }
 }
 
-/** The same page in PostGraphile's Amber naming: flags of the project, newest first, with both users. */
-const POSTGRAPHILE_QUERY = (projectId: number, flags: number) =>
-  `{ allFeatureFlags(first: ${flags}, condition: { projectId: ${projectId}, deleted: false }, orderBy: [CREATED_AT_DESC, ROW_ID_DESC]) { totalCount nodes { rowId key active version userByCreatedById { email } userByLastModifiedById { email } } } }`;
+/**
+ * The same page in PostGraphile's Amber naming: flags of the project, newest first, each with its
+ * global id, row id, key, active, version, tag names and both users' emails, and the total count:
+ * what `OUR_QUERY` selects, field for field (tags in primary-key order, ours by name).
+ */
+const POSTGRAPHILE_QUERY = (projectId: number, flags: number, withTags = true) =>
+  `{ allFeatureFlags(first: ${flags}, condition: { projectId: ${projectId}, deleted: false }, orderBy: [CREATED_AT_DESC, ROW_ID_DESC]) { totalCount nodes { id rowId key active version ${withTags ? "featureFlagTagsByFeatureFlagId(orderBy: [PRIMARY_KEY_ASC]) { nodes { tagByTagId { name } } }" : ""} userByCreatedById { email } userByLastModifiedById { email } } } }`;
+
+/** Our page: `withTags` false gives the flags with creators alone (issue 6 §4's page). */
+const OUR_QUERY = (flags: number, withTags = true) =>
+  `query($id: ID!) { project(id: $id) { featureFlags(first: ${flags}) { totalCount edges { node { id databaseId key active version ${withTags ? "tags" : ""} createdBy { email } lastModifiedBy { email } } } } } }`;
 
 /** Each connection PATCHes its own flag (`context`), with a new name each time. */
 function patchTarget(
@@ -325,7 +341,6 @@ function figuresFor(ready: BenchReady): Figure[] {
   const one = ready.flagIds[0]!;
   const project = `${ready.ours}/api/projects/${ready.projectId}`;
   const list = `${project}/feature_flags/?limit=${flags}`;
-  const query = `query($id: ID!) { project(id: $id) { featureFlags(first: ${flags}) { totalCount edges { node { id databaseId key active version tags createdBy { email } lastModifiedBy { email } } } } } }`;
   // The tag moves with the minute (conditional.ts): every 200 hands its new tag to later requests.
   let etag = "";
   let created = 0;
@@ -348,17 +363,28 @@ function figuresFor(ready: BenchReady): Figure[] {
         }),
   });
   const revalidate = { ...auth, "if-none-match": ready.localEvaluation.etag };
-  const graphqlList: Side = {
+  const graphqlPage = (withTags: boolean): Side => ({
     name: "GraphQL list",
     target: {
       url: `${ready.ours}/graphql`,
       method: "POST",
       headers: auth,
-      body: JSON.stringify({ query, variables: { id: String(ready.projectId) } }),
+      body: JSON.stringify({ query: OUR_QUERY(flags, withTags), variables: { id: String(ready.projectId) } }),
     },
     expected: [200],
-  };
+  });
+  const graphqlList = graphqlPage(true);
   const restList: Side = { name: "REST list", target: { url: list, headers: auth }, expected: [200] };
+  const keptList: Side = {
+    name: "REST list kept",
+    target: { url: list.replace(ready.ours, ready.oursKeeping), headers: auth },
+    expected: [200],
+  };
+  const unleashList: Side | undefined = ready.unleash && {
+    name: "Unleash 7.5 admin list",
+    target: { url: ready.unleash.list, headers: { authorization: ready.unleash.token } },
+    expected: [200],
+  };
   const restRead: Side = {
     name: "REST read",
     target: { url: `${project}/feature_flags/${one}/`, headers: auth },
@@ -382,6 +408,7 @@ function figuresFor(ready: BenchReady): Figure[] {
       against: listAgainst("SQL joins", "rows"),
     },
     { id: "list", name: "  (same) vs", ours: restList, against: listAgainst("SQL page as JSON", "json") },
+    ...(unleashList ? [{ id: "list", name: "  (same) vs", ours: restList, against: unleashList }] : []),
     { id: "read", name: "REST read one flag", ours: restRead, against: readAgainst("SQL joins", "rows") },
     ...(ready.postgraphile
       ? [
@@ -401,22 +428,29 @@ function figuresFor(ready: BenchReady): Figure[] {
     },
     ...(ready.postgraphile
       ? [
-          {
+          ...[true, false].map((withTags) => ({
             id: "graphql",
-            name: "  (same) vs",
-            ours: graphqlList,
+            name: withTags ? "  (same) vs" : `  (same, no tags) vs`,
+            ours: graphqlPage(withTags),
             against: {
               name: "PostGraphile 5",
               target: {
-                url: ready.postgraphile,
+                url: ready.postgraphile!,
                 method: "POST" as const,
-                body: JSON.stringify({ query: POSTGRAPHILE_QUERY(ready.projectId, flags) }),
+                body: JSON.stringify({ query: POSTGRAPHILE_QUERY(ready.projectId, flags, withTags) }),
               },
               expected: [200],
             },
-          },
+          })),
         ]
       : []),
+    {
+      id: "list",
+      name: "REST list, repeated (kept by ETag)",
+      ours: keptList,
+      against: { name: "our REST list", figure: "list" },
+    },
+    ...(unleashList ? [{ id: "list", name: "  (same) vs", ours: keptList, against: unleashList }] : []),
     {
       id: "304",
       name: "REST list, If-None-Match → 304",
@@ -581,6 +615,12 @@ async function benchBackend(label: string, backend: string): Promise<void> {
         auth,
       );
     }
+    if (ready.unleash) {
+      const answer = await fetch(ready.unleash.list, { headers: { authorization: ready.unleash.token } });
+      const page = (await answer.json()) as { features?: unknown[]; total?: number };
+      if (page.features?.length !== flags || page.total !== flags)
+        throw new Error(`Unleash answered ${page.features?.length} flags of ${page.total}, not ${flags}`);
+    }
     if (ready.postgraphile) {
       const answer = await fetch(ready.postgraphile, {
         method: "POST",
@@ -660,7 +700,7 @@ function printTable(label: string, results: Result[]): void {
       "SQL".padStart(5),
       "CPU ms".padStart(6),
       "|",
-      "against".padEnd(18),
+      "against".padEnd(22),
       "req/s".padStart(7),
       "p50 ms".padStart(7),
       "p99 ms".padStart(7),
@@ -674,8 +714,8 @@ function printTable(label: string, results: Result[]): void {
     const repeated = index > 0 && results[index - 1]!.figure.ours === figure.ours;
     const comparison =
       figure.against && against.length > 0
-        ? [figure.against.name.padEnd(18), ...cells(pick(against))]
-        : ["".padEnd(18), "", "", "", "", ""];
+        ? [figure.against.name.padEnd(22), ...cells(pick(against))]
+        : ["".padEnd(22), "", "", "", "", ""];
     // The ratio is the median of the rounds' ratios: each pair was measured back to back.
     const ratio =
       against.length > 0

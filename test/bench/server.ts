@@ -5,7 +5,10 @@
  * `FLAGS` flags (each with two tags), starts our app and the hand-written baseline (baseline.ts) on
  * the same database and driver, sends `BenchReady` to the parent, and on "close" drops everything and exits.
  * On PostgreSQL it also starts PostGraphile 5 (Amber preset, no auth) on the same database as an
- * outside anchor for the GraphQL figure, or says why it could not.
+ * outside anchor for the GraphQL figure, or says why it could not. On both backends, where the test
+ * PostgreSQL answers, it starts Unleash 7.5 (unleash.ts) on a throwaway database of its own with
+ * `FLAGS` flags, the outside anchor of the list figure (Unleash has no embedded mode: on the PGlite
+ * backend it still runs on PostgreSQL), or says loudly why it could not.
  * On `{ profile: path }` it starts V8's CPU profiler and on `{ stopProfile: true }` writes the profile
  * to that path (answering `"ok"` to each), so a profile covers one figure's load and nothing else;
  * on `{ cpu: true }` it answers its CPU time so far (µs, user + system), which run.ts reads around
@@ -24,9 +27,10 @@ import { generateProjectApiToken } from "../../src/core/auth/api-keys.js";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import { applyMigrations } from "../../src/db/migrations.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
-import { adminQuery, databaseUrl } from "../support/postgres.js";
+import { adminQuery, databaseUrl, postgresAnswers } from "../support/postgres.js";
 import { pgliteSql, pgPoolSql, type Sql, startBaseline } from "./baseline.js";
 import { startStaticBytes } from "./static-bytes.js";
+import { startUnleash } from "./unleash.js";
 
 /** Flags seeded in the bench project. */
 const FLAGS = 100;
@@ -35,7 +39,10 @@ const PERSONS = 100;
 
 /** What the server process tells the parent once everything listens. */
 export interface BenchReady {
+  /** Our app with the REST door's answers by ETag off (RESPONSE_CACHE_BYTES=0): every read runs. */
   ours: string;
+  /** Our app as configured by default, on the same database: repeated reads answered by ETag. */
+  oursKeeping: string;
   baseline: string;
   key: string;
   projectId: number;
@@ -49,6 +56,8 @@ export interface BenchReady {
   createProjectId: number;
   /** PostGraphile's GraphQL endpoint on the same database (PostgreSQL only), when it started. */
   postgraphile?: string;
+  /** Unleash 7.5's admin list of its `FLAGS` flags and its admin token, when it started (unleash.ts). */
+  unleash?: { list: string; token: string };
   /**
    * The local-evaluation figures: the public token of a third project holding a copy of the seeded
    * flags and a cohort (no other figure writes there, so its payload stays the same), the payload's
@@ -181,7 +190,9 @@ async function seedLocalEvaluation(db: Database["prisma"], projectId: number, or
 
 async function seed(
   database: Database,
-): Promise<Omit<BenchReady, "ours" | "baseline" | "localEvaluation"> & { localEvaluationToken: string }> {
+): Promise<
+  Omit<BenchReady, "ours" | "oursKeeping" | "baseline" | "localEvaluation"> & { localEvaluationToken: string }
+> {
   const boot = await bootstrap(database.prisma, {
     email: "bench@example.com",
     organizationName: "Bench",
@@ -239,6 +250,7 @@ async function main(backend: string): Promise<void> {
   let database: Database;
   let sql: { plain: Sql; prepared: Sql };
   let postgraphile: string | undefined;
+  let unleash: BenchReady["unleash"];
   let pgUrl: string | undefined;
   const cleanups: Array<() => Promise<unknown>> = [];
   if (backend === "pglite") {
@@ -265,8 +277,10 @@ async function main(backend: string): Promise<void> {
   // Without any, the planner guesses tables empty and may look 100 keys up by scanning a project's
   // rows once per key (capture's person lookup), which is not what serving measures.
   await database.prisma.$executeRawUnsafe("ANALYZE");
+  // Figures measure the read path with the REST door's answers by ETag off; a second app on the
+  // same database keeps them (the default) for the figure of a repeated read.
   const app = await buildApp({
-    config: loadConfig({ PORT: "0" }),
+    config: loadConfig({ PORT: "0", RESPONSE_CACHE_BYTES: "0" }),
     database,
     logger: pino({ level: "silent" }),
   });
@@ -274,6 +288,15 @@ async function main(backend: string): Promise<void> {
   cleanups.unshift(() => app.close());
   const address = app.server.address();
   if (!address || typeof address === "string") throw new Error("no port");
+  const keeping = await buildApp({
+    config: loadConfig({ PORT: "0" }),
+    database,
+    logger: pino({ level: "silent" }),
+  });
+  await keeping.listen({ port: 0, host: "127.0.0.1" });
+  cleanups.unshift(() => keeping.close());
+  const keepingAddress = keeping.server.address();
+  if (!keepingAddress || typeof keepingAddress === "string") throw new Error("no port");
   const baseline = await startBaseline(sql, seeded.projectId);
   cleanups.unshift(() => baseline.close());
   const ours = `http://127.0.0.1:${address.port}`;
@@ -296,12 +319,32 @@ async function main(backend: string): Promise<void> {
       cleanups.unshift(() => started.close());
     }
   }
+  // Only the list figure reads Unleash, which takes some 30 s to migrate and seed.
+  const only = process.env["BENCH_ONLY"]?.split(",").map((name) => name.trim());
+  if (only && !only.includes("list")) {
+    // Not measured in this run.
+  } else if (backend === "postgres" || (await postgresAnswers())) {
+    const name = `sbx_bench_unleash_${randomBytes(4).toString("hex")}`;
+    await adminQuery(`CREATE DATABASE ${name}`);
+    // After Unleash has stopped (cleanups run first to last; `unshift` puts a later start first).
+    cleanups.push(() => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    const started = await startUnleash(databaseUrl(name), FLAGS);
+    if (typeof started === "string") console.warn(`!! Unleash skipped: ${started}`);
+    else {
+      unleash = { list: started.list, token: started.token };
+      cleanups.unshift(() => started.close());
+    }
+  } else {
+    console.warn("!! Unleash skipped: no PostgreSQL answers, and Unleash has no embedded mode");
+  }
   const ready: BenchReady = {
     ...seeded,
     ours,
+    oursKeeping: `http://127.0.0.1:${keepingAddress.port}`,
     baseline: `http://127.0.0.1:${baseline.port}`,
     localEvaluation: { token: localEvaluationToken, etag, baseline: staticBytes.url },
     ...(postgraphile ? { postgraphile } : {}),
+    ...(unleash ? { unleash } : {}),
   };
   process.send?.(ready);
   const inspector = new Session();
