@@ -103,25 +103,23 @@ export const NON_NUMERICAL_NAMES: readonly string[] = ["distinct_id", "timestamp
  */
 const queryBoolean = z.preprocess((v) => (v === "" || v === null ? undefined : v), drf.boolean().optional());
 
-/** A JSON list of names (REST sends JSON text; GraphQL a list): items kept as Python's `str` would print them. */
-const jsonNameList = z.union([
-  z.array(z.string()),
-  z.string().transform((text, ctx) => {
+/**
+ * A JSON list of names: JSON text (REST) or a list (GraphQL); items kept as Python's `str` would
+ * print them. Anything else is an issue naming the parameter.
+ */
+const jsonNameList = z.unknown().transform((value, ctx): string[] => {
+  let list: unknown = value;
+  if (typeof value === "string") {
     try {
-      const parsed: unknown = JSON.parse(text);
-      if (Array.isArray(parsed))
-        return parsed.map((item) => (typeof item === "string" ? item : JSON.stringify(item)));
+      list = JSON.parse(value);
     } catch {
-      // reported below
+      list = undefined;
     }
-    ctx.addIssue({
-      code: "custom",
-      message: 'Expected a JSON list of names, e.g. ["$pageview"].',
-      input: text,
-    });
-    return z.NEVER;
-  }),
-]);
+  }
+  if (Array.isArray(list)) return list.map((item) => (typeof item === "string" ? item : JSON.stringify(item)));
+  ctx.addIssue({ code: "custom", message: 'Expected a JSON list of names, e.g. ["$pageview"].', input: value });
+  return z.NEVER;
+});
 
 /** Filters of the property-definition list, parsed by `propertyDefinitionListFiltersSchema`. */
 export interface PropertyDefinitionListFilters {

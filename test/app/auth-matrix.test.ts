@@ -36,7 +36,12 @@ import { itWhere } from "../support/it-where.js";
 import { collectionOf, fillPath, hasBody, type PathValues, params, ROUTES } from "../support/rest-routes.js";
 import { SDK_ROUTES } from "../support/sdk-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
-import { createEventDefinition, createTenancy, type Tenancy } from "../support/tenancy.js";
+import {
+  createEventDefinition,
+  createPropertyDefinition,
+  createTenancy,
+  type Tenancy,
+} from "../support/tenancy.js";
 
 /** Routes the app serves outside the REST route tables, each with why the matrix leaves it alone. */
 const NOT_IN_A_ROUTE_TABLE: Record<string, string> = {
@@ -147,6 +152,7 @@ describeEachBackend("REST auth matrix", (server) => {
         cohorts: t.cohort,
         persons: t.person.id,
         event_definitions: t.eventDefinition,
+        property_definitions: t.propertyDefinition,
       },
     };
   });
@@ -181,6 +187,10 @@ describeEachBackend("REST auth matrix", (server) => {
     if (collection === "event_definitions") {
       const created = await createEventDefinition(s, t.project, freshKey());
       return { ...own, ids: { ...own.ids, event_definitions: created } };
+    }
+    if (collection === "property_definitions") {
+      const created = await createPropertyDefinition(s, t.project, freshKey());
+      return { ...own, ids: { ...own.ids, property_definitions: created } };
     }
     return own;
   };
@@ -331,6 +341,7 @@ describeEachBackend("REST auth matrix", (server) => {
             cohorts: t.otherCohort,
             persons: t.otherPerson.id,
             event_definitions: t.otherEventDefinition,
+            property_definitions: t.otherPropertyDefinition,
           },
         };
         // A route that answers its own project's object with 405 (flag DELETE: PostHog's
@@ -379,6 +390,8 @@ interface NodeIds {
   user: number;
   /** An event definition's UUID. */
   eventDefinition: string;
+  /** A property definition's UUID. */
+  propertyDefinition: string;
 }
 
 /**
@@ -397,6 +410,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   GroupType: { projectOwned: true, localId: (ids) => `${ids.project}:0` },
   Group: { projectOwned: true, localId: (ids) => `${ids.project}:0:x` },
   EventDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventDefinition}` },
+  PropertyDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.propertyDefinition}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -422,6 +436,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       organization: t.organization,
       user: server().userId,
       eventDefinition: t.eventDefinition,
+      propertyDefinition: t.propertyDefinition,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -436,6 +451,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       project?: number;
       featureFlag?: number;
       eventDefinition?: string;
+      propertyDefinition?: string;
       foreignObjects?: boolean;
     } = {},
   ) => {
@@ -449,6 +465,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         staticCohort: foreign ? t.otherStaticCohort : t.staticCohort,
         person: foreign ? t.otherPerson.id : t.person.id,
         eventDefinition: overrides.eventDefinition ?? (foreign ? t.otherEventDefinition : t.eventDefinition),
+        propertyDefinition:
+          overrides.propertyDefinition ?? (foreign ? t.otherPropertyDefinition : t.propertyDefinition),
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -554,8 +572,9 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         // Fresh objects: a success may change or (event definitions) delete them.
         const flag = (await createFlag(s, { key: freshKey() }, t.project)).id;
         const eventDefinition = await createEventDefinition(s, t.project, freshKey());
+        const propertyDefinition = await createPropertyDefinition(s, t.project, freshKey());
         const response = await execute(
-          documentFor(target, fixtures(target, { featureFlag: flag, eventDefinition })),
+          documentFor(target, fixtures(target, { featureFlag: flag, eventDefinition, propertyDefinition })),
           key,
         );
         const label = `${target.name} with ${pathScopes.join(", ") || "any scope"}: ${response.text}`;

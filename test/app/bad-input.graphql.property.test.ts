@@ -40,7 +40,12 @@ import {
 } from "../support/graphql-operations.js";
 import { itWhere } from "../support/it-where.js";
 import { describeEachBackend, type TestResponse } from "../support/server.js";
-import { createEventDefinition, createTenancy, type Tenancy } from "../support/tenancy.js";
+import {
+  createEventDefinition,
+  createPropertyDefinition,
+  createTenancy,
+  type Tenancy,
+} from "../support/tenancy.js";
 
 const { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType } = graphqlOfApp;
 
@@ -72,6 +77,8 @@ interface Fixtures {
   person: number;
   /** An event definition's UUID. */
   eventDefinition: string;
+  /** A property definition's UUID. */
+  propertyDefinition: string;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -127,6 +134,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       staticCohort: t.staticCohort,
       person: t.person.id,
       eventDefinition: await createEventDefinition(server(), t.project, freshKey()),
+      propertyDefinition: await createPropertyDefinition(server(), t.project, freshKey()),
     };
   });
 
@@ -271,6 +279,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         staticCohort: fixtures.staticCohort,
         person: fixtures.person,
         eventDefinition: fixtures.eventDefinition,
+        propertyDefinition: fixtures.propertyDefinition,
       },
       node: "",
       key: freshKey,

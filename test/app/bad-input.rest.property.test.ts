@@ -31,7 +31,7 @@ import { dumpRows } from "../support/db-dump.js";
 import { createFlag } from "../support/flags.js";
 import { fillPath, hasBody, type PathValues, ROUTES } from "../support/rest-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
-import { createEventDefinition, createTenancy } from "../support/tenancy.js";
+import { createEventDefinition, createPropertyDefinition, createTenancy } from "../support/tenancy.js";
 
 const BODY_LIMIT_BYTES = loadConfig({}).limits.bodyLimitBytes;
 const WRITE_ROUTES = ROUTES.filter((route) => route.method !== "GET");
@@ -125,6 +125,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         cohorts: t.cohort,
         persons: t.person.id,
         event_definitions: t.eventDefinition,
+        property_definitions: t.propertyDefinition,
       },
     };
     vocabulary = [...keysIn(rich), "original_flag"];
@@ -138,12 +139,14 @@ describeEachBackend("REST routes under generated bad input", (server) => {
   // Each property works on a flag of its own: what one property manages to store cannot break the next.
   beforeEach(async () => {
     const eventDefinition = await createEventDefinition(server(), own.project_id, freshKey());
+    const propertyDefinition = await createPropertyDefinition(server(), own.project_id, freshKey());
     own = {
       ...own,
       ids: {
         ...own.ids,
         feature_flags: (await createRichFlag(own.project_id)).id,
         event_definitions: eventDefinition,
+        property_definitions: propertyDefinition,
       },
     };
   });

@@ -35,6 +35,9 @@ export interface Tenancy {
   /** An event definition (UUID) of the bootstrap project and one of `otherProject`. */
   eventDefinition: string;
   otherEventDefinition: string;
+  /** A property definition (UUID) of the bootstrap project and one of `otherProject`. */
+  propertyDefinition: string;
+  otherPropertyDefinition: string;
   /** Another organization the user is a member of (with no projects). */
   secondOrganization: string;
   /** An organization the user is not a member of. */
@@ -71,6 +74,8 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     otherStaticCohort: await cohort(otherProject, { name: `${label} other static`, is_static: true }),
     eventDefinition: await createEventDefinition(s, s.projectId, `${label} own event`),
     otherEventDefinition: await createEventDefinition(s, otherProject, `${label} other event`),
+    propertyDefinition: await createPropertyDefinition(s, s.projectId, `${label} own property`),
+    otherPropertyDefinition: await createPropertyDefinition(s, otherProject, `${label} other property`),
     project: s.projectId,
     organization: s.organizationId,
     flag: (await createFlag(s, { key: `${label}-own` })).id,
@@ -94,4 +99,16 @@ export async function createEventDefinition(s: TestServer, project: number, name
   const created = await s.request("POST", `/api/projects/${project}/event_definitions/`, { body: { name } });
   expect(created.status, created.text).toBe(201);
   return created.body.id;
+}
+
+/**
+ * Records an event property named `name` in `project`'s catalogue, as capture does (a fixture row:
+ * nothing creates property definitions through the API); returns its UUID.
+ */
+export async function createPropertyDefinition(s: TestServer, project: number, name: string): Promise<string> {
+  const created = await s.db.propertyDefinition.create({
+    data: { projectId: project, name, type: 1, propertyType: "String" },
+    select: { id: true },
+  });
+  return created.id;
 }
