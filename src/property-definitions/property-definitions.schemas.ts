@@ -116,8 +116,13 @@ const jsonNameList = z.unknown().transform((value, ctx): string[] => {
       list = undefined;
     }
   }
-  if (Array.isArray(list)) return list.map((item) => (typeof item === "string" ? item : JSON.stringify(item)));
-  ctx.addIssue({ code: "custom", message: 'Expected a JSON list of names, e.g. ["$pageview"].', input: value });
+  if (Array.isArray(list))
+    return list.map((item) => (typeof item === "string" ? item : JSON.stringify(item)));
+  ctx.addIssue({
+    code: "custom",
+    message: 'Expected a JSON list of names, e.g. ["$pageview"].',
+    input: value,
+  });
   return z.NEVER;
 });
 

@@ -8,8 +8,12 @@
  * EnterprisePropertyDefinitionSerializer (this service always has PostHog's enterprise field set).
  *
  * Capture (src/ingestion) fills the table: names, kinds and inferred types; nothing creates a
- * definition here. A deleted definition comes back when capture next records its name (after
- * capture's catalogue cache forgets it).
+ * definition here. A deleted definition comes back when capture next records its name (within the
+ * hour capture's catalogue cache spans), with a newly inferred type and none of the API's fields.
+ *
+ * Not served (PostHog has them): the `$virt_*` virtual person and group properties PostHog appends
+ * to the last page, and its search aliases (`PROPERTY_NAME_ALIASES`, "latest" matching non-initial
+ * person properties): a search here matches names only.
  */
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";

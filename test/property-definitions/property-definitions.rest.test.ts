@@ -36,7 +36,10 @@ describeEachBackend("property definitions over REST", (server) => {
   const idOf = async (s: TestServer, name: string, type = 1) =>
     (await s.db.propertyDefinition.findFirstOrThrow({ where: { projectId: s.projectId, name, type } })).id;
   const activity = (s: TestServer, itemId: string) =>
-    s.db.activityLog.findMany({ where: { scope: "PropertyDefinition", itemId }, orderBy: { createdAt: "asc" } });
+    s.db.activityLog.findMany({
+      where: { scope: "PropertyDefinition", itemId },
+      orderBy: { createdAt: "asc" },
+    });
   const validation = (detail: string, attr: string | null, code = "invalid_input") => ({
     type: "validation_error",
     code,
@@ -74,7 +77,11 @@ describeEachBackend("property definitions over REST", (server) => {
           {
             event: "$groupidentify",
             distinct_id: "u1",
-            properties: { $group_type: "company", $group_key: "acme", $group_set: { name: "Acme", employees: 50 } },
+            properties: {
+              $group_type: "company",
+              $group_key: "acme",
+              $group_set: { name: "Acme", employees: 50 },
+            },
           },
         ],
       },
@@ -122,10 +129,12 @@ describeEachBackend("property definitions over REST", (server) => {
     it("records each property's inferred type: events, persons through $set, groups through $groupidentify", async () => {
       const types = async (query: string) =>
         Object.fromEntries(
-          (await list(query)).body.results.map((d: { name: string; property_type: string | null; is_numerical: boolean }) => [
-            d.name,
-            [d.property_type, d.is_numerical],
-          ]),
+          (await list(query)).body.results.map(
+            (d: { name: string; property_type: string | null; is_numerical: boolean }) => [
+              d.name,
+              [d.property_type, d.is_numerical],
+            ],
+          ),
         );
       expect(await types("")).toMatchObject({
         plan: ["String", false],
@@ -153,14 +162,9 @@ describeEachBackend("property definitions over REST", (server) => {
       expect(await names("search=trial%20ends")).toEqual(["trial_ends_at"]);
       expect(await names("search=%24cur")).toEqual(["$current_url"]);
       expect(await names("properties=seats,plan,nope")).toEqual(["plan", "seats"]);
-      expect(await names(`search=s&excluded_properties=${encodeURIComponent('["seats","is_trial"]')}`)).toEqual([
-        "$browser",
-        "load_ms",
-        "nested",
-        "tags_list",
-        "trial_ends_at",
-        "utm_source",
-      ]);
+      expect(
+        await names(`search=s&excluded_properties=${encodeURIComponent('["seats","is_trial"]')}`),
+      ).toEqual(["$browser", "load_ms", "nested", "tags_list", "trial_ends_at", "utm_source"]);
       expect(await names("is_numerical=true")).toEqual(["load_ms", "seats"]);
       expect(await names("is_numerical=false&search=seat")).toEqual(["seats"]);
       expect(await names("is_feature_flag=true")).toEqual(["$feature/new-checkout"]);
@@ -214,15 +218,27 @@ describeEachBackend("property definitions over REST", (server) => {
         expect(answer.body, query).toEqual(body);
       };
       await refused("type=group", validation("`group_type_index` must be set for `group` type", null));
-      await refused("group_type_index=0", validation("`group_type_index` can only set for `group` type", null));
-      await refused("type=group&group_type_index=5", validation("Invalid value for `group_type_index`", null));
-      await refused("type=group&group_type_index=-1", validation("Invalid value for `group_type_index`", null));
+      await refused(
+        "group_type_index=0",
+        validation("`group_type_index` can only set for `group` type", null),
+      );
+      await refused(
+        "type=group&group_type_index=5",
+        validation("Invalid value for `group_type_index`", null),
+      );
+      await refused(
+        "type=group&group_type_index=-1",
+        validation("Invalid value for `group_type_index`", null),
+      );
       await refused(
         `type=person&event_names=${encodeURIComponent('["a"]')}`,
         validation("`event_names` can only be set for `event` type", null),
       );
       await refused("type=actions", validation('"actions" is not a valid choice.', "type", "invalid_choice"));
-      await refused("type=group&group_type_index=one", validation("A valid integer is required.", "group_type_index"));
+      await refused(
+        "type=group&group_type_index=one",
+        validation("A valid integer is required.", "group_type_index"),
+      );
       await refused("is_numerical=maybe", validation("Must be a valid boolean.", "is_numerical"));
       await refused(
         "event_names=%24pageview",
@@ -251,9 +267,15 @@ describeEachBackend("property definitions over REST", (server) => {
       const small = statementsOf(await list("search=seats&limit=50"));
       const project = await s.createProject("many properties");
       await s.db.propertyDefinition.createMany({
-        data: Array.from({ length: 40 }, (_, i) => ({ projectId: project, name: `prop ${i}`, propertyType: "String" })),
+        data: Array.from({ length: 40 }, (_, i) => ({
+          projectId: project,
+          name: `prop ${i}`,
+          propertyType: "String",
+        })),
       });
-      const ids = (await s.db.propertyDefinition.findMany({ where: { projectId: project } })).map((d) => d.id);
+      const ids = (await s.db.propertyDefinition.findMany({ where: { projectId: project } })).map(
+        (d) => d.id,
+      );
       for (const id of ids.slice(0, 10)) {
         const changed = await s.request("PATCH", `${base(project)}/${id}/`, {
           body: { verified: true, tags: ["a", "b"], description: "d" },
@@ -275,7 +297,12 @@ describeEachBackend("property definitions over REST", (server) => {
       const id = await idOf(s, "plan");
       const answer = await s.request("GET", `${base()}/${id}/`);
       expect(answer.status).toBe(200);
-      expect(answer.body).toMatchObject({ id, name: "plan", property_type: "String", is_seen_on_filtered_events: null });
+      expect(answer.body).toMatchObject({
+        id,
+        name: "plan",
+        property_type: "String",
+        is_seen_on_filtered_events: null,
+      });
       const noSlash = await s.request("GET", `${base()}/${id}`);
       expect(noSlash.body.name).toBe("plan");
       const notFound = { type: "invalid_request", code: "not_found", detail: "Not found.", attr: null };
@@ -295,7 +322,12 @@ describeEachBackend("property definitions over REST", (server) => {
       const s = server();
       const id = await idOf(s, "plan");
       const numeric = await s.request("PATCH", `${base()}/${id}/`, {
-        body: { description: "The plan", tags: ["Billing", "billing ", "core"], property_type: "Numeric", name: "x" },
+        body: {
+          description: "The plan",
+          tags: ["Billing", "billing ", "core"],
+          property_type: "Numeric",
+          name: "x",
+        },
       });
       expect(numeric.status, numeric.text).toBe(200);
       expect(numeric.body).toMatchObject({
@@ -308,18 +340,19 @@ describeEachBackend("property definitions over REST", (server) => {
         updated_by: { id: s.userId },
       });
       const text = await s.request("PATCH", `${base()}/${id}/`, { body: { property_type: "String" } });
-      expect(text.body).toMatchObject({ property_type: "String", is_numerical: false, tags: ["billing", "core"] });
+      expect(text.body).toMatchObject({
+        property_type: "String",
+        is_numerical: false,
+        tags: ["billing", "core"],
+      });
       const cleared = await s.request("PUT", `${base()}/${id}/`, { body: { property_type: null } });
       expect(cleared.body).toMatchObject({ property_type: null, is_numerical: false });
       const entries = await activity(s, id);
       expect(entries.map((e) => e.activity)).toEqual(["changed", "changed", "changed"]);
       expect(entries[0]!.detail).toMatchObject({ name: "plan", type: "event" });
-      expect((entries[0]!.detail as { changes: Array<{ field: string }> }).changes.map((c) => c.field).sort()).toEqual([
-        "description",
-        "is_numerical",
-        "property_type",
-        "tags",
-      ]);
+      expect(
+        (entries[0]!.detail as { changes: Array<{ field: string }> }).changes.map((c) => c.field).sort(),
+      ).toEqual(["description", "is_numerical", "property_type", "tags"]);
     });
 
     it("refuses a type that is not PostHog's and a property both hidden and verified, changing nothing", async () => {
@@ -328,7 +361,9 @@ describeEachBackend("property definitions over REST", (server) => {
       const before = await s.db.propertyDefinition.findUniqueOrThrow({ where: { id } });
       const badType = await s.request("PATCH", `${base()}/${id}/`, { body: { property_type: "Array" } });
       expect(badType.status).toBe(400);
-      expect(badType.body).toEqual(validation('"Array" is not a valid choice.', "property_type", "invalid_choice"));
+      expect(badType.body).toEqual(
+        validation('"Array" is not a valid choice.', "property_type", "invalid_choice"),
+      );
       const both = await s.request("PATCH", `${base()}/${id}/`, { body: { hidden: true, verified: true } });
       expect(both.status).toBe(400);
       expect(both.body).toEqual(validation("A property cannot be both hidden and verified", null));
@@ -348,13 +383,20 @@ describeEachBackend("property definitions over REST", (server) => {
         verified_by: { id: s.userId },
         hidden: false,
       });
-      const again = await s.request("PATCH", `${base()}/${id}/`, { body: { verified: true, description: "Trial" } });
+      const again = await s.request("PATCH", `${base()}/${id}/`, {
+        body: { verified: true, description: "Trial" },
+      });
       expect(again.body.verified_at).toBe(verified.body.verified_at);
       expect((await names("search=i"))[0]).toBe("is_trial");
       const hiddenId = await idOf(s, "nested");
       await s.request("PATCH", `${base()}/${hiddenId}/`, { body: { verified: true } });
       const hidden = await s.request("PATCH", `${base()}/${hiddenId}/`, { body: { hidden: true } });
-      expect(hidden.body).toMatchObject({ hidden: true, verified: false, verified_at: null, verified_by: null });
+      expect(hidden.body).toMatchObject({
+        hidden: true,
+        verified: false,
+        verified_at: null,
+        verified_by: null,
+      });
       expect(await names("search=nest")).toEqual(["nested"]);
       expect(await names("search=nest&exclude_hidden=true")).toEqual([]);
       const shown = await s.request("PATCH", `${base()}/${hiddenId}/`, { body: { hidden: false } });
@@ -385,7 +427,10 @@ describeEachBackend("property definitions over REST", (server) => {
       );
       expect(answer.status, answer.text).toBe(200);
       expect(answer.body).toEqual({ $pageview: true, "signed up": true, other: false });
-      const load = await s.request("GET", `${base()}/seen_together?event_names=signed%20up&property_name=load_ms`);
+      const load = await s.request(
+        "GET",
+        `${base()}/seen_together?event_names=signed%20up&property_name=load_ms`,
+      );
       expect(load.body).toEqual({ "signed up": false });
       const missing = await s.request("GET", `${base()}/seen_together/?property_name=x`);
       expect(missing.status).toBe(400);
@@ -415,7 +460,10 @@ describeEachBackend("property definitions over REST", (server) => {
         expect(refused.body.detail).toBe("API key missing required scope 'property_definition:write'");
       }
       const writer = await s.createKey(["property_definition:write"]);
-      const changed = await s.request("PATCH", `${base()}/${id}/`, { key: writer, body: { description: "UTM" } });
+      const changed = await s.request("PATCH", `${base()}/${id}/`, {
+        key: writer,
+        body: { description: "UTM" },
+      });
       expect(changed.status).toBe(200);
     });
   });

@@ -105,7 +105,11 @@ export async function createEventDefinition(s: TestServer, project: number, name
  * Records an event property named `name` in `project`'s catalogue, as capture does (a fixture row:
  * nothing creates property definitions through the API); returns its UUID.
  */
-export async function createPropertyDefinition(s: TestServer, project: number, name: string): Promise<string> {
+export async function createPropertyDefinition(
+  s: TestServer,
+  project: number,
+  name: string,
+): Promise<string> {
   const created = await s.db.propertyDefinition.create({
     data: { projectId: project, name, type: 1, propertyType: "String" },
     select: { id: true },
