@@ -50,6 +50,17 @@ const PropertyDefinitions = graphql(`
   }
 `);
 
+const PropertyDefinitionPeople = graphql(`
+  query PropertyDefinitionPeople($project: ID!) {
+    project(id: $project) {
+      propertyDefinitions(first: 100) {
+        totalCount
+        edges { node { name tags verifiedBy { email } updatedBy { email } } }
+      }
+    }
+  }
+`);
+
 const PropertyDefinitionLookup = graphql(`
   query PropertyDefinitionLookup($project: ID!, $id: ID!) {
     project(id: $project) {
@@ -259,5 +270,36 @@ describeEachBackend("property definitions over GraphQL", (server) => {
       extensions: { code: "invalid_input" },
     });
     expect(await s.db.propertyDefinition.findUniqueOrThrow({ where: { id: currency.id } })).toEqual(currency);
+  });
+
+  it("reads a page with its tags, verifiers and updaters in a fixed number of statements", async () => {
+    const s = server();
+    const project = await s.createProject("gql many properties");
+    await s.db.propertyDefinition.create({ data: { projectId: project, name: "only" } });
+    // Once to learn the new project (its access is then known to the process), once to measure.
+    await execute(s, PropertyDefinitionPeople, { project: String(project) });
+    const small = await execute(s, PropertyDefinitionPeople, { project: String(project) });
+    expect(small.errors).toBeUndefined();
+    await s.db.propertyDefinition.createMany({
+      data: Array.from({ length: 30 }, (_, i) => ({ projectId: project, name: `p${i}` })),
+    });
+    for (const definition of (
+      await s.db.propertyDefinition.findMany({ where: { projectId: project } })
+    ).slice(0, 8)) {
+      const changed = await execute(s, UpdatePropertyDefinition, {
+        input: { projectId: String(project), id: definition.id, verified: true, tags: ["x", "y"] },
+      });
+      expect(changed.data.updatePropertyDefinition?.__typename).toBe("UpdatePropertyDefinitionSuccess");
+    }
+    const big = await execute(s, PropertyDefinitionPeople, { project: String(project) });
+    expect(big.errors).toBeUndefined();
+    const edges = big.data.project?.propertyDefinitions?.edges ?? [];
+    expect(edges).toHaveLength(31);
+    expect(
+      edges.filter((edge) => edge.node.verifiedBy !== null && edge.node.updatedBy !== null),
+    ).toHaveLength(8);
+    expect(edges[0]!.node.tags).toEqual(["x", "y"]);
+    expect(big.statements).toBe(small.statements);
+    expect(big.statements).toBeLessThanOrEqual(2);
   });
 });
