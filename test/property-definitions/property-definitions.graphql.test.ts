@@ -252,6 +252,17 @@ describeEachBackend("property definitions over GraphQL", (server) => {
       __typename: "NotFoundError",
       code: "not_found",
     });
+    const other = await s.createProject("gql other props");
+    const theirs = await s.db.propertyDefinition.create({ data: { projectId: other, name: "theirs" } });
+    const foreignLookup = await execute(s, PropertyDefinitionLookup, { project, id: theirs.id });
+    expect(foreignLookup.data.project?.propertyDefinition).toBeNull();
+    const foreignUpdate = await execute(s, UpdatePropertyDefinition, {
+      input: { projectId: project, id: theirs.id, description: "mine now" },
+    });
+    expect(foreignUpdate.data.updatePropertyDefinition).toMatchObject({ __typename: "NotFoundError" });
+    expect((await s.db.propertyDefinition.findUniqueOrThrow({ where: { id: theirs.id } })).description).toBe(
+      "",
+    );
     const reader = await s.createKey(["property_definition:read"]);
     const refused = await execute(
       s,
@@ -276,8 +287,6 @@ describeEachBackend("property definitions over GraphQL", (server) => {
     const s = server();
     const project = await s.createProject("gql many properties");
     await s.db.propertyDefinition.create({ data: { projectId: project, name: "only" } });
-    // Once to learn the new project (its access is then known to the process), once to measure.
-    await execute(s, PropertyDefinitionPeople, { project: String(project) });
     const small = await execute(s, PropertyDefinitionPeople, { project: String(project) });
     expect(small.errors).toBeUndefined();
     await s.db.propertyDefinition.createMany({
@@ -299,7 +308,9 @@ describeEachBackend("property definitions over GraphQL", (server) => {
       edges.filter((edge) => edge.node.verifiedBy !== null && edge.node.updatedBy !== null),
     ).toHaveLength(8);
     expect(edges[0]!.node.tags).toEqual(["x", "y"]);
-    expect(big.statements).toBe(small.statements);
+    // One statement for the page, plus at most one for access the process had not cached yet
+    // (the change feed may invalidate it between requests): never one per definition or user.
+    expect(small.statements).toBeLessThanOrEqual(2);
     expect(big.statements).toBeLessThanOrEqual(2);
   });
 });

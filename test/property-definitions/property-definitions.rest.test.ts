@@ -286,7 +286,9 @@ describeEachBackend("property definitions over REST", (server) => {
       expect(big.body.count).toBe(40);
       expect(big.body.results.slice(0, 10).every((d: { verified: boolean }) => d.verified)).toBe(true);
       expect(big.body.results[0]).toMatchObject({ tags: ["a", "b"], verified_by: { id: s.userId } });
-      expect(statementsOf(big)).toBe(small);
+      // The page in one statement, plus at most the project and key when the process has not cached
+      // them (the change feed may invalidate them between requests): never one per definition or user.
+      expect(small).toBeLessThanOrEqual(3);
       expect(statementsOf(big)).toBeLessThanOrEqual(3);
     });
   });
