@@ -92,21 +92,15 @@ function propsLiteral(required: readonly MergedProperty[], params: readonly stri
   return ["\tprops := posthog.Properties{", ...alignedEntries(entries, "\t\t"), "\t}"].join("\n");
 }
 
-/** Names of one event's top-level functions and type. */
-interface EventNames {
-  base: string;
-  capture: string;
-}
-
 /**
  * The function for an event without a schema (golang.py `_generate_event_without_properties`):
  * `<Event>Capture(distinctId, properties ...posthog.Properties)`.
  */
-function eventWithoutProperties(event: CodegenEvent, names: EventNames): string {
+function eventWithoutProperties(event: CodegenEvent, capture: string): string {
   const eventName = jsonString(event.name);
-  return `// ${names.capture} creates a capture for the ${eventName} event.
+  return `// ${capture} creates a capture for the ${eventName} event.
 // This event has no defined schema properties.
-func ${names.capture}(distinctId string, properties ...posthog.Properties) posthog.Capture {
+func ${capture}(distinctId string, properties ...posthog.Properties) posthog.Capture {
 \tprops := posthog.Properties{}
 \tfor _, p := range properties {
 \t\tfor k, v := range p {
@@ -306,7 +300,7 @@ export function generateGo(events: readonly CodegenEvent[], generatedAt: Date): 
     for (let i = 2; derived(base).some((name) => used.has(name)); i++) base = `${wanted}${i}`;
     for (const name of derived(base)) used.add(name);
     if (properties.length === 0) {
-      blocks.push(eventWithoutProperties(event, { base, capture: `${base}Capture` }));
+      blocks.push(eventWithoutProperties(event, `${base}Capture`));
       continue;
     }
     if (properties.some((p) => goType(p) === "time.Time")) usesTime = true;

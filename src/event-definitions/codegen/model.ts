@@ -39,11 +39,6 @@ export type CodeLanguage = (typeof CODE_LANGUAGES)[number];
  */
 export const INCLUDED_SYSTEM_EVENTS: readonly string[] = ["$pageview", "$pageleave", "$screen"];
 
-/** Whether an event of this name is part of the generated code (base.py's filter). */
-export function isGeneratedEventName(name: string): boolean {
-  return !name.startsWith("$") || INCLUDED_SYSTEM_EVENTS.includes(name);
-}
-
 /**
  * Compares strings by Unicode code point, as Python's `sorted` does (JavaScript's default compares
  * UTF-16 code units, which orders characters beyond U+FFFF differently). Every order of the

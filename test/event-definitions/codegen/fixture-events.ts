@@ -92,5 +92,7 @@ export const FIXTURE_EVENTS: CodegenEvent[] = [
   },
   { name: "user-id", properties: [required("plan", "String")] },
   { name: "user_id", properties: null },
+  // Line and paragraph separators, NEL, DEL: no escape in JSON, line breaks for some readers.
+  { name: "user_id\u2028\u2029\u0085\u007f", properties: [required("p\u2028q", "String")] },
   { name: "💳 paid", properties: [required("€", "Numeric")] },
 ];

@@ -130,7 +130,7 @@ const PY_VALUES: Record<string, string> = {
  */
 function pythonUsage(module: string): string {
   const classes = new Map<string, Array<{ key: string; required: boolean; type: string }>>();
-  for (const match of module.matchAll(/^class (\w+)\(TypedDict, total=False\):\n((?: {4}.*\n?)*)/gm)) {
+  for (const match of module.matchAll(/^class (\w+)\(TypedDict, total=False\):\n((?: {4}[^\n]*\n?)*)/gm)) {
     const fields = [...match[2]!.matchAll(/^ {4}(\w+): (Required|NotRequired)\[(.+)\]$/gm)].map((field) => ({
       key: field[1]!,
       required: field[2] === "Required",
@@ -139,7 +139,9 @@ function pythonUsage(module: string): string {
     classes.set(match[1]!, fields);
   }
   const lines = ["from datetime import datetime", "", "import posthog_typed", ""];
-  const overloads = [...module.matchAll(/ {4}event: (Literal\[".*"\]),\n {4}\*,\n {4}properties: (.+),\n/g)];
+  const overloads = [
+    ...module.matchAll(/ {4}event: (Literal\["[^\n]*"\]),\n {4}\*,\n {4}properties: ([^\n]+),\n/g),
+  ];
   for (const [, literal, propertiesType] of overloads) {
     const event = literal!.slice("Literal[".length, -1);
     const className = /^(?:Optional\[)?(\w+)\]?/.exec(propertiesType!)![1]!;
