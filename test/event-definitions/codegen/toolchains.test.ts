@@ -368,7 +368,13 @@ describe.skipIf(!HAS_GO)("generated Go is gofmt-clean and passes go vet", () => 
     );
     return directory;
   };
-  const offline = { GOFLAGS: "-mod=mod", GOPROXY: "off", GOTOOLCHAIN: "local" };
+  // Offline (no module proxy here), and a build cache of our own, so no $HOME is needed.
+  const offline = {
+    GOFLAGS: "-mod=mod",
+    GOPROXY: "off",
+    GOTOOLCHAIN: "local",
+    GOCACHE: process.env["GOCACHE"] ?? join(tmpdir(), "signalbox-go-build-cache"),
+  };
 
   it("is gofmt-clean and passes go vet, the package and a call of every function", () => {
     const source = generateGo(FIXTURE_EVENTS, GENERATED_AT);
