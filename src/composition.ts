@@ -59,7 +59,10 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
   return {
     activityLog: createActivityLogService(),
     cohorts,
-    eventDefinitions: createEventDefinitionService(deps),
+    eventDefinitions: createEventDefinitionService(deps, {
+      // replaced by schemaPropertiesByEvent at merge with branch schemas
+      schemaPropertiesByEvent: async () => new Map(),
+    }),
     featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups, evaluation: flagEvaluation }),
     flagDefinitions,
     flagEvaluation,
