@@ -139,8 +139,13 @@ async function load(target: Target, seconds: number): Promise<Measured> {
       },
     ],
   });
-  const min = Math.min(...counts);
-  const max = Math.max(...counts);
+  // A loop, not Math.min(...counts): a fast figure answers more requests than a call takes arguments.
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const count of counts) {
+    min = Math.min(min, count);
+    max = Math.max(max, count);
+  }
   return {
     perSecond: result.requests.average,
     p50: result.latency.p50,
