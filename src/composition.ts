@@ -17,6 +17,8 @@ import "./event-definitions/graphql/index.js";
 import type { BackgroundTaskModule } from "./core/background-tasks.js";
 import type { ServiceDeps, Services } from "./core/services.js";
 import { createEventDefinitionService } from "./event-definitions/event-definitions.service.js";
+import { eventSchemaRoutes } from "./event-definitions/event-schemas.rest.js";
+import { createEventSchemaService } from "./event-definitions/event-schemas.service.js";
 import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
 import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
@@ -57,6 +59,7 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
     activityLog: createActivityLogService(),
     cohorts,
     eventDefinitions: createEventDefinitionService(deps),
+    eventSchemas: createEventSchemaService(deps),
     featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups, evaluation: flagEvaluation }),
     flagDefinitions,
     flagEvaluation,
@@ -78,6 +81,7 @@ export const REST_MODULES: readonly RestModule[] = [
   personRoutes,
   groupRoutes,
   eventDefinitionRoutes,
+  eventSchemaRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */
