@@ -9,6 +9,8 @@
  * `posthog/models/schema.py`; posthog-behavior.md §6.4.
  */
 import { z } from "zod";
+import { DomainError } from "../core/errors.js";
+import { checkStorableString } from "../core/json-input.js";
 import { drf, isUuid, pythonType } from "../core/validation.js";
 
 /**
@@ -33,6 +35,19 @@ export const PROPERTY_NAME_MESSAGE =
 /** A required, trimmed, non-blank name of at most 400 characters (DRF's `CharField`). */
 const name = () => z.string().trim().min(1).max(SCHEMA_NAME_MAX_LENGTH);
 
+/**
+ * DRF's null and surrogate character validators, which run before a serializer's `validate_<field>`:
+ * a property name holding one is refused for that, not for not being an identifier.
+ */
+function storable(value: string, ctx: z.core.$RefinementCtx<string>): void {
+  try {
+    checkStorableString(value, null);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    ctx.addIssue({ code: "custom", message: error.message, params: { code: error.code } });
+  }
+}
+
 /** One property of a group as a body gives it. */
 export interface SchemaPropertyInput {
   name: string;
@@ -48,7 +63,7 @@ export interface SchemaPropertyInput {
  */
 export const schemaPropertySchema = z
   .object({
-    name: name().regex(PROPERTY_NAME, { message: PROPERTY_NAME_MESSAGE }),
+    name: name().superRefine(storable).regex(PROPERTY_NAME, { message: PROPERTY_NAME_MESSAGE }),
     // A string first, so a missing or null type reads `required`/`null` as DRF's ChoiceField says.
     property_type: z.string().pipe(z.enum(PROPERTY_TYPES)),
     is_required: drf.boolean().optional(),

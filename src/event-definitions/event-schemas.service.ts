@@ -138,12 +138,13 @@ export function createEventSchemaService(deps: ServiceDeps) {
     partial: boolean,
   ): Promise<SchemaPropertyGroupRecord> {
     const project = await authorizeProject(ctx, projectId, "event_definition:write");
+    // DRF's `update` finds the object (404) before it validates the body.
+    const current = await readGroup(ctx.db, project.id, id);
     const input: SchemaPropertyGroupUpdate = parseInput(
       partial ? updateSchemaPropertyGroupSchema : replaceSchemaPropertyGroupSchema,
       body,
       ctx.limits,
     );
-    const current = await readGroup(ctx.db, project.id, id);
     const duplicate = input.properties ? duplicatePropertyName(input.properties) : null;
     if (duplicate !== null) throw duplicateProperty(duplicate);
     const nameTaken = () =>

@@ -36,7 +36,13 @@ import { itWhere } from "../support/it-where.js";
 import { collectionOf, fillPath, hasBody, type PathValues, params, ROUTES } from "../support/rest-routes.js";
 import { SDK_ROUTES } from "../support/sdk-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
-import { createEventDefinition, createTenancy, type Tenancy } from "../support/tenancy.js";
+import {
+  createEventDefinition,
+  createEventSchema,
+  createSchemaPropertyGroup,
+  createTenancy,
+  type Tenancy,
+} from "../support/tenancy.js";
 
 /** Routes the app serves outside the REST route tables, each with why the matrix leaves it alone. */
 const NOT_IN_A_ROUTE_TABLE: Record<string, string> = {
@@ -147,6 +153,8 @@ describeEachBackend("REST auth matrix", (server) => {
         cohorts: t.cohort,
         persons: t.person.id,
         event_definitions: t.eventDefinition,
+        schema_property_groups: t.schemaPropertyGroup,
+        event_schemas: t.eventSchema,
       },
     };
   });
@@ -181,6 +189,15 @@ describeEachBackend("REST auth matrix", (server) => {
     if (collection === "event_definitions") {
       const created = await createEventDefinition(s, t.project, freshKey());
       return { ...own, ids: { ...own.ids, event_definitions: created } };
+    }
+    if (collection === "schema_property_groups") {
+      const created = await createSchemaPropertyGroup(s, t.project, freshKey());
+      return { ...own, ids: { ...own.ids, schema_property_groups: created } };
+    }
+    if (collection === "event_schemas") {
+      const group = await createSchemaPropertyGroup(s, t.project, freshKey());
+      const created = await createEventSchema(s, t.project, t.eventDefinition, group);
+      return { ...own, ids: { ...own.ids, event_schemas: created } };
     }
     return own;
   };
@@ -331,6 +348,8 @@ describeEachBackend("REST auth matrix", (server) => {
             cohorts: t.otherCohort,
             persons: t.otherPerson.id,
             event_definitions: t.otherEventDefinition,
+            schema_property_groups: t.otherSchemaPropertyGroup,
+            event_schemas: t.otherEventSchema,
           },
         };
         // A route that answers its own project's object with 405 (flag DELETE: PostHog's
@@ -379,6 +398,10 @@ interface NodeIds {
   user: number;
   /** An event definition's UUID. */
   eventDefinition: string;
+  /** A schema property group's UUID. */
+  schemaPropertyGroup: string;
+  /** An event schema's UUID. */
+  eventSchema: string;
 }
 
 /**
@@ -397,6 +420,8 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   GroupType: { projectOwned: true, localId: (ids) => `${ids.project}:0` },
   Group: { projectOwned: true, localId: (ids) => `${ids.project}:0:x` },
   EventDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventDefinition}` },
+  SchemaPropertyGroup: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.schemaPropertyGroup}` },
+  EventSchema: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventSchema}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -422,6 +447,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       organization: t.organization,
       user: server().userId,
       eventDefinition: t.eventDefinition,
+      schemaPropertyGroup: t.schemaPropertyGroup,
+      eventSchema: t.eventSchema,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -436,6 +463,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       project?: number;
       featureFlag?: number;
       eventDefinition?: string;
+      schemaPropertyGroup?: string;
+      eventSchema?: string;
       foreignObjects?: boolean;
     } = {},
   ) => {
@@ -449,6 +478,9 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         staticCohort: foreign ? t.otherStaticCohort : t.staticCohort,
         person: foreign ? t.otherPerson.id : t.person.id,
         eventDefinition: overrides.eventDefinition ?? (foreign ? t.otherEventDefinition : t.eventDefinition),
+        schemaPropertyGroup:
+          overrides.schemaPropertyGroup ?? (foreign ? t.otherSchemaPropertyGroup : t.schemaPropertyGroup),
+        eventSchema: overrides.eventSchema ?? (foreign ? t.otherEventSchema : t.eventSchema),
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -522,7 +554,16 @@ describeEachBackend("GraphQL auth matrix", (server) => {
     const scopes = target.scopes ?? [];
     const ancestorScopes = target.path.slice(0, -1).flatMap((f) => declaredScopes(f) ?? []);
     const pathScopes = [...ancestorScopes, ...scopes];
-    const kinds = ["project", "featureFlag", "cohort", "staticCohort", "person"];
+    const kinds = [
+      "project",
+      "featureFlag",
+      "cohort",
+      "staticCohort",
+      "person",
+      "eventDefinition",
+      "schemaPropertyGroup",
+      "eventSchema",
+    ];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
       : target.path.length === 1 && takesArgument(target.path, "project", kinds);
@@ -551,11 +592,17 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       it("serves a key with just the declared scopes", async () => {
         const s = server();
         const key = await s.createKey(pathScopes.length ? [...new Set(pathScopes)] : [unrelatedScope([])]);
-        // Fresh objects: a success may change or (event definitions) delete them.
+        // Fresh objects: a success may change or (event definitions, groups, event schemas) delete them.
+        // The fresh group is attached to the tenancy's event only, so adding it to the fresh event succeeds.
         const flag = (await createFlag(s, { key: freshKey() }, t.project)).id;
         const eventDefinition = await createEventDefinition(s, t.project, freshKey());
+        const schemaPropertyGroup = await createSchemaPropertyGroup(s, t.project, freshKey());
+        const eventSchema = await createEventSchema(s, t.project, t.eventDefinition, schemaPropertyGroup);
         const response = await execute(
-          documentFor(target, fixtures(target, { featureFlag: flag, eventDefinition })),
+          documentFor(
+            target,
+            fixtures(target, { featureFlag: flag, eventDefinition, schemaPropertyGroup, eventSchema }),
+          ),
           key,
         );
         const label = `${target.name} with ${pathScopes.join(", ") || "any scope"}: ${response.text}`;

@@ -40,12 +40,26 @@ import {
 } from "../support/graphql-operations.js";
 import { itWhere } from "../support/it-where.js";
 import { describeEachBackend, type TestResponse } from "../support/server.js";
-import { createEventDefinition, createTenancy, type Tenancy } from "../support/tenancy.js";
+import {
+  createEventDefinition,
+  createEventSchema,
+  createSchemaPropertyGroup,
+  createTenancy,
+  type Tenancy,
+} from "../support/tenancy.js";
 
 const { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType } = graphqlOfApp;
 
 /** The kinds of object an `id` argument can name (see `argumentKind`). */
-const OBJECT_KINDS = ["featureFlag", "cohort", "staticCohort", "person"];
+const OBJECT_KINDS = [
+  "featureFlag",
+  "cohort",
+  "staticCohort",
+  "person",
+  "eventDefinition",
+  "schemaPropertyGroup",
+  "eventSchema",
+];
 
 /** Every field with arguments once (node reads are one target per Node type: keep the first). */
 const TARGETS: FieldTarget[] = fieldTargets().filter(
@@ -72,6 +86,9 @@ interface Fixtures {
   person: number;
   /** An event definition's UUID. */
   eventDefinition: string;
+  /** A schema property group's UUID, attached to `eventDefinition` by `eventSchema` (its UUID). */
+  schemaPropertyGroup: string;
+  eventSchema: string;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -127,7 +144,15 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       staticCohort: t.staticCohort,
       person: t.person.id,
       eventDefinition: await createEventDefinition(server(), t.project, freshKey()),
+      schemaPropertyGroup: await createSchemaPropertyGroup(server(), t.project, freshKey()),
+      eventSchema: "",
     };
+    fixtures.eventSchema = await createEventSchema(
+      server(),
+      t.project,
+      fixtures.eventDefinition,
+      fixtures.schemaPropertyGroup,
+    );
   });
 
   /** A scalar or enum value of `type`'s named type, well-typed but hostile. */
@@ -174,6 +199,10 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       if (kind === "cohort") return fc.constant(fixtures.cohort);
       if (kind === "staticCohort") return fc.constant(fixtures.staticCohort);
       if (kind === "person") return fc.constant(String(fixtures.person));
+      // Event definitions, groups and event schemas: by `id`, or as the `<kind>Id` an input refers to.
+      for (const uuidKind of ["eventDefinition", "schemaPropertyGroup", "eventSchema"] as const) {
+        if (kind === uuidKind || name === `${uuidKind}Id`) return fc.constant(fixtures[uuidKind]);
+      }
       if (kind === "node") {
         const own = encodeGlobalID("FeatureFlag", `${fixtures.project}:${fixtures.flag}`);
         const id = fc.oneof(fc.constant(own), leafValue("ID"));
@@ -271,6 +300,8 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         staticCohort: fixtures.staticCohort,
         person: fixtures.person,
         eventDefinition: fixtures.eventDefinition,
+        schemaPropertyGroup: fixtures.schemaPropertyGroup,
+        eventSchema: fixtures.eventSchema,
       },
       node: "",
       key: freshKey,
