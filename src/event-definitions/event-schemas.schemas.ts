@@ -115,20 +115,23 @@ export const updateSchemaPropertyGroupSchema = z.object({
  * `Incorrect type. Expected pk value, received <type>.`; a UUID comes out lower-case. Whether it
  * names an object of the project is the service's check (`does_not_exist`).
  */
-function uuidPrimaryKey() {
-  return z.unknown().transform((value, ctx): string => {
-    const fail = (message: string, code: string) => {
-      ctx.addIssue({ code: "custom", message, params: { code } });
-      return z.NEVER;
-    };
-    if (value === undefined) return fail("This field is required.", "required");
-    if (value === null) return fail("This field may not be null.", "null");
-    if (typeof value !== "string") {
-      return fail(`Incorrect type. Expected pk value, received ${pythonType(value)}.`, "incorrect_type");
-    }
-    if (!isUuid(value)) return fail(`“${value}” is not a valid UUID.`, "invalid_input");
-    return value.toLowerCase();
-  });
+function uuidPrimaryKey(description: string) {
+  return z
+    .unknown()
+    .meta({ type: "string", format: "uuid", description })
+    .transform((value, ctx): string => {
+      const fail = (message: string, code: string) => {
+        ctx.addIssue({ code: "custom", message, params: { code } });
+        return z.NEVER;
+      };
+      if (value === undefined) return fail("This field is required.", "required");
+      if (value === null) return fail("This field may not be null.", "null");
+      if (typeof value !== "string") {
+        return fail(`Incorrect type. Expected pk value, received ${pythonType(value)}.`, "incorrect_type");
+      }
+      if (!isUuid(value)) return fail(`“${value}” is not a valid UUID.`, "invalid_input");
+      return value.toLowerCase();
+    });
 }
 
 /** A validated event-schema body. */
@@ -141,8 +144,8 @@ export interface EventSchemaCreate {
 
 /** `POST event_schemas/`: `event_definition` and `property_group_id`, each a UUID of the project's. */
 export const createEventSchemaSchema = z.object({
-  event_definition: uuidPrimaryKey(),
-  property_group_id: uuidPrimaryKey(),
+  event_definition: uuidPrimaryKey("The event definition's UUID."),
+  property_group_id: uuidPrimaryKey("The schema property group's UUID."),
 }) as z.ZodType<EventSchemaCreate>;
 
 /** The event-schema list's filter: `event_definition`, an event definition's UUID (absent: all). */
