@@ -10,7 +10,6 @@ import { type UserBasic, userBasicJson } from "../core/records.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { Db } from "./event-definitions.queries.js";
 import type { PropertyType } from "./event-schemas.schemas.js";
-import { mergeSchemaProperties } from "./rules/schema-properties.js";
 
 export type { PropertyType } from "./event-schemas.schemas.js";
 
@@ -218,12 +217,14 @@ export async function selectEventSchemas(
 
 /**
  * Per event name, the properties its schema property groups declare, for the code generators
- * (posthog-behavior.md §6.4; PostHog's `fetch_event_definitions_and_schemas` in
- * `posthog/api/event_definition_generators/base.py`), in one statement. Only events with at least
- * one declared property have an entry; properties come sorted by name, one per name, merged as
- * rules/schema-properties.ts says (required only when every group declaring it requires it).
- * Every event of the project is included (`$`-prefixed ones too): which events a generator lists is
- * the generator's rule.
+ * (posthog-behavior.md §6.4), in one statement: PostHog's `fetch_event_definitions_and_schemas`
+ * (`posthog/api/event_definition_generators/base.py`), which extends each event's list with every
+ * group's properties. Every declaration is kept, duplicates across groups included: the schema hash
+ * counts them as declared, and each generator merges them itself (typescript.py unites the types of a
+ * name and makes it optional when any group does; codegen/model.ts `mergeProperties` here; GraphQL's
+ * `EventDefinition.schemaProperties` shows the merge of rules/schema-properties.ts). Order: groups by
+ * name, each group's properties by name. Only events with at least one declared property have an
+ * entry, `$`-prefixed ones too (which events a file lists is the generators' rule).
  */
 export async function schemaPropertiesByEvent(
   db: Db,
@@ -239,11 +240,11 @@ export async function schemaPropertiesByEvent(
       JOIN schema_property_group_properties p ON p.property_group_id = g.id
     WHERE es.project_id = ${projectId}
     ORDER BY ed.name, g.name, g.id, p.name`;
-  const declared = new Map<string, SchemaProperty[]>();
+  const byEvent = new Map<string, SchemaProperty[]>();
   for (const { event, name, propertyType, isRequired } of rows) {
-    const list = declared.get(event) ?? [];
-    if (list.length === 0) declared.set(event, list);
-    list.push({ name, propertyType, isRequired });
+    const list = byEvent.get(event);
+    if (list) list.push({ name, propertyType, isRequired });
+    else byEvent.set(event, [{ name, propertyType, isRequired }]);
   }
-  return new Map([...declared].map(([event, properties]) => [event, mergeSchemaProperties(properties)]));
+  return byEvent;
 }

@@ -334,7 +334,7 @@ describeEachBackend("event schemas over REST", (server) => {
     });
   });
 
-  it("schemaPropertiesByEvent: per event, one property per name, required only when every group requires it", async () => {
+  it("schemaPropertiesByEvent: per event, every declaration of its groups (groups by name, properties by name)", async () => {
     const s = server();
     const project = await s.createProject("reader");
     const checkout = await createEventDefinition(s, project, "checkout");
@@ -377,10 +377,14 @@ describeEachBackend("event schemas over REST", (server) => {
     }
     const map = await schemaPropertiesByEvent(s.db, project);
     expect([...map.keys()].sort()).toEqual(["$signup", "checkout"]);
+    // Duplicates across groups are kept, as PostHog's base.py hands them to the generators (which merge
+    // them, and hash them as declared).
     expect(map.get("checkout")).toEqual([
       { name: "amount", propertyType: "Numeric", isRequired: true },
-      { name: "at", propertyType: "DateTime", isRequired: true },
       { name: "coupon", propertyType: "String", isRequired: false },
+      { name: "currency", propertyType: "String", isRequired: true },
+      { name: "amount", propertyType: "Numeric", isRequired: true },
+      { name: "at", propertyType: "DateTime", isRequired: true },
       { name: "currency", propertyType: "String", isRequired: false },
     ]);
     expect(map.get("$signup")).toEqual([

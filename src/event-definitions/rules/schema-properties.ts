@@ -1,11 +1,13 @@
 /**
- * How an event's schema properties are merged when several of its property groups declare the same
- * name: one property per name, as PostHog's TypeScript generator merges them
+ * How GraphQL's `EventDefinition.schemaProperties` merges an event's schema properties when several
+ * of its property groups declare the same name: one property per name, as PostHog's TypeScript
+ * generator merges them
  * (`posthog/api/event_definition_generators/typescript.py` `generate`: "mark optional if any
  * occurrence is optional"): required only when every group declaring it requires it; the type of
  * the first declaration (groups in name order) is kept. PostHog's base generator
- * (`base.py` `fetch_event_definitions_and_schemas`) hands every declaration on unmerged; the Go and
- * Python generators would then emit a name twice, which does not compile in Go.
+ * (`base.py` `fetch_event_definitions_and_schemas`) hands every declaration on unmerged, and so does
+ * `schemaPropertiesByEvent` (event-schemas.queries.ts): the code generators merge for themselves,
+ * uniting the types where groups disagree, which one `propertyType` cannot show.
  */
 import type { SchemaProperty } from "../event-schemas.queries.js";
 
