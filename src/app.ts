@@ -9,7 +9,13 @@
  * (rest/body-parsers.ts) and PostHog error bodies (rest/error-handlers.ts) are registered from here.
  */
 import { randomUUID } from "node:crypto";
-import fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
+import http from "node:http";
+import fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
 import type { OpenAPIObject } from "openapi3-ts/oas31";
 import type { Logger } from "pino";
 import { BACKGROUND_TASK_MODULES, createServices, REST_MODULES, SDK_MODULES, schema } from "./composition.js";
@@ -19,11 +25,12 @@ import { dataAccessOf } from "./core/context.js";
 import type { Services } from "./core/services.js";
 import type { Database } from "./db/database.js";
 import { checkReadiness, migrationNamesOnDisk } from "./db/readiness.js";
-import { runWithSqlStats, type SqlStats } from "./db/sql-stats.js";
+import { runWithSqlStats, type SqlStats, serverTiming } from "./db/sql-stats.js";
 import { registerGraphQLRoutes } from "./graphql/route.js";
 import { createGraphQLServer } from "./graphql/server.js";
 import { registerBodyParsers } from "./rest/body-parsers.js";
 import { httpServerOptions, registerErrorHandlers } from "./rest/error-handlers.js";
+import type { KnownAnswers } from "./rest/known-answers.js";
 import { buildOpenApiDocument, registerOpenApiRoute } from "./rest/openapi.js";
 import { type RestRoute, registerRestRoutes } from "./rest/routes.js";
 import { registerSdkRoutes, type SdkRoute } from "./sdk/routes.js";
@@ -35,6 +42,8 @@ declare module "fastify" {
     sqlStats: SqlStats;
   }
   interface FastifyInstance {
+    /** The REST routes' answers from memory, offered each request before routing (rest/known-answers.ts). */
+    knownAnswers: KnownAnswers;
     /** The server's background tasks by name (src/core/background-tasks.ts), stopped when it closes. */
     backgroundTasks: ReadonlyMap<string, RunningTask>;
   }
@@ -49,12 +58,6 @@ export interface AppOptions {
   services?: Services;
   /** The clock of the REST door's ETag time slots; pass the services' clock when it is not the system's. */
   now?: () => Date;
-}
-
-/** The `Server-Timing` value for a request's SQL: `db;dur=<ms>;desc="<n> statements"`. */
-export function serverTiming(stats: SqlStats): string {
-  const noun = stats.statements === 1 ? "statement" : "statements";
-  return `db;dur=${stats.durationMs.toFixed(1)};desc="${stats.statements} ${noun}"`;
 }
 
 /** Every domain's REST routes, in registration order. */
@@ -100,13 +103,38 @@ function startBackgroundTasks(app: FastifyInstance, deps: BackgroundTaskDeps) {
   });
 }
 
+/**
+ * The HTTP server fastify would make for `options` (fastify/lib/server.js `getServerInstance`:
+ * Node's server options, keep-alive, request and connection timeouts), with `listener` in front of
+ * fastify's own handler.
+ */
+function httpServer(
+  nodeOptions: http.ServerOptions,
+  options: FastifyServerOptions,
+  listener: http.RequestListener,
+): http.Server {
+  const server = http.createServer(nodeOptions, listener);
+  server.keepAliveTimeout = options.keepAliveTimeout!;
+  server.requestTimeout = options.requestTimeout!;
+  server.setTimeout(options.connectionTimeout!);
+  if ((options.maxRequestsPerSocket ?? 0) > 0) server.maxRequestsPerSocket = options.maxRequestsPerSocket!;
+  return server;
+}
+
 /** Builds the HTTP app (not yet listening). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database, logger } = options;
   const data = dataAccessOf(database);
   const services = options.services ?? createServices({ now: () => new Date(), data });
   const expectedMigrations = await migrationNamesOnDisk();
+  // Filled once the REST routes are registered: answers from memory offered each request before fastify.
+  let knownAnswers: KnownAnswers | undefined;
+  const serverOptions = httpServerOptions(config.limits);
   const app = fastify({
+    serverFactory: (handler, options) =>
+      httpServer(serverOptions.http, options, (request, response) => {
+        if (!knownAnswers?.answer(request, response)) handler(request, response);
+      }),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.limits.bodyLimitBytes,
     trustProxy: config.trustProxy,
@@ -114,7 +142,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
-    ...httpServerOptions(config.limits),
+    ...serverOptions,
   });
   registerBodyParsers(app, config.limits);
   registerErrorHandlers(app, config.limits);
@@ -157,7 +185,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.now ? { now: options.now } : {}),
   };
   const routes = restRoutes(services, config.limits);
-  registerRestRoutes(app, routes, restDeps);
+  knownAnswers = registerRestRoutes(app, routes, restDeps);
+  app.decorate("knownAnswers", knownAnswers);
   registerOpenApiRoute(app, openApiDocument(routes));
   await registerSdkRoutes(app, sdkRoutes(services, config.limits), {
     db: database.prisma,

@@ -17,6 +17,7 @@ import "./event-definitions/graphql/index.js";
 import type { BackgroundTaskModule } from "./core/background-tasks.js";
 import type { ServiceDeps, Services } from "./core/services.js";
 import { createEventDefinitionService } from "./event-definitions/event-definitions.service.js";
+import { schemaPropertiesByEvent } from "./event-definitions/event-schemas.queries.js";
 import { eventSchemaRoutes } from "./event-definitions/event-schemas.rest.js";
 import { createEventSchemaService } from "./event-definitions/event-schemas.service.js";
 import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
@@ -58,7 +59,7 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
   return {
     activityLog: createActivityLogService(),
     cohorts,
-    eventDefinitions: createEventDefinitionService(deps),
+    eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
     featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups, evaluation: flagEvaluation }),
     flagDefinitions,

@@ -21,6 +21,12 @@ export interface SqlStats {
 
 const storage = new AsyncLocalStorage<SqlStats>();
 
+/** The `Server-Timing` value for a request's SQL: `db;dur=<ms>;desc="<n> statements"`. */
+export function serverTiming(stats: SqlStats): string {
+  const noun = stats.statements === 1 ? "statement" : "statements";
+  return `db;dur=${stats.durationMs.toFixed(1)};desc="${stats.statements} ${noun}"`;
+}
+
 /** Runs `fn` with a fresh `SqlStats` that collects every statement it causes; returns both. */
 export async function measureSql<T>(fn: () => Promise<T>): Promise<{ result: T; stats: SqlStats }> {
   const stats: SqlStats = { statements: 0, durationMs: 0 };

@@ -8,6 +8,7 @@ import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
 import { normalizeTags } from "../core/tags.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { INCLUDED_SYSTEM_EVENTS } from "./codegen/model.js";
 import type { EventDefinitionListFilters, EventDefinitionOrder } from "./event-definitions.schemas.js";
 
 /** An event definition as both doors show it: its columns, its users and its tag names (sorted). */
@@ -159,4 +160,16 @@ export async function selectEventDefinitionByName(
   const rows = await db.$queryRaw<EventDefinitionRecord[]>`${SELECT_RECORD} ${FROM}
     WHERE e.project_id = ${projectId} AND e.name = ${name}`;
   return rows[0] ?? null;
+}
+
+/**
+ * The names of the project's definitions that typed capture code covers (posthog-behavior.md §6.4;
+ * base.py `fetch_event_definitions_and_schemas`): every name not starting with `$`, plus `$pageview`,
+ * `$pageleave` and `$screen`. Unordered: the generators order by code point, not by collation.
+ */
+export async function selectCodegenEventNames(db: Db, projectId: number): Promise<string[]> {
+  const rows = await db.$queryRaw<Array<{ name: string }>>`SELECT e.name FROM event_definitions e
+    WHERE e.project_id = ${projectId}
+      AND (left(e.name, 1) <> '$' OR e.name = ANY(${[...INCLUDED_SYSTEM_EVENTS]}::text[]))`;
+  return rows.map((row) => row.name);
 }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
+import type { GeneratedCode } from "./codegen/index.js";
 import type { EventDefinitionRecord } from "./event-definitions.queries.js";
 import type { EventDefinitionMetrics } from "./event-definitions.service.js";
 
@@ -86,4 +87,31 @@ export function serializeMetrics(
   metrics: EventDefinitionMetrics,
 ): z.output<typeof eventDefinitionMetricsSchema> {
   return { query_usage_30_day: metrics.queryUsage30Day };
+}
+
+/**
+ * `GET event_definitions/<language>/`'s answer (posthog-behavior.md §6.4; `_generate_definitions` in
+ * `posthog/api/event_definition.py`).
+ */
+export const eventDefinitionCodeSchema = z
+  .object({
+    content: z.string().describe("The generated source file."),
+    event_count: z.int().describe("How many events the file covers."),
+    schema_hash: z
+      .string()
+      .describe(
+        "32 hex digits over the events' schemas, the language and the generator version: regenerate when it changes.",
+      ),
+    generator_version: z.string().describe("The generator's version, e.g. `1.1.0`."),
+  })
+  .meta({ id: "EventDefinitionCode" });
+
+/** Generated code in PostHog's response shape (schema: `eventDefinitionCodeSchema`). */
+export function serializeCode(code: GeneratedCode): z.output<typeof eventDefinitionCodeSchema> {
+  return {
+    content: code.content,
+    event_count: code.eventCount,
+    schema_hash: code.schemaHash,
+    generator_version: code.generatorVersion,
+  };
 }

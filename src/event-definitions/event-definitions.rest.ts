@@ -1,20 +1,22 @@
 /**
  * Event definitions on PostHog's REST paths (spec "Event definitions" rows, posthog-behavior.md §6;
  * `posthog/api/event_definition.py` EventDefinitionViewSet): request parsing and PostHog's shapes.
- * Behaviour lives in event-definitions.service.ts. The code-generation rows (`golang`, `python`,
- * `typescript`) are declared but not built yet (501), so they are never taken for `:id/`.
+ * Behaviour lives in event-definitions.service.ts. The code-generation rows (`golang/`, `python/`,
+ * `typescript/`) are declared before `:id/`, so they are never taken for an id.
  */
 import { z } from "zod";
 import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { parseInput } from "../core/validation.js";
 import { errorBodySchema } from "../rest/error-body.js";
-import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { offsetPageLinks, offsetPageQuerySchema } from "../rest/pagination.js";
 import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import { CODE_LANGUAGES, type CodeLanguage } from "./codegen/model.js";
 import {
+  eventDefinitionCodeSchema,
   eventDefinitionMetricsSchema,
   eventDefinitionPageSchema,
   eventDefinitionSchema,
+  serializeCode,
   serializeEventDefinition,
   serializeMetrics,
 } from "./event-definitions.responses.js";
@@ -28,13 +30,12 @@ import {
 
 const BASE = "/api/projects/:project_id/event_definitions/";
 
-/** The code-generation rows (issue 9 part 5), each answering 501 after authorizing. */
-const NOT_BUILT: readonly NotBuiltOperation[] = ["golang", "python", "typescript"].map((language) => ({
-  method: "GET",
-  path: `${language}/`,
-  scopes: ["event_definition:read"],
-  reason: `typed ${language} capture code needs event schemas and the ${language} generator, which are not built yet`,
-}));
+/** What each code-generation row generates for (posthog-behavior.md §6.4). */
+const CODE_SUMMARIES: Record<CodeLanguage, string> = {
+  typescript: "`posthog-js` (a typed `capture` wrapper, generator 1.1.0)",
+  golang: "`posthog-go` (`posthog.Capture` builders per event, package `typed`, generator 1.0.0)",
+  python: "the `posthog` Python SDK (`TypedDict`s and `capture` overloads, generator 1.0.0)",
+};
 
 /** `:id` of an event definition: a UUID (anything else answers 404). */
 const idParams = z.object({ id: z.string().describe("The event definition's UUID.") });
@@ -139,7 +140,21 @@ export const eventDefinitionRoutes: RestModule = (services, limits) => {
         ),
       }),
     },
-    ...notBuiltRoutes(BASE, NOT_BUILT),
+    ...CODE_LANGUAGES.map(
+      (language): RestRoute => ({
+        method: "GET",
+        path: `${BASE}${language}/`,
+        summary:
+          `Typed capture code for ${CODE_SUMMARIES[language]}: the project's events not starting with \`$\` ` +
+          "plus `$pageview`, `$pageleave` and `$screen`, with their event schemas' properties; " +
+          "`schema_hash` tells when to regenerate.",
+        scopes: ["event_definition:read"],
+        responses: { 200: eventDefinitionCodeSchema },
+        handler: async ({ params, ctx }) => ({
+          body: serializeCode(await definitions.code(ctx, pathId(params, "project_id"), language)),
+        }),
+      }),
+    ),
     {
       method: "GET",
       path: `${BASE}:id/`,

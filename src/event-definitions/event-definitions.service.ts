@@ -20,9 +20,13 @@ import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
 import { isUuid, parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
+import { type GeneratedCode, generateCode } from "./codegen/index.js";
+import { type CodeLanguage, compareCodePoints, type SchemaProperty } from "./codegen/model.js";
 import {
+  type Db,
   type EventDefinitionRecord,
   eventDefinitionListWhere,
+  selectCodegenEventNames,
   selectEventDefinitionByName,
   selectEventDefinitionPage,
   selectEventDefinitions,
@@ -45,6 +49,18 @@ export interface EventDefinitionMetrics {
 }
 
 /**
+ * Per event name, the properties the project's event schemas declare for it (names without a schema
+ * are absent): how the service reads event schemas, injected by the composition root.
+ */
+export type SchemaPropertiesByEvent = (db: Db, projectId: number) => Promise<Map<string, SchemaProperty[]>>;
+
+/** What the event-definition service reads from outside its own tables. */
+export interface EventDefinitionServiceReaders {
+  /** The event schemas' properties per event name (for typed capture code). */
+  schemaPropertiesByEvent: SchemaPropertiesByEvent;
+}
+
+/**
  * The fields the activity log compares, under PostHog's names: the writable fields and the stamps
  * the rules set (PostHog diffs the validated data, which holds them).
  */
@@ -61,8 +77,8 @@ function snapshot(definition: EventDefinitionRecord): Record<string, unknown> {
   };
 }
 
-/** Creates the event-definition service. */
-export function createEventDefinitionService(deps: ServiceDeps) {
+/** Creates the event-definition service; `readers` gives it the event schemas. */
+export function createEventDefinitionService(deps: ServiceDeps, readers: EventDefinitionServiceReaders) {
   /** The definition `id` of the project. @throws NotFoundError when `id` is not a UUID or names none. */
   async function read(
     db: Prisma.TransactionClient | ServiceContext["db"],
@@ -297,6 +313,25 @@ export function createEventDefinitionService(deps: ServiceDeps) {
         });
       });
       return current;
+    },
+
+    /**
+     * Typed capture code in `language` for the project (§6.4, `GET event_definitions/<language>/`):
+     * its events not starting with `$` plus `$pageview`, `$pageleave` and `$screen`, by name (code
+     * points), each with its event schemas' properties (no schema: a loose event), stamped with the
+     * time; the answer carries the event count, the schema hash and the generator version. Scope
+     * `event_definition:read`. Reads only; writes nothing (PostHog reports a telemetry event, we do not).
+     */
+    async code(ctx: ServiceContext, projectId: number, language: CodeLanguage): Promise<GeneratedCode> {
+      const project = await authorizeProject(ctx, projectId, "event_definition:read");
+      const [names, schemas] = await Promise.all([
+        selectCodegenEventNames(ctx.db, project.id),
+        readers.schemaPropertiesByEvent(ctx.db, project.id),
+      ]);
+      const events = names
+        .sort(compareCodePoints)
+        .map((name) => ({ name, properties: schemas.get(name) ?? null }));
+      return generateCode(language, events, deps.now());
     },
 
     /**

@@ -20,7 +20,7 @@
  */
 import fresh from "fresh";
 import { z } from "zod";
-import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import { type KnownReply, pathId, type RestModule, type RestRoute } from "../rest/routes.js";
 import type { LocalEvaluationBytes } from "./evaluation/definitions.js";
 
 /** What PostHog sends with the payload and its 304s (rust/feature-flags flag_definitions.rs). */
@@ -70,7 +70,7 @@ const sendCohortsQuery = z
 const tokenQuery = z.string().describe("The project's public API token (`phc_…`): which project.");
 
 /** The 200 or 304 answer of `payload` to a request with `headers`. */
-function answer(payload: LocalEvaluationBytes, ifNoneMatch: string | undefined) {
+function answer(payload: LocalEvaluationBytes, ifNoneMatch: string | undefined): KnownReply {
   const headers = { ETag: payload.etag, "Cache-Control": CACHE_CONTROL };
   if (ifNoneMatch !== undefined && fresh({ "if-none-match": ifNoneMatch }, { etag: payload.etag })) {
     return { status: 304, body: undefined, headers };
@@ -86,21 +86,37 @@ export const localEvaluationRoutes: RestModule = (services) => {
     summary: string,
     query: z.ZodObject,
     options: Pick<RestRoute, "projectFromToken"> & { alwaysCohorts?: boolean } = {},
-  ): RestRoute => ({
-    method: "GET",
-    path,
-    summary,
-    scopes: ["feature_flag:read"],
-    request: { query },
-    responses: { 200: localEvaluationSchema, 304: null },
-    conditional: false,
-    ...(options.projectFromToken ? { projectFromToken: options.projectFromToken } : {}),
-    handler: async ({ params, query, headers, ctx }) => {
-      const sendCohorts = options.alwaysCohorts === true || query.has("send_cohorts");
-      const payload = await definitions.localEvaluation(ctx, pathId(params, "project_id"), sendCohorts);
-      return answer(payload, headers["if-none-match"]);
-    },
-  });
+  ): RestRoute => {
+    const sendCohorts = (query: URLSearchParams) =>
+      options.alwaysCohorts === true || query.has("send_cohorts");
+    return {
+      method: "GET",
+      path,
+      summary,
+      scopes: ["feature_flag:read"],
+      request: { query },
+      responses: { 200: localEvaluationSchema, 304: null },
+      conditional: false,
+      ...(options.projectFromToken ? { projectFromToken: options.projectFromToken } : {}),
+      handler: async ({ params, query, headers, ctx }) => {
+        const payload = await definitions.localEvaluation(
+          ctx,
+          pathId(params, "project_id"),
+          sendCohorts(query),
+        );
+        return answer(payload, headers["if-none-match"]);
+      },
+      // What SDKs poll every 30 s, answered before routing once the key and the payload are held.
+      answerKnown: ({ params, query, headers, ctx }) => {
+        const payload = definitions.localEvaluationKnown(
+          ctx,
+          pathId(params, "project_id"),
+          sendCohorts(query),
+        );
+        return payload && answer(payload, headers["if-none-match"]);
+      },
+    };
+  };
   return [
     route(
       "/api/projects/:project_id/feature_flags/local_evaluation/",

@@ -17,22 +17,16 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Limits } from "../config.js";
-import { type Actor, authenticate, findCredential } from "../core/auth/authenticate.js";
 import { ProjectTokenCache } from "../core/auth/project-token.js";
 import type { Scope } from "../core/auth/scopes.js";
-import { createServiceContext, type DataAccess, type ServiceContext } from "../core/context.js";
-import {
-  AuthenticationError,
-  DomainError,
-  MethodNotAllowedError,
-  ProjectNotFoundError,
-  ValidationError,
-} from "../core/errors.js";
-import { checkStorableString } from "../core/json-input.js";
+import type { DataAccess, ServiceContext } from "../core/context.js";
+import { DomainError, MethodNotAllowedError, ProjectNotFoundError } from "../core/errors.js";
 import type { Services } from "../core/services.js";
 import { parseIntegerId } from "../core/validation.js";
 import { FORM_BODY_ROUTE_CONFIG } from "./body-parsers.js";
 import { AnsweredFromCache, conditionalRead, NotModified } from "./conditional.js";
+import { JSON_TYPE, KnownAnswers } from "./known-answers.js";
+import { checkQuery, contextFor, type DoorDeps } from "./request-context.js";
 import { ResponseCache } from "./response-cache.js";
 import { responseSchemas } from "./route-responses.js";
 
@@ -68,6 +62,13 @@ export interface RestReply {
    */
   body: unknown;
   /** Headers to add (e.g. `ETag`, `Cache-Control`). */
+  headers?: Record<string, string>;
+}
+
+/** An answer given from memory (rest/known-answers.ts): serialised JSON bytes, or no body (a 304). */
+export interface KnownReply {
+  status?: number;
+  body: Buffer | undefined;
   headers?: Record<string, string>;
 }
 
@@ -123,6 +124,15 @@ export interface RestRoute {
    * status; undefined keeps the standard body. `responses` must admit it for that status.
    */
   errorBody?: (error: DomainError) => unknown;
+  /**
+   * The route's answer from what the process holds, without a statement or a wait, or undefined
+   * when it would need either (then `handler` answers): taken before routing, for the hottest
+   * polling paths (rest/known-answers.ts). Must give what `handler` gives for the same request;
+   * a GET with `conditional: false` only. Errors it throws are answered by `handler`'s path.
+   */
+  answerKnown?: (
+    request: Pick<RestRequest, "params" | "query" | "headers" | "ctx">,
+  ) => KnownReply | undefined;
 }
 
 /** An id that no row has (ids start at 1): what a malformed object id in a path becomes. */
@@ -163,86 +173,9 @@ export class EmptyBodyError extends Error {
   }
 }
 
-/**
- * Refuses a query string holding a NUL character (e.g. `?search=%00`), which no database query can
- * carry: 400 `null_characters_not_allowed`, `attr` the parameter's name.
- */
-function checkQuery(query: URLSearchParams): void {
-  for (const [name, value] of query) {
-    checkStorableString(name, name);
-    checkStorableString(value, name);
-  }
-}
-
 /** The absolute URL of a request. */
 export function absoluteUrl(request: FastifyRequest, publicUrl: string | undefined): URL {
   return new URL(request.url, publicUrl ?? `${request.protocol}://${request.host}`);
-}
-
-/** The door's per-process state beside its dependencies. */
-interface DoorDeps extends RestDeps {
-  tokens: ProjectTokenCache;
-  /** 200 answers of conditional GETs by ETag (./response-cache.ts); absent when turned off. */
-  responses: ResponseCache | undefined;
-}
-
-/** The JSON type fastify gives the answers it serialises; a kept answer is sent with the same. */
-const JSON_TYPE = "application/json; charset=utf-8";
-
-/**
- * The project id of a `projectFromToken` route's request, once the key is known.
- * @throws ValidationError (400) without a token where one is required; AuthenticationError (401)
- *   for an unknown token; ProjectNotFoundError (404) when the user has no current project.
- */
-function projectOfToken(
-  option: ProjectFromToken,
-  token: string | null,
-  projectId: number | null,
-  actor: Actor,
-): number {
-  if (token) {
-    if (projectId === null) {
-      throw new AuthenticationError("Incorrect authentication credentials.", "authentication_failed");
-    }
-    return projectId;
-  }
-  if (option.whenMissing === "required") {
-    throw new ValidationError("This query parameter is required: the project's API token (phc_…).", {
-      attr: "token",
-      code: "required",
-    });
-  }
-  if (actor.user.currentProjectId === null) throw new ProjectNotFoundError();
-  return actor.user.currentProjectId;
-}
-
-/**
- * The request's service context. For a `projectFromToken` route, also sets `params.project_id`
- * from the token (see the module comment).
- */
-async function contextFor(
-  request: FastifyRequest,
-  query: URLSearchParams,
-  deps: DoorDeps,
-  route?: Pick<RestRoute, "projectFromToken">,
-): Promise<ServiceContext> {
-  const credential = findCredential({
-    authorization: request.headers.authorization,
-    body: request.body,
-    query,
-  });
-  const params = request.params as Record<string, string>;
-  const fromToken = route?.projectFromToken;
-  const token = fromToken ? query.get("token") : null;
-  // The project a path (or a known token) names comes with the key lookup (a malformed id names none).
-  const projectId = fromToken
-    ? token && credential
-      ? await deps.tokens.projectIdOf(token)
-      : null
-    : parseIntegerId(params["project_id"] ?? "");
-  const actor = await authenticate(deps.data, credential, projectId);
-  if (fromToken) params["project_id"] = String(projectOfToken(fromToken, token, projectId, actor));
-  return createServiceContext(deps.data, actor, deps.limits);
 }
 
 /** A 200 body as fastify sends it: text as given, else by the route's 200 schema, else `JSON.stringify`. */
@@ -256,13 +189,14 @@ function serializedBody(reply: FastifyReply, body: unknown, has200Schema: boolea
 
 /**
  * Registers `routes`, each answering with its response schemas, and a 405 answer for the other
- * methods of each of their paths.
+ * methods of each of their paths. Returns the answers from memory of the routes that declare
+ * `answerKnown`, for the HTTP server to offer each request to before fastify (src/app.ts).
  */
 export function registerRestRoutes(
   app: FastifyInstance,
   routes: readonly RestRoute[],
   restDeps: RestDeps,
-): void {
+): KnownAnswers {
   const deps: DoorDeps = {
     ...restDeps,
     tokens: new ProjectTokenCache(restDeps.data.prisma),
@@ -286,7 +220,11 @@ export function registerRestRoutes(
         const url = absoluteUrl(request, deps.publicUrl);
         const params = request.params as Record<string, string>;
         try {
-          const base = await contextFor(request, url.searchParams, deps, route);
+          const base = await contextFor(
+            deps,
+            { headers: request.headers, params, query: url.searchParams, body: request.body },
+            route,
+          );
           const read = conditional
             ? conditionalRead({
                 headers: request.headers,
@@ -359,9 +297,15 @@ export function registerRestRoutes(
       config: FORM_BODY_ROUTE_CONFIG,
       handler: async (request) => {
         // Authentication comes first, as in DRF: an anonymous caller gets 401, not 405.
-        await contextFor(request, absoluteUrl(request, deps.publicUrl).searchParams, deps);
+        await contextFor(deps, {
+          headers: request.headers,
+          params: request.params as Record<string, string>,
+          query: absoluteUrl(request, deps.publicUrl).searchParams,
+          body: request.body,
+        });
         throw new MethodNotAllowedError(request.method);
       },
     });
   }
+  return new KnownAnswers(deps, routes, app.log);
 }

@@ -34,6 +34,10 @@
  *   new uuids) through the whole pipeline (token lookup, person and group state, events, catalogue),
  *   vs the same events stored by one hand-written multi-row INSERT over the same driver; printed
  *   also as events per second;
+ * - `catalogue` (issue 9): capture of 100 events of 50 names with properties of the six inferred
+ *   types, each request with property names never seen before (so each writes the catalogue:
+ *   property definitions and event-property pairs), vs the same events with names the catalogue
+ *   already holds (no catalogue statement): what keeping the catalogue costs capture at worst;
  * - `flags`: `POST /flags/?v=2` for one of the seeded persons (each connection its own), 100 flags
  *   evaluated, vs the baseline's two hand-written reads (token, person) and the same engine and
  *   answer shape: what our door, the definitions' revision check and the fuller subject statement cost;
@@ -295,6 +299,49 @@ function captureBody(token: string, connection: number): string {
   });
 }
 
+/** How many event names the catalogue figure's events have (issue 9: 50 names, mixed property types). */
+const CATALOGUE_EVENT_NAMES = 50;
+
+/**
+ * A capture target for the catalogue figure: each request `CAPTURE_BATCH` events of
+ * `CATALOGUE_EVENT_NAMES` names, each event with six properties of the six inferred types (text,
+ * number, boolean, ISO date, array, object), for the connection's own users. `newNames`: the
+ * properties' names are new in every request, so every request writes the catalogue (property
+ * definitions and their event pairs); otherwise the same names every time, which the catalogue
+ * holds after the first request (no catalogue statement).
+ */
+function catalogueTarget(url: string, token: string, newNames: boolean): Target {
+  let connections = 0;
+  let requests = 0;
+  return {
+    url,
+    method: "POST",
+    setup: (request, context) => {
+      context["connection"] ??= connections++ % CONNECTIONS;
+      const prefix = newNames ? `r${requests++}_` : "";
+      const at = new Date().toISOString();
+      const body = JSON.stringify({
+        api_key: token,
+        sent_at: at,
+        batch: Array.from({ length: CAPTURE_BATCH }, (_, i) => ({
+          event: `catalogue event ${i % CATALOGUE_EVENT_NAMES}`,
+          distinct_id: `bench-user-${context["connection"]}-${i}`,
+          timestamp: at,
+          properties: {
+            [`${prefix}text`]: "pro",
+            [`${prefix}number`]: i,
+            [`${prefix}flag`]: i % 2 === 0,
+            [`${prefix}seen_at`]: at,
+            [`${prefix}items`]: [i, "x"],
+            [`${prefix}shape`]: { size: i },
+          },
+        })),
+      });
+      return { ...request, body };
+    },
+  };
+}
+
 /** A POST target whose connections (`context`) each send their own body of `bodies`. */
 function perConnection(url: string, bodies: readonly string[], headers?: Record<string, string>): Target {
   let next = 0;
@@ -494,6 +541,21 @@ function figuresFor(ready: BenchReady): Figure[] {
       against: {
         name: "SQL multi-row",
         target: captureTarget(`${ready.baseline}/capture/batch`, ready.projectToken),
+        expected: [200],
+      },
+      eventsPerRequest: CAPTURE_BATCH,
+    },
+    {
+      id: "catalogue",
+      name: `POST /batch/ ${CAPTURE_BATCH} events, ${CATALOGUE_EVENT_NAMES} names`,
+      ours: {
+        name: "catalogue written",
+        target: catalogueTarget(`${ready.ours}/batch/`, ready.projectToken, true),
+        expected: [200],
+      },
+      against: {
+        name: "catalogue held",
+        target: catalogueTarget(`${ready.ours}/batch/`, ready.projectToken, false),
         expected: [200],
       },
       eventsPerRequest: CAPTURE_BATCH,

@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { cli, startServer } from "../support/cli.js";
 import { adminQuery, databaseUrl } from "../support/postgres.js";
 
-describe("signalbox CLI on the embedded database", () => {
+/**
+ * Each test here starts several Node processes (the CLI, a server, each opening PGlite): on a
+ * loaded 2-core machine one test has taken a minute, so they get a longer hang guard.
+ */
+const PROCESS_TEST_TIMEOUT_MS = 180_000;
+
+describe("signalbox CLI on the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-cli-"));
@@ -95,7 +101,9 @@ describe("signalbox CLI on the embedded database", () => {
   });
 });
 
-describe("signalbox CLI on a data directory too deep for a socket path", () => {
+describe("signalbox CLI on a data directory too deep for a socket path", {
+  timeout: PROCESS_TEST_TIMEOUT_MS,
+}, () => {
   let root: string;
   let dataDir: string;
   beforeAll(async () => {
@@ -123,23 +131,27 @@ describe("signalbox CLI on a data directory too deep for a socket path", () => {
   });
 });
 
-describe.skipIf(!inject("postgresTemplate"))("signalbox CLI on PostgreSQL", () => {
-  const name = `sbx_cli_${randomBytes(5).toString("hex")}`;
-  beforeAll(() => adminQuery(`CREATE DATABASE ${name}`));
-  afterAll(() => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+describe.skipIf(!inject("postgresTemplate"))(
+  "signalbox CLI on PostgreSQL",
+  { timeout: PROCESS_TEST_TIMEOUT_MS },
+  () => {
+    const name = `sbx_cli_${randomBytes(5).toString("hex")}`;
+    beforeAll(() => adminQuery(`CREATE DATABASE ${name}`));
+    afterAll(() => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 
-  it("refuses to bootstrap before migrate, then migrates and bootstraps", async () => {
-    const env = { DATABASE_URL: databaseUrl(name) };
-    const early = await cli(["bootstrap"], env);
-    expect(early.code).toBe(1);
-    expect(early.stderr).toContain("Run 'signalbox migrate' first");
-    const migrated = await cli(["migrate"], env);
-    expect(migrated.code, migrated.stderr).toBe(0);
-    expect(JSON.parse(migrated.stdout).applied.length).toBeGreaterThan(0);
-    const status = JSON.parse((await cli(["migrate", "--status"], env)).stdout);
-    expect(status).toMatchObject({ pending: [], failed: [] });
-    const boot = await cli(["bootstrap"], env);
-    expect(boot.code, boot.stderr).toBe(0);
-    expect(JSON.parse(boot.stdout).project_id).toBeGreaterThan(0);
-  });
-});
+    it("refuses to bootstrap before migrate, then migrates and bootstraps", async () => {
+      const env = { DATABASE_URL: databaseUrl(name) };
+      const early = await cli(["bootstrap"], env);
+      expect(early.code).toBe(1);
+      expect(early.stderr).toContain("Run 'signalbox migrate' first");
+      const migrated = await cli(["migrate"], env);
+      expect(migrated.code, migrated.stderr).toBe(0);
+      expect(JSON.parse(migrated.stdout).applied.length).toBeGreaterThan(0);
+      const status = JSON.parse((await cli(["migrate", "--status"], env)).stdout);
+      expect(status).toMatchObject({ pending: [], failed: [] });
+      const boot = await cli(["bootstrap"], env);
+      expect(boot.code, boot.stderr).toBe(0);
+      expect(JSON.parse(boot.stdout).project_id).toBeGreaterThan(0);
+    });
+  },
+);

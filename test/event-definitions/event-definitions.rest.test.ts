@@ -2,7 +2,7 @@
  * Event definitions over REST (`event_definitions/`), on PGlite and PostgreSQL: events sent through
  * capture appear in the list; PostHog's filters, ordering and pages; create, retrieve, PATCH with the
  * verification rules and their stamps, DELETE, `:id/metrics`, `by_name`; bad input, missing scopes,
- * other projects' ids, activity entries; the code-generation rows answer 501.
+ * other projects' ids, activity entries. The code-generation rows: event-definitions.code.rest.test.ts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { projectToken, sendToSdk } from "../support/capture.js";
@@ -358,14 +358,6 @@ describeEachBackend("event definitions over REST", (server) => {
       const metrics = await s.request("GET", `${base()}/${created.body.id}/metrics`, { key: reader });
       expect(metrics.status, metrics.text).toBe(200);
       expect(metrics.body).toEqual({ query_usage_30_day: 7 });
-    });
-
-    it("answers the code-generation rows with 501, never as an :id", async () => {
-      for (const language of ["golang", "python", "typescript"]) {
-        const answer = await server().request("GET", `${base()}/${language}/`);
-        expect(answer.status, language).toBe(501);
-        expect(answer.body.detail).toContain(language);
-      }
     });
   });
 

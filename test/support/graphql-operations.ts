@@ -191,7 +191,8 @@ export function fill(
   if (input.name === "key" && named.name === "String" && required) return fixtures.key();
   if (isInputObjectType(named) && required) return requiredFields(named, fixtures);
   if (required && named.name !== "ID") {
-    const plain = isEnumType(named) ? named.getValues()[0]?.name : PLAIN_VALUES[named.name];
+    // An enum's internal value (what `astFromValue` prints back as its name), e.g. `golang` for GOLANG.
+    const plain = isEnumType(named) ? named.getValues()[0]?.value : PLAIN_VALUES[named.name];
     if (plain !== undefined) return plain;
   }
   if (required) {

@@ -56,7 +56,7 @@ export async function readResponse(response: Response): Promise<TestResponse> {
   return { status: response.status, headers: response.headers, text, body: parsed };
 }
 
-/** The SQL statements a response cost, from its `Server-Timing` header (src/app.ts `serverTiming`). */
+/** The SQL statements a response cost, from its `Server-Timing` header (src/db/sql-stats.ts `serverTiming`). */
 export function statementsOf(response: TestResponse): number {
   return Number(/desc="(\d+) statements?"/.exec(response.headers.get("server-timing") ?? "")?.[1]);
 }

@@ -11,8 +11,6 @@ import { DomainError, PermissionDeniedError, ProjectNotFoundError } from "../err
 import { requireScope, type Scope } from "./scopes.js";
 
 async function loadProject(ctx: ServiceContext, projectId: number): Promise<ProjectAccess> {
-  const cached = ctx.projects.get(projectId);
-  if (cached) return cached;
   const project = await ctx.db.project.findUnique({ where: { id: projectId } });
   if (!project) throw new ProjectNotFoundError();
   ctx.projects.set(projectId, project);
@@ -60,7 +58,28 @@ export async function authorizeProject(
   projectId: number,
   scope: Scope,
 ): Promise<ProjectAccess> {
-  const project = await loadProject(ctx, projectId);
+  return (
+    authorizeKnownProject(ctx, projectId, scope) ?? authorized(ctx, await loadProject(ctx, projectId), scope)
+  );
+}
+
+/**
+ * `authorizeProject` without a statement, for answers given from memory (rest/known-answers.ts):
+ * the project when the request already holds it (read with the key) and the actor may use it,
+ * undefined when it would have to be read.
+ * @throws as `authorizeProject` when the project is held and the actor may not use it.
+ */
+export function authorizeKnownProject(
+  ctx: ServiceContext,
+  projectId: number,
+  scope: Scope,
+): ProjectAccess | undefined {
+  const project = ctx.projects.get(projectId);
+  return project && authorized(ctx, project, scope);
+}
+
+/** `project` once the actor is checked on it with `scope`. @throws as `authorizeProject`. */
+function authorized(ctx: ServiceContext, project: ProjectAccess, scope: Scope): ProjectAccess {
   checkAccess(ctx, project, scope);
   // The REST door answers a conditional GET here, before the read's main query (rest/conditional.ts).
   ctx.onProjectAuthorized?.(project);

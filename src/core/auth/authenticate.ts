@@ -8,6 +8,7 @@ import type { DataAccess } from "../context.js";
 import { AuthenticationError } from "../errors.js";
 import { FormBody } from "../form-body.js";
 import type { ProjectRecord, UserBasic } from "../records.js";
+import type { CachedActor } from "./actor-cache.js";
 import { hashApiKey } from "./api-keys.js";
 
 /** Where a credential was found; PostHog names it in the 401 message. */
@@ -201,7 +202,7 @@ export async function authenticate(
     data.actors.keep(generation, secureValue, projectId, found);
   }
   const now = Date.now();
-  if (found.lastUsedAtMs === null || now - found.lastUsedAtMs > LAST_USED_RESOLUTION_MS) {
+  if (usedMarkDue(found, now)) {
     await data.prisma.personalApiKey.update({
       where: { id: found.actor.apiKey.id },
       data: { lastUsedAt: new Date(now) },
@@ -209,4 +210,25 @@ export async function authenticate(
     data.actors.markUsed(secureValue, projectId, now);
   }
   return found.actor;
+}
+
+/** Whether the key's `last_used_at` is to be updated now (PostHog updates it at most hourly). */
+function usedMarkDue(found: CachedActor, now: number): boolean {
+  return found.lastUsedAtMs === null || now - found.lastUsedAtMs > LAST_USED_RESOLUTION_MS;
+}
+
+/**
+ * `authenticate` without a statement, for answers given from memory (rest/known-answers.ts): the
+ * actor when the key is cached for `projectId` and its hourly `last_used_at` update is not due,
+ * undefined when `authenticate` would have to read or write.
+ * @throws AuthenticationError `not_authenticated` without a credential.
+ */
+export function authenticateKnown(
+  data: DataAccess,
+  credential: Credential | null,
+  projectId: number | null,
+): Actor | undefined {
+  if (!credential) throw new AuthenticationError();
+  const found = data.actors.find(hashApiKey(credential.key), projectId);
+  return found && !usedMarkDue(found, Date.now()) ? found.actor : undefined;
 }

@@ -36,6 +36,11 @@ export class ProjectTokenCache {
     return project.id;
   }
 
+  /** The id `projectIdOf` would give without a statement, or undefined when the token is not held. */
+  peek(token: string): number | undefined {
+    return this.ids.get(token);
+  }
+
   /**
    * After a request for `token`'s cached project failed: whether the project still exists (one
    * lookup); a deleted project's token is forgotten.

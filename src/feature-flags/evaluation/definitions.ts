@@ -21,7 +21,7 @@
  * under a revision at least as new as the one a request read is served to it.
  */
 import { createHash } from "node:crypto";
-import { authorizeProject } from "../../core/auth/access.js";
+import { authorizeKnownProject, authorizeProject } from "../../core/auth/access.js";
 import type { DataAccess, ServiceContext } from "../../core/context.js";
 import { ProjectNotFoundError } from "../../core/errors.js";
 import type { ServiceDeps } from "../../core/services.js";
@@ -94,6 +94,17 @@ export interface FlagDefinitionsService {
     projectId: number,
     sendCohorts: boolean,
   ): Promise<LocalEvaluationBytes>;
+  /**
+   * `localEvaluation` without a statement or a wait, for answers given from memory
+   * (rest/known-answers.ts): the payload when the caller's context holds the project and its
+   * definitions are loaded at the project's newest known revision, undefined otherwise.
+   * @throws as `authorizeProject` when the project is held and the caller may not read its flags.
+   */
+  localEvaluationKnown(
+    ctx: ServiceContext,
+    projectId: number,
+    sendCohorts: boolean,
+  ): LocalEvaluationBytes | undefined;
   /**
    * The revision the local-evaluation payload of the project is at, for a caller with
    * `feature_flag:read` (GraphQL `Project.flagDefinitionsRevision`): it changes with every write to
@@ -185,6 +196,13 @@ export function buildProjectDefinitions(
   return project;
 }
 
+/** A project's newest load of definitions begun, and its definitions once it has finished. */
+interface DefinitionsLoad {
+  revision: bigint;
+  loaded: Promise<ProjectDefinitions>;
+  value?: ProjectDefinitions;
+}
+
 /**
  * The flag definitions service on `deps.data` (the database it reads outside any request's
  * context). Per project it keeps the newest definitions loaded; a request that read the same or an
@@ -192,7 +210,7 @@ export function buildProjectDefinitions(
  * @throws Error on first use when built without a database (route tables built for documentation).
  */
 export function createFlagDefinitionsService(deps: ServiceDeps): FlagDefinitionsService {
-  const cache = new Map<number, { revision: bigint; loaded: Promise<ProjectDefinitions> }>();
+  const cache = new Map<number, DefinitionsLoad>();
   const data = (): DataAccess => {
     if (!deps.data) throw new Error("the flag definitions service was built without a database");
     return deps.data;
@@ -205,11 +223,16 @@ export function createFlagDefinitionsService(deps: ServiceDeps): FlagDefinitions
       buildProjectDefinitions(projectId, revision, rows),
     );
     if (!cache.has(projectId) && cache.size >= MAX_CACHED_PROJECTS) cache.clear();
-    const entry = { revision, loaded };
+    const entry: DefinitionsLoad = { revision, loaded };
     cache.set(projectId, entry);
-    loaded.catch(() => {
-      if (cache.get(projectId) === entry) cache.delete(projectId);
-    });
+    loaded.then(
+      (value) => {
+        entry.value = value;
+      },
+      () => {
+        if (cache.get(projectId) === entry) cache.delete(projectId);
+      },
+    );
     return loaded;
   };
 
@@ -222,6 +245,13 @@ export function createFlagDefinitionsService(deps: ServiceDeps): FlagDefinitions
     async localEvaluation(ctx, projectId, sendCohorts) {
       const project = await authorizeProject(ctx, projectId, "feature_flag:read");
       return (await atRevision(projectId, project.revision)).localEvaluation(sendCohorts);
+    },
+    localEvaluationKnown(ctx, projectId, sendCohorts) {
+      const project = authorizeKnownProject(ctx, projectId, "feature_flag:read");
+      const cached = project && cache.get(projectId);
+      return cached?.value && cached.revision >= project!.revision
+        ? cached.value.localEvaluation(sendCohorts)
+        : undefined;
     },
     async revision(ctx, projectId) {
       return (await authorizeProject(ctx, projectId, "feature_flag:read")).revision;

@@ -1,0 +1,142 @@
+/**
+ * Who a REST request is from and which project it names: the personal API key (posthog/auth.py)
+ * turned into the request's `ServiceContext`, once per request. Two ways, one set of rules:
+ * `contextFor` looks up what it does not hold (the key, a project token), `knownContextFor` only
+ * what the process already holds, for answers given from memory before routing (known-answers.ts).
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import { type Actor, authenticate, authenticateKnown, findCredential } from "../core/auth/authenticate.js";
+import type { ProjectTokenCache } from "../core/auth/project-token.js";
+import { createServiceContext, type ServiceContext } from "../core/context.js";
+import { AuthenticationError, ProjectNotFoundError, ValidationError } from "../core/errors.js";
+import { checkStorableString } from "../core/json-input.js";
+import { parseIntegerId } from "../core/validation.js";
+import type { ResponseCache } from "./response-cache.js";
+import type { ProjectFromToken, RestDeps, RestRoute } from "./routes.js";
+
+/** The door's per-process state beside its dependencies. */
+export interface DoorDeps extends RestDeps {
+  tokens: ProjectTokenCache;
+  /** 200 answers of conditional GETs by ETag (./response-cache.ts); absent when turned off. */
+  responses: ResponseCache | undefined;
+}
+
+/** What a request carries that names its caller and its project. */
+export interface RequestParts {
+  headers: IncomingHttpHeaders;
+  /** Path parameters; a `projectFromToken` route's `project_id` is set here from the token. */
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** The parsed body (a `personal_api_key` field is a credential); undefined without one. */
+  body?: unknown;
+}
+
+/**
+ * Refuses a query string holding a NUL character (e.g. `?search=%00`), which no database query can
+ * carry: 400 `null_characters_not_allowed`, `attr` the parameter's name.
+ */
+export function checkQuery(query: URLSearchParams): void {
+  for (const [name, value] of query) {
+    checkStorableString(name, name);
+    checkStorableString(value, name);
+  }
+}
+
+/**
+ * The project id of a `projectFromToken` route's request, once the key is known.
+ * @throws ValidationError (400) without a token where one is required; AuthenticationError (401)
+ *   for an unknown token; ProjectNotFoundError (404) when the user has no current project.
+ */
+function projectOfToken(
+  option: ProjectFromToken,
+  token: string | null,
+  projectId: number | null,
+  actor: Actor,
+): number {
+  if (token) {
+    if (projectId === null) {
+      throw new AuthenticationError("Incorrect authentication credentials.", "authentication_failed");
+    }
+    return projectId;
+  }
+  if (option.whenMissing === "required") {
+    throw new ValidationError("This query parameter is required: the project's API token (phc_…).", {
+      attr: "token",
+      code: "required",
+    });
+  }
+  if (actor.user.currentProjectId === null) throw new ProjectNotFoundError();
+  return actor.user.currentProjectId;
+}
+
+/** The token a `projectFromToken` route's request names its project with (null: none, or not such a route). */
+function tokenOf(parts: RequestParts, route: Pick<RestRoute, "projectFromToken"> | undefined): string | null {
+  return route?.projectFromToken ? parts.query.get("token") : null;
+}
+
+/** The request's context once its actor is known; sets `params.project_id` from the token (see `contextFor`). */
+function contextOf(
+  deps: DoorDeps,
+  parts: RequestParts,
+  route: Pick<RestRoute, "projectFromToken"> | undefined,
+  actor: Actor,
+  projectId: number | null,
+): ServiceContext {
+  const fromToken = route?.projectFromToken;
+  if (fromToken) {
+    parts.params["project_id"] = String(projectOfToken(fromToken, tokenOf(parts, route), projectId, actor));
+  }
+  return createServiceContext(deps.data, actor, deps.limits);
+}
+
+/**
+ * The request's service context. For a `projectFromToken` route, also sets `params.project_id`
+ * from the token (see rest/routes.ts). The project a path (or a known token) names comes with the
+ * key lookup (a malformed id names none).
+ * @throws AuthenticationError (401) without a valid key or with an unknown token; as `projectOfToken`.
+ */
+export async function contextFor(
+  deps: DoorDeps,
+  parts: RequestParts,
+  route?: Pick<RestRoute, "projectFromToken">,
+): Promise<ServiceContext> {
+  const credential = findCredential({
+    authorization: parts.headers.authorization,
+    body: parts.body,
+    query: parts.query,
+  });
+  const token = tokenOf(parts, route);
+  const projectId = route?.projectFromToken
+    ? token && credential
+      ? await deps.tokens.projectIdOf(token)
+      : null
+    : parseIntegerId(parts.params["project_id"] ?? "");
+  const actor = await authenticate(deps.data, credential, projectId);
+  return contextOf(deps, parts, route, actor, projectId);
+}
+
+/**
+ * `contextFor` from what the process holds, without a statement: undefined when the token or the
+ * key would have to be looked up (or the key's hourly use mark is due).
+ * @throws as `contextFor` where it would fail from the same held facts.
+ */
+export function knownContextFor(
+  deps: DoorDeps,
+  parts: RequestParts,
+  route: Pick<RestRoute, "projectFromToken">,
+): ServiceContext | undefined {
+  const credential = findCredential({
+    authorization: parts.headers.authorization,
+    body: parts.body,
+    query: parts.query,
+  });
+  const token = tokenOf(parts, route);
+  const projectId = route.projectFromToken
+    ? token && credential
+      ? deps.tokens.peek(token)
+      : null
+    : parseIntegerId(parts.params["project_id"] ?? "");
+  if (projectId === undefined) return undefined;
+  const actor = authenticateKnown(deps.data, credential, projectId);
+  return actor && contextOf(deps, parts, route, actor, projectId);
+}
