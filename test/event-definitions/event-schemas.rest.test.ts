@@ -3,8 +3,10 @@
  * on PGlite and PostgreSQL: PostHog's shapes, create with nested properties, PATCH/PUT replacing
  * the properties in one transaction, DELETE cascading to event schemas, the event-schema list
  * filtered by event definition; bad input with PostHog's messages, missing scopes, other projects'
- * ids, activity entries; and the shared reader `schemaPropertiesByEvent` the code generators use.
+ * ids, activity entries; the shared reader `schemaPropertiesByEvent` the code generators use, and
+ * the generated code carrying an event's schema (`event_definitions/typescript/`).
  */
+import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { schemaPropertiesByEvent } from "../../src/event-definitions/event-schemas.queries.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
@@ -394,5 +396,40 @@ describeEachBackend("event schemas over REST", (server) => {
     ]);
     // Another project's schemas are not read.
     expect((await schemaPropertiesByEvent(s.db, s.projectId)).has("checkout")).toBe(false);
+  });
+
+  it("generated code carries the event schemas: types united, optional unless every group requires, hash as declared", async () => {
+    const s = server();
+    const project = await s.createProject("codegen schemas");
+    const event = await createEventDefinition(s, project, "checkout done");
+    const base = (
+      await createGroup(
+        {
+          name: "Base",
+          properties: [
+            { name: "amount", property_type: "Numeric", is_required: true },
+            { name: "file_name", property_type: "String", is_required: true },
+          ],
+        },
+        project,
+      )
+    ).body;
+    const loose = (
+      await createGroup({ name: "Loose", properties: [{ name: "amount", property_type: "String" }] }, project)
+    ).body;
+    for (const group of [base.id, loose.id]) expect((await attach(event, group, project)).status).toBe(201);
+    const answer = await s.request("GET", `/api/projects/${project}/event_definitions/typescript/`);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.event_count).toBe(1);
+    expect(answer.body.content).toContain('"checkout done": {');
+    expect(answer.body.content).toContain('"amount"?: number | string');
+    expect(answer.body.content).toContain('"file_name": string');
+    // PostHog's base.py hashes every declaration, the duplicate `amount` included.
+    const json =
+      '{"language":"TypeScript","schemas":[["checkout done",[["amount","Numeric",true],["amount","String",false],' +
+      '["file_name","String",true]]]],"version":"1.1.0"}';
+    expect(answer.body.schema_hash).toBe(
+      createHash("sha256").update(json, "utf8").digest("hex").slice(0, 32),
+    );
   });
 });
