@@ -41,6 +41,9 @@ import { personRoutes } from "./persons/persons.rest.js";
 import "./persons/graphql/index.js";
 import { createPersonService } from "./persons/persons.service.js";
 import { projectRoutes } from "./projects/projects.rest.js";
+import { propertyDefinitionRoutes } from "./property-definitions/property-definitions.rest.js";
+import "./property-definitions/graphql/index.js";
+import { createPropertyDefinitionService } from "./property-definitions/property-definitions.service.js";
 import "./projects/projects.graphql.js";
 import { createProjectService } from "./projects/projects.service.js";
 import type { RestModule } from "./rest/routes.js";
@@ -68,6 +71,7 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
     ingestion: createIngestionService(deps),
     persons,
     projects: createProjectService(),
+    propertyDefinitions: createPropertyDefinitionService(deps),
     users: createUserService(),
   };
 }
@@ -83,6 +87,7 @@ export const REST_MODULES: readonly RestModule[] = [
   groupRoutes,
   eventDefinitionRoutes,
   eventSchemaRoutes,
+  propertyDefinitionRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */

@@ -132,6 +132,8 @@ export interface NewActivity {
   activity: string;
   name: string | null;
   changes: ActivityChange[] | null;
+  /** `detail.type`: what kind of object the entry names, where a scope has kinds (a property definition's `event`, `person`, ...). */
+  type?: string | null;
 }
 
 /**
@@ -143,7 +145,7 @@ export async function recordActivity(tx: Prisma.TransactionClient, entry: NewAct
   const detail: ActivityDetail = {
     changes: entry.changes,
     trigger: null,
-    type: null,
+    type: entry.type ?? null,
     name: entry.name,
     short_id: null,
   };

@@ -39,6 +39,7 @@ import { describeEachBackend, type TestResponse, type TestServer } from "../supp
 import {
   createEventDefinition,
   createEventSchema,
+  createPropertyDefinition,
   createSchemaPropertyGroup,
   createTenancy,
   type Tenancy,
@@ -155,6 +156,7 @@ describeEachBackend("REST auth matrix", (server) => {
         event_definitions: t.eventDefinition,
         schema_property_groups: t.schemaPropertyGroup,
         event_schemas: t.eventSchema,
+        property_definitions: t.propertyDefinition,
       },
     };
   });
@@ -198,6 +200,10 @@ describeEachBackend("REST auth matrix", (server) => {
       const group = await createSchemaPropertyGroup(s, t.project, freshKey());
       const created = await createEventSchema(s, t.project, t.eventDefinition, group);
       return { ...own, ids: { ...own.ids, event_schemas: created } };
+    }
+    if (collection === "property_definitions") {
+      const created = await createPropertyDefinition(s, t.project, freshKey());
+      return { ...own, ids: { ...own.ids, property_definitions: created } };
     }
     return own;
   };
@@ -350,6 +356,7 @@ describeEachBackend("REST auth matrix", (server) => {
             event_definitions: t.otherEventDefinition,
             schema_property_groups: t.otherSchemaPropertyGroup,
             event_schemas: t.otherEventSchema,
+            property_definitions: t.otherPropertyDefinition,
           },
         };
         // A route that answers its own project's object with 405 (flag DELETE: PostHog's
@@ -402,6 +409,8 @@ interface NodeIds {
   schemaPropertyGroup: string;
   /** An event schema's UUID. */
   eventSchema: string;
+  /** A property definition's UUID. */
+  propertyDefinition: string;
 }
 
 /**
@@ -422,6 +431,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   EventDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventDefinition}` },
   SchemaPropertyGroup: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.schemaPropertyGroup}` },
   EventSchema: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventSchema}` },
+  PropertyDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.propertyDefinition}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -449,6 +459,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       eventDefinition: t.eventDefinition,
       schemaPropertyGroup: t.schemaPropertyGroup,
       eventSchema: t.eventSchema,
+      propertyDefinition: t.propertyDefinition,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -465,6 +476,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       eventDefinition?: string;
       schemaPropertyGroup?: string;
       eventSchema?: string;
+      propertyDefinition?: string;
       foreignObjects?: boolean;
     } = {},
   ) => {
@@ -481,6 +493,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         schemaPropertyGroup:
           overrides.schemaPropertyGroup ?? (foreign ? t.otherSchemaPropertyGroup : t.schemaPropertyGroup),
         eventSchema: overrides.eventSchema ?? (foreign ? t.otherEventSchema : t.eventSchema),
+        propertyDefinition:
+          overrides.propertyDefinition ?? (foreign ? t.otherPropertyDefinition : t.propertyDefinition),
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -596,12 +610,19 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         // The fresh group is attached to the tenancy's event only, so adding it to the fresh event succeeds.
         const flag = (await createFlag(s, { key: freshKey() }, t.project)).id;
         const eventDefinition = await createEventDefinition(s, t.project, freshKey());
+        const propertyDefinition = await createPropertyDefinition(s, t.project, freshKey());
         const schemaPropertyGroup = await createSchemaPropertyGroup(s, t.project, freshKey());
         const eventSchema = await createEventSchema(s, t.project, t.eventDefinition, schemaPropertyGroup);
         const response = await execute(
           documentFor(
             target,
-            fixtures(target, { featureFlag: flag, eventDefinition, schemaPropertyGroup, eventSchema }),
+            fixtures(target, {
+              featureFlag: flag,
+              eventDefinition,
+              schemaPropertyGroup,
+              eventSchema,
+              propertyDefinition,
+            }),
           ),
           key,
         );

@@ -43,6 +43,7 @@ import { describeEachBackend, type TestResponse } from "../support/server.js";
 import {
   createEventDefinition,
   createEventSchema,
+  createPropertyDefinition,
   createSchemaPropertyGroup,
   createTenancy,
   type Tenancy,
@@ -89,6 +90,8 @@ interface Fixtures {
   /** A schema property group's UUID, attached to `eventDefinition` by `eventSchema` (its UUID). */
   schemaPropertyGroup: string;
   eventSchema: string;
+  /** A property definition's UUID. */
+  propertyDefinition: string;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -173,6 +176,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       eventDefinition: await createEventDefinition(server(), t.project, freshKey()),
       schemaPropertyGroup: await createSchemaPropertyGroup(server(), t.project, freshKey()),
       eventSchema: "",
+      propertyDefinition: await createPropertyDefinition(server(), t.project, freshKey()),
     };
     fixtures.eventSchema = await createEventSchema(
       server(),
@@ -329,6 +333,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         eventDefinition: fixtures.eventDefinition,
         schemaPropertyGroup: fixtures.schemaPropertyGroup,
         eventSchema: fixtures.eventSchema,
+        propertyDefinition: fixtures.propertyDefinition,
       },
       node: "",
       key: freshKey,

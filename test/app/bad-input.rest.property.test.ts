@@ -34,6 +34,7 @@ import { describeEachBackend, type TestResponse, type TestServer } from "../supp
 import {
   createEventDefinition,
   createEventSchema,
+  createPropertyDefinition,
   createSchemaPropertyGroup,
   createTenancy,
 } from "../support/tenancy.js";
@@ -132,6 +133,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         event_definitions: t.eventDefinition,
         schema_property_groups: t.schemaPropertyGroup,
         event_schemas: t.eventSchema,
+        property_definitions: t.propertyDefinition,
       },
     };
     vocabulary = [...keysIn(rich), "original_flag"];
@@ -146,6 +148,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
   beforeEach(async () => {
     const eventDefinition = await createEventDefinition(server(), own.project_id, freshKey());
     const group = await createSchemaPropertyGroup(server(), own.project_id, freshKey());
+    const propertyDefinition = await createPropertyDefinition(server(), own.project_id, freshKey());
     own = {
       ...own,
       ids: {
@@ -154,6 +157,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         event_definitions: eventDefinition,
         schema_property_groups: group,
         event_schemas: await createEventSchema(server(), own.project_id, eventDefinition, group),
+        property_definitions: propertyDefinition,
       },
     };
   });

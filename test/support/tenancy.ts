@@ -41,6 +41,9 @@ export interface Tenancy {
   /** An event schema (UUID) of each: `eventDefinition` with `schemaPropertyGroup`, and the other project's pair. */
   eventSchema: string;
   otherEventSchema: string;
+  /** A property definition (UUID) of the bootstrap project and one of `otherProject`. */
+  propertyDefinition: string;
+  otherPropertyDefinition: string;
   /** Another organization the user is a member of (with no projects). */
   secondOrganization: string;
   /** An organization the user is not a member of. */
@@ -90,6 +93,8 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
       otherEventDefinition,
       otherSchemaPropertyGroup,
     ),
+    propertyDefinition: await createPropertyDefinition(s, s.projectId, `${label} own property`),
+    otherPropertyDefinition: await createPropertyDefinition(s, otherProject, `${label} other property`),
     project: s.projectId,
     organization: s.organizationId,
     flag: (await createFlag(s, { key: `${label}-own` })).id,
@@ -140,4 +145,20 @@ export async function createEventSchema(
   });
   expect(created.status, created.text).toBe(201);
   return created.body.id;
+}
+
+/**
+ * Records an event property named `name` in `project`'s catalogue, as capture does (a fixture row:
+ * nothing creates property definitions through the API); returns its UUID.
+ */
+export async function createPropertyDefinition(
+  s: TestServer,
+  project: number,
+  name: string,
+): Promise<string> {
+  const created = await s.db.propertyDefinition.create({
+    data: { projectId: project, name, type: 1, propertyType: "String" },
+    select: { id: true },
+  });
+  return created.id;
 }

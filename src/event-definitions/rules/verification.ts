@@ -32,14 +32,17 @@ export const UNVERIFIED: VerificationState = {
 /**
  * The state after `change`, made by user `userId` at `now`, from `current` (`UNVERIFIED` for a
  * new definition).
- * @throws ValidationError `An event cannot be both hidden and verified` (no attr, as PostHog's
- *   `validate`) when the request sets both to true.
+ * Property definitions follow the same rules with their own message (`ee_property_definition.py`),
+ * passed as `conflict`.
+ * @throws ValidationError `conflict` (default `An event cannot be both hidden and verified`; no attr,
+ *   as PostHog's `validate`) when the request sets both to true.
  */
 export function nextVerification(
   current: VerificationState,
   change: VerificationChange,
   userId: number,
   now: Date,
+  conflict = "An event cannot be both hidden and verified",
 ): VerificationState {
   const kept = {
     verified: current.verified,
@@ -47,7 +50,7 @@ export function nextVerification(
     verifiedById: current.verifiedById,
   };
   if (change.hidden === true && change.verified === true) {
-    throw new ValidationError("An event cannot be both hidden and verified");
+    throw new ValidationError(conflict);
   }
   if (change.hidden === true) {
     return { verified: false, verifiedAt: null, verifiedById: null, hidden: true };

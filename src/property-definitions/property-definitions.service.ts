@@ -1,0 +1,238 @@
+/**
+ * The property-definition service: every property-definition operation of both front doors (issue 9
+ * part 2). It checks scopes and project access, validates input by PostHog's rules, writes the
+ * change, the tag links and the activity entry in one transaction, and returns records. It knows
+ * nothing of HTTP or GraphQL.
+ * Source of the rules: `posthog/api/property_definition.py` PropertyDefinitionViewSet (list filters,
+ * `seen_together`, `destroy`), `products/enterprise/backend/api/ee_property_definition.py`
+ * EnterprisePropertyDefinitionSerializer (this service always has PostHog's enterprise field set).
+ *
+ * Capture (src/ingestion) fills the table: names, kinds and inferred types; nothing creates a
+ * definition here. A deleted definition comes back when capture next records its name (within the
+ * hour capture's catalogue cache spans), with a newly inferred type and none of the API's fields.
+ *
+ * Not served (PostHog has them): the `$virt_*` virtual person and group properties PostHog appends
+ * to the last page, and its search aliases (`PROPERTY_NAME_ALIASES`, "latest" matching non-initial
+ * person properties): a search here matches names only.
+ */
+import { changesBetween, recordActivity } from "../core/activity-log.js";
+import { authorizeProject } from "../core/auth/access.js";
+import type { ServiceContext } from "../core/context.js";
+import { NotFoundError } from "../core/errors.js";
+import type { OffsetPage } from "../core/paging.js";
+import type { ServiceDeps } from "../core/services.js";
+import { ensureTags, normalizeTags } from "../core/tags.js";
+import { isUuid, parseInput } from "../core/validation.js";
+import { nextVerification } from "../event-definitions/rules/verification.js";
+import type { Prisma } from "../generated/prisma/client.js";
+import {
+  type PropertyDefinitionRecord,
+  selectEventsWithProperty,
+  selectPropertyDefinitionPage,
+  selectPropertyDefinitions,
+} from "./property-definitions.queries.js";
+import {
+  kindOf,
+  type PropertyDefinitionUpdate,
+  propertyDefinitionListFiltersSchema,
+  seenTogetherQuerySchema,
+  updatePropertyDefinitionSchema,
+} from "./property-definitions.schemas.js";
+import { isNumericalType } from "./rules/property-type.js";
+
+/** PostHog's message when a request both hides and verifies a property (`validate`). */
+const HIDDEN_AND_VERIFIED = "A property cannot be both hidden and verified";
+
+/**
+ * The fields the activity log compares, under PostHog's names: the writable fields and what the
+ * rules set with them (PostHog diffs the validated data, which holds them).
+ */
+function snapshot(definition: PropertyDefinitionRecord): Record<string, unknown> {
+  return {
+    description: definition.description,
+    tags: definition.tags,
+    property_type: definition.propertyType,
+    is_numerical: definition.isNumerical,
+    verified: definition.verified,
+    verified_by: definition.verifiedById,
+    verified_at: definition.verifiedAt?.toISOString() ?? null,
+    hidden: definition.hidden,
+  };
+}
+
+/** Creates the property-definition service. */
+export function createPropertyDefinitionService(deps: ServiceDeps) {
+  /** The definition `id` of the project. @throws NotFoundError when `id` is not a UUID or names none. */
+  async function read(
+    db: Prisma.TransactionClient | ServiceContext["db"],
+    projectId: number,
+    id: string,
+  ): Promise<PropertyDefinitionRecord> {
+    const [definition] = isUuid(id) ? await selectPropertyDefinitions(db, projectId, [id]) : [];
+    if (!definition) throw new NotFoundError();
+    return definition;
+  }
+
+  /** Replaces a definition's tag links with `names` (creating missing project tags), inside `tx`. */
+  async function setTags(
+    tx: Prisma.TransactionClient,
+    projectId: number,
+    propertyDefinitionId: string,
+    names: string[],
+  ) {
+    const links = (await ensureTags(tx, projectId, names)).map((tagId) => ({
+      projectId,
+      propertyDefinitionId,
+      tagId,
+    }));
+    await tx.propertyDefinitionTag.deleteMany({ where: { propertyDefinitionId } });
+    if (links.length > 0) await tx.propertyDefinitionTag.createMany({ data: links });
+  }
+
+  return {
+    /**
+     * One page of the project's definitions of one kind with the total count; `query` holds the
+     * list filters under PostHog's names (`propertyDefinitionListFiltersSchema`). Bounded cost: one
+     * statement for the page (two when it is past the end). Scope `property_definition:read`.
+     * @throws ValidationError for a bad filter (see the schema); NotFoundError, PermissionDeniedError.
+     */
+    async list(
+      ctx: ServiceContext,
+      projectId: number,
+      query: Record<string, unknown>,
+      page: OffsetPage,
+    ): Promise<{ count: number; results: PropertyDefinitionRecord[] }> {
+      const project = await authorizeProject(ctx, projectId, "property_definition:read");
+      const filters = parseInput(propertyDefinitionListFiltersSchema, query, ctx.limits);
+      return selectPropertyDefinitionPage(ctx.db, project.id, filters, page);
+    },
+
+    /**
+     * One definition of the project by UUID. Scope `property_definition:read`.
+     * @throws NotFoundError for a non-UUID id or one of no definition of this project.
+     */
+    async get(ctx: ServiceContext, projectId: number, id: string): Promise<PropertyDefinitionRecord> {
+      await authorizeProject(ctx, projectId, "property_definition:read");
+      return read(ctx.db, projectId, id);
+    },
+
+    /** Definitions of the project by UUID, in the order asked, null where none (node loads). Scope `property_definition:read`. */
+    async getMany(
+      ctx: ServiceContext,
+      projectId: number,
+      ids: readonly string[],
+    ): Promise<(PropertyDefinitionRecord | null)[]> {
+      await authorizeProject(ctx, projectId, "property_definition:read");
+      const found = await selectPropertyDefinitions(ctx.db, projectId, ids.filter(isUuid));
+      const byId = new Map(found.map((definition) => [definition.id, definition]));
+      return ids.map((id) => byId.get(id.toLowerCase()) ?? null);
+    },
+
+    /**
+     * `seen_together`: for each of `event_names`, whether `property_name` was seen on it in the
+     * project. Scope `property_definition:read`.
+     * @throws ValidationError `This field is required.` (attr `event_names` or `property_name`).
+     */
+    async seenTogether(
+      ctx: ServiceContext,
+      projectId: number,
+      query: Record<string, unknown>,
+    ): Promise<Record<string, boolean>> {
+      const project = await authorizeProject(ctx, projectId, "property_definition:read");
+      const input = parseInput(seenTogetherQuerySchema, query, ctx.limits);
+      const seen = await selectEventsWithProperty(ctx.db, project.id, input.event_names, input.property_name);
+      return Object.fromEntries(input.event_names.map((event) => [event, seen.has(event)]));
+    },
+
+    /**
+     * Changes a definition (PATCH; PUT alike): absent fields keep their value; `name` and
+     * `is_numerical` are read-only, but a `property_type` sets `is_numerical` (true for `Numeric`
+     * only); hiding unverifies, verifying unhides and stamps who and when (re-verifying keeps the
+     * first stamp); `updated_at`/`updated_by` stamped. Writes activity `changed` with the field
+     * changes and the kind (`event`, `person`, ...). Scope `property_definition:write`.
+     * @throws NotFoundError; ValidationError `A property cannot be both hidden and verified`,
+     *   `"X" is not a valid choice.` (attr `property_type`), field errors.
+     */
+    async update(
+      ctx: ServiceContext,
+      projectId: number,
+      id: string,
+      body: unknown,
+    ): Promise<PropertyDefinitionRecord> {
+      const project = await authorizeProject(ctx, projectId, "property_definition:write");
+      const input: PropertyDefinitionUpdate = parseInput(updatePropertyDefinitionSchema, body, ctx.limits);
+      const current = await read(ctx.db, project.id, id);
+      const userId = ctx.actor.user.id;
+      const now = deps.now();
+      const verification = nextVerification(current, input, userId, now, HIDDEN_AND_VERIFIED);
+      return ctx.db.$transaction(async (tx) => {
+        await tx.propertyDefinition.update({
+          where: { id: current.id },
+          data: {
+            description: input.description,
+            ...(input.property_type === undefined
+              ? {}
+              : { propertyType: input.property_type, isNumerical: isNumericalType(input.property_type) }),
+            ...verification,
+            updatedAt: now,
+            updatedById: userId,
+          },
+        });
+        if (input.tags !== undefined) await setTags(tx, project.id, current.id, normalizeTags(input.tags));
+        const updated = await read(tx, project.id, current.id);
+        await recordActivity(tx, {
+          projectId: project.id,
+          userId,
+          scope: "PropertyDefinition",
+          itemId: current.id,
+          activity: "changed",
+          name: current.name,
+          type: kindOf(current.type),
+          changes: changesBetween("PropertyDefinition", snapshot(current), snapshot(updated)),
+        });
+        return updated;
+      });
+    },
+
+    /**
+     * Deletes a definition for good (its tag links with it; which events it was seen on stays) and
+     * writes activity `deleted`; returns the definition as it was. Scope `property_definition:write`.
+     * @throws NotFoundError.
+     */
+    async destroy(ctx: ServiceContext, projectId: number, id: string): Promise<PropertyDefinitionRecord> {
+      const project = await authorizeProject(ctx, projectId, "property_definition:write");
+      const current = await read(ctx.db, project.id, id);
+      await ctx.db.$transaction(async (tx) => {
+        await tx.propertyDefinition.delete({ where: { id: current.id } });
+        await recordActivity(tx, {
+          projectId: project.id,
+          userId: ctx.actor.user.id,
+          scope: "PropertyDefinition",
+          itemId: current.id,
+          activity: "deleted",
+          name: current.name,
+          type: kindOf(current.type),
+          changes: null,
+        });
+      });
+      return current;
+    },
+  };
+}
+
+/** The property-definition service's operations. */
+export type PropertyDefinitionService = ReturnType<typeof createPropertyDefinitionService>;
+
+declare module "../core/services.js" {
+  interface Services {
+    /** See `createPropertyDefinitionService`. */
+    propertyDefinitions: PropertyDefinitionService;
+  }
+}
+
+declare module "../core/activity-log.js" {
+  interface ActivityScopes {
+    /** Property definitions' entries (`log_activity(scope="PropertyDefinition")` in PostHog). */
+    PropertyDefinition: true;
+  }
+}
