@@ -17,6 +17,9 @@ import "./event-definitions/graphql/index.js";
 import type { BackgroundTaskModule } from "./core/background-tasks.js";
 import type { ServiceDeps, Services } from "./core/services.js";
 import { createEventDefinitionService } from "./event-definitions/event-definitions.service.js";
+import { schemaPropertiesByEvent } from "./event-definitions/event-schemas.queries.js";
+import { eventSchemaRoutes } from "./event-definitions/event-schemas.rest.js";
+import { createEventSchemaService } from "./event-definitions/event-schemas.service.js";
 import { featureFlagRoutes } from "./feature-flags/feature-flags.rest.js";
 import "./feature-flags/graphql/index.js";
 import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
@@ -59,10 +62,8 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
   return {
     activityLog: createActivityLogService(),
     cohorts,
-    eventDefinitions: createEventDefinitionService(deps, {
-      // replaced by schemaPropertiesByEvent at merge with branch schemas
-      schemaPropertiesByEvent: async () => new Map(),
-    }),
+    eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
+    eventSchemas: createEventSchemaService(deps),
     featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups, evaluation: flagEvaluation }),
     flagDefinitions,
     flagEvaluation,
@@ -85,6 +86,7 @@ export const REST_MODULES: readonly RestModule[] = [
   personRoutes,
   groupRoutes,
   eventDefinitionRoutes,
+  eventSchemaRoutes,
   propertyDefinitionRoutes,
 ];
 

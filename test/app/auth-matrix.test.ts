@@ -38,7 +38,9 @@ import { SDK_ROUTES } from "../support/sdk-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
 import {
   createEventDefinition,
+  createEventSchema,
   createPropertyDefinition,
+  createSchemaPropertyGroup,
   createTenancy,
   type Tenancy,
 } from "../support/tenancy.js";
@@ -152,6 +154,8 @@ describeEachBackend("REST auth matrix", (server) => {
         cohorts: t.cohort,
         persons: t.person.id,
         event_definitions: t.eventDefinition,
+        schema_property_groups: t.schemaPropertyGroup,
+        event_schemas: t.eventSchema,
         property_definitions: t.propertyDefinition,
       },
     };
@@ -187,6 +191,15 @@ describeEachBackend("REST auth matrix", (server) => {
     if (collection === "event_definitions") {
       const created = await createEventDefinition(s, t.project, freshKey());
       return { ...own, ids: { ...own.ids, event_definitions: created } };
+    }
+    if (collection === "schema_property_groups") {
+      const created = await createSchemaPropertyGroup(s, t.project, freshKey());
+      return { ...own, ids: { ...own.ids, schema_property_groups: created } };
+    }
+    if (collection === "event_schemas") {
+      const group = await createSchemaPropertyGroup(s, t.project, freshKey());
+      const created = await createEventSchema(s, t.project, t.eventDefinition, group);
+      return { ...own, ids: { ...own.ids, event_schemas: created } };
     }
     if (collection === "property_definitions") {
       const created = await createPropertyDefinition(s, t.project, freshKey());
@@ -341,6 +354,8 @@ describeEachBackend("REST auth matrix", (server) => {
             cohorts: t.otherCohort,
             persons: t.otherPerson.id,
             event_definitions: t.otherEventDefinition,
+            schema_property_groups: t.otherSchemaPropertyGroup,
+            event_schemas: t.otherEventSchema,
             property_definitions: t.otherPropertyDefinition,
           },
         };
@@ -390,6 +405,10 @@ interface NodeIds {
   user: number;
   /** An event definition's UUID. */
   eventDefinition: string;
+  /** A schema property group's UUID. */
+  schemaPropertyGroup: string;
+  /** An event schema's UUID. */
+  eventSchema: string;
   /** A property definition's UUID. */
   propertyDefinition: string;
 }
@@ -410,6 +429,8 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   GroupType: { projectOwned: true, localId: (ids) => `${ids.project}:0` },
   Group: { projectOwned: true, localId: (ids) => `${ids.project}:0:x` },
   EventDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventDefinition}` },
+  SchemaPropertyGroup: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.schemaPropertyGroup}` },
+  EventSchema: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventSchema}` },
   PropertyDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.propertyDefinition}` },
 };
 
@@ -436,6 +457,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       organization: t.organization,
       user: server().userId,
       eventDefinition: t.eventDefinition,
+      schemaPropertyGroup: t.schemaPropertyGroup,
+      eventSchema: t.eventSchema,
       propertyDefinition: t.propertyDefinition,
     };
     return encodeGlobalID(type, fixture.localId(ids));
@@ -451,6 +474,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       project?: number;
       featureFlag?: number;
       eventDefinition?: string;
+      schemaPropertyGroup?: string;
+      eventSchema?: string;
       propertyDefinition?: string;
       foreignObjects?: boolean;
     } = {},
@@ -465,6 +490,9 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         staticCohort: foreign ? t.otherStaticCohort : t.staticCohort,
         person: foreign ? t.otherPerson.id : t.person.id,
         eventDefinition: overrides.eventDefinition ?? (foreign ? t.otherEventDefinition : t.eventDefinition),
+        schemaPropertyGroup:
+          overrides.schemaPropertyGroup ?? (foreign ? t.otherSchemaPropertyGroup : t.schemaPropertyGroup),
+        eventSchema: overrides.eventSchema ?? (foreign ? t.otherEventSchema : t.eventSchema),
         propertyDefinition:
           overrides.propertyDefinition ?? (foreign ? t.otherPropertyDefinition : t.propertyDefinition),
       },
@@ -540,7 +568,16 @@ describeEachBackend("GraphQL auth matrix", (server) => {
     const scopes = target.scopes ?? [];
     const ancestorScopes = target.path.slice(0, -1).flatMap((f) => declaredScopes(f) ?? []);
     const pathScopes = [...ancestorScopes, ...scopes];
-    const kinds = ["project", "featureFlag", "cohort", "staticCohort", "person"];
+    const kinds = [
+      "project",
+      "featureFlag",
+      "cohort",
+      "staticCohort",
+      "person",
+      "eventDefinition",
+      "schemaPropertyGroup",
+      "eventSchema",
+    ];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
       : target.path.length === 1 && takesArgument(target.path, "project", kinds);
@@ -569,12 +606,24 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       it("serves a key with just the declared scopes", async () => {
         const s = server();
         const key = await s.createKey(pathScopes.length ? [...new Set(pathScopes)] : [unrelatedScope([])]);
-        // Fresh objects: a success may change or (event definitions) delete them.
+        // Fresh objects: a success may change or (event definitions, groups, event schemas) delete them.
+        // The fresh group is attached to the tenancy's event only, so adding it to the fresh event succeeds.
         const flag = (await createFlag(s, { key: freshKey() }, t.project)).id;
         const eventDefinition = await createEventDefinition(s, t.project, freshKey());
         const propertyDefinition = await createPropertyDefinition(s, t.project, freshKey());
+        const schemaPropertyGroup = await createSchemaPropertyGroup(s, t.project, freshKey());
+        const eventSchema = await createEventSchema(s, t.project, t.eventDefinition, schemaPropertyGroup);
         const response = await execute(
-          documentFor(target, fixtures(target, { featureFlag: flag, eventDefinition, propertyDefinition })),
+          documentFor(
+            target,
+            fixtures(target, {
+              featureFlag: flag,
+              eventDefinition,
+              schemaPropertyGroup,
+              eventSchema,
+              propertyDefinition,
+            }),
+          ),
           key,
         );
         const label = `${target.name} with ${pathScopes.join(", ") || "any scope"}: ${response.text}`;

@@ -42,7 +42,9 @@ import { itWhere } from "../support/it-where.js";
 import { describeEachBackend, type TestResponse } from "../support/server.js";
 import {
   createEventDefinition,
+  createEventSchema,
   createPropertyDefinition,
+  createSchemaPropertyGroup,
   createTenancy,
   type Tenancy,
 } from "../support/tenancy.js";
@@ -50,7 +52,15 @@ import {
 const { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType } = graphqlOfApp;
 
 /** The kinds of object an `id` argument can name (see `argumentKind`). */
-const OBJECT_KINDS = ["featureFlag", "cohort", "staticCohort", "person"];
+const OBJECT_KINDS = [
+  "featureFlag",
+  "cohort",
+  "staticCohort",
+  "person",
+  "eventDefinition",
+  "schemaPropertyGroup",
+  "eventSchema",
+];
 
 /** Every field with arguments once (node reads are one target per Node type: keep the first). */
 const TARGETS: FieldTarget[] = fieldTargets().filter(
@@ -77,6 +87,9 @@ interface Fixtures {
   person: number;
   /** An event definition's UUID. */
   eventDefinition: string;
+  /** A schema property group's UUID, attached to `eventDefinition` by `eventSchema` (its UUID). */
+  schemaPropertyGroup: string;
+  eventSchema: string;
   /** A property definition's UUID. */
   propertyDefinition: string;
 }
@@ -89,6 +102,33 @@ function leafPaths(type: GraphQLInputType, scalar: "String" | "JSON", depth = 0)
   return Object.values(named.getFields()).flatMap((field: GraphQLInputField) =>
     leafPaths(field.type, scalar, depth + 1).map((path) => [field.name, ...path]),
   );
+}
+
+/**
+ * `value` (of input type `type`) as a variable carries it: enum values by their GraphQL names.
+ * `fill` gives an enum its internal value (what `astFromValue` prints as a name in a document, e.g.
+ * `String` for `STRING`); as a variable that value is no name of the enum.
+ */
+function asVariable(value: unknown, type: GraphQLInputType): unknown {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (value === null || value === undefined) return value;
+  if (isListType(inner)) {
+    return Array.isArray(value)
+      ? value.map((item) => asVariable(item, inner.ofType))
+      : asVariable(value, inner.ofType);
+  }
+  if (isInputObjectType(inner) && typeof value === "object" && !Array.isArray(value)) {
+    const fields = inner.getFields();
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        fields[key] ? asVariable(item, fields[key].type) : item,
+      ]),
+    );
+  }
+  if (isEnumType(inner))
+    return inner.getValues().find((enumValue) => enumValue.value === value)?.name ?? value;
+  return value;
 }
 
 /**
@@ -134,8 +174,16 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       staticCohort: t.staticCohort,
       person: t.person.id,
       eventDefinition: await createEventDefinition(server(), t.project, freshKey()),
+      schemaPropertyGroup: await createSchemaPropertyGroup(server(), t.project, freshKey()),
+      eventSchema: "",
       propertyDefinition: await createPropertyDefinition(server(), t.project, freshKey()),
     };
+    fixtures.eventSchema = await createEventSchema(
+      server(),
+      t.project,
+      fixtures.eventDefinition,
+      fixtures.schemaPropertyGroup,
+    );
   });
 
   /** A scalar or enum value of `type`'s named type, well-typed but hostile. */
@@ -182,6 +230,10 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       if (kind === "cohort") return fc.constant(fixtures.cohort);
       if (kind === "staticCohort") return fc.constant(fixtures.staticCohort);
       if (kind === "person") return fc.constant(String(fixtures.person));
+      // Event definitions, groups and event schemas: by `id`, or as the `<kind>Id` an input refers to.
+      for (const uuidKind of ["eventDefinition", "schemaPropertyGroup", "eventSchema"] as const) {
+        if (kind === uuidKind || name === `${uuidKind}Id`) return fc.constant(fixtures[uuidKind]);
+      }
       if (kind === "node") {
         const own = encodeGlobalID("FeatureFlag", `${fixtures.project}:${fixtures.flag}`);
         const id = fc.oneof(fc.constant(own), leafValue("ID"));
@@ -279,6 +331,8 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         staticCohort: fixtures.staticCohort,
         person: fixtures.person,
         eventDefinition: fixtures.eventDefinition,
+        schemaPropertyGroup: fixtures.schemaPropertyGroup,
+        eventSchema: fixtures.eventSchema,
         propertyDefinition: fixtures.propertyDefinition,
       },
       node: "",
@@ -293,7 +347,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
     itWhere(strings.length > 0)(`${field.name}: a NUL in any string input is a ValidationError`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...strings), stringWithNul, async (path, text) => {
-          const value = setAt(base(), path, text, input.type, argumentFixtures());
+          const value = asVariable(setAt(base(), path, text, input.type, argumentFixtures()), input.type);
           const { root } = await check(target, { [`v0_${input.name}`]: value });
           expect(root, `NUL at ${path.join(".")}`).toMatchObject({
             __typename: "ValidationError",
@@ -308,7 +362,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
     itWhere(jsons.length > 0)(`${field.name}: JSON nested thousands deep is a ValidationError`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...jsons), deeplyNestedJson, async (path, deep) => {
-          const value = setAt(base(), path, deep, input.type, argumentFixtures());
+          const value = asVariable(setAt(base(), path, deep, input.type, argumentFixtures()), input.type);
           const { root } = await check(target, { [`v0_${input.name}`]: value });
           expect(root, `deep JSON at ${path.join(".")}`).toMatchObject({ __typename: "ValidationError" });
         }),

@@ -31,7 +31,13 @@ import { dumpRows } from "../support/db-dump.js";
 import { createFlag } from "../support/flags.js";
 import { fillPath, hasBody, type PathValues, ROUTES } from "../support/rest-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
-import { createEventDefinition, createPropertyDefinition, createTenancy } from "../support/tenancy.js";
+import {
+  createEventDefinition,
+  createEventSchema,
+  createPropertyDefinition,
+  createSchemaPropertyGroup,
+  createTenancy,
+} from "../support/tenancy.js";
 
 const BODY_LIMIT_BYTES = loadConfig({}).limits.bodyLimitBytes;
 const WRITE_ROUTES = ROUTES.filter((route) => route.method !== "GET");
@@ -125,6 +131,8 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         cohorts: t.cohort,
         persons: t.person.id,
         event_definitions: t.eventDefinition,
+        schema_property_groups: t.schemaPropertyGroup,
+        event_schemas: t.eventSchema,
         property_definitions: t.propertyDefinition,
       },
     };
@@ -139,6 +147,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
   // Each property works on a flag of its own: what one property manages to store cannot break the next.
   beforeEach(async () => {
     const eventDefinition = await createEventDefinition(server(), own.project_id, freshKey());
+    const group = await createSchemaPropertyGroup(server(), own.project_id, freshKey());
     const propertyDefinition = await createPropertyDefinition(server(), own.project_id, freshKey());
     own = {
       ...own,
@@ -146,6 +155,8 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         ...own.ids,
         feature_flags: (await createRichFlag(own.project_id)).id,
         event_definitions: eventDefinition,
+        schema_property_groups: group,
+        event_schemas: await createEventSchema(server(), own.project_id, eventDefinition, group),
         property_definitions: propertyDefinition,
       },
     };

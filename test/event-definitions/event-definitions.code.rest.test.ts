@@ -6,8 +6,9 @@
  * here from §6.4's recipe, stable across calls, moving with the events, different per language;
  * nothing written; the scope, another project's events, a key limited to another project, and a
  * language we do not generate (taken for an `:id`: 404). The event schemas' properties reach the
- * generators through a reader the schemas branch provides; until then every event is schema-less
- * here, and the generators' handling of properties is tested in codegen/.
+ * generators through `schemaPropertiesByEvent` (event-schemas.queries.ts); every event here is
+ * schema-less, event-schemas.rest.test.ts checks code carrying a schema, and the generators'
+ * handling of properties is tested in codegen/.
  */
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";

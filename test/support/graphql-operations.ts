@@ -158,7 +158,7 @@ const PLAIN_VALUES: Record<string, unknown> = { String: "x", Int: 0, Float: 0, B
 
 /**
  * The value of one argument or input field from `fixtures`, or undefined to leave it out: ids of
- * the objects they name, a fresh required `key`, required input objects filled the same way, other
+ * the objects they name (`<kind>Id` names an object of that kind too), a fresh required `key`, required input objects filled the same way, other
  * required scalars and enums a plain valid value; an `ID` naming no known kind of object has none.
  * `context` is the field or input type it belongs to (it tells which object an `id` names).
  * @throws Error for a required argument no fixture fills: add one, so the matrix covers the new field.
@@ -170,7 +170,14 @@ export function fill(
 ): unknown {
   const required = isNonNullType(input.type);
   const named = getNamedType(input.type);
-  const kind = argumentKind(context, input.name, Object.keys(fixtures.objects));
+  const kinds = Object.keys(fixtures.objects);
+  // An `ID` field naming an object it refers to (`eventDefinitionId` of `AddEventSchemaInput`), not
+  // the one it acts on; a value given by name (`values`) wins.
+  const referenced = kinds.find((k) => k !== "project" && input.name === `${k}Id`);
+  if (referenced !== undefined && named.name === "ID" && fixtures.values?.[input.name] === undefined) {
+    return String(fixtures.objects[referenced]);
+  }
+  const kind = argumentKind(context, input.name, kinds);
   if (kind === "node")
     return isListType(isNonNullType(input.type) ? input.type.ofType : input.type)
       ? [fixtures.node]

@@ -1,7 +1,7 @@
 /**
  * The tenants an authorization test needs around a test server's bootstrap project: a flag, a
  * person with group type 0 and its group `x`, a dynamic cohort and a static cohort holding the
- * person, another project of the same organization with its own flag, person, group and cohorts, a second organization the user is also a member of,
+ * person, an event definition with a schema property group attached, another project of the same organization with its own flag, person, group and cohorts, a second organization the user is also a member of,
  * and an organization (with a project) the user is not a member of. Flags and cohorts are created
  * through the REST door with the all-scopes key, as a client would; the person is a fixture row.
  */
@@ -35,6 +35,12 @@ export interface Tenancy {
   /** An event definition (UUID) of the bootstrap project and one of `otherProject`. */
   eventDefinition: string;
   otherEventDefinition: string;
+  /** A schema property group (UUID) of the bootstrap project and one of `otherProject`. */
+  schemaPropertyGroup: string;
+  otherSchemaPropertyGroup: string;
+  /** An event schema (UUID) of each: `eventDefinition` with `schemaPropertyGroup`, and the other project's pair. */
+  eventSchema: string;
+  otherEventSchema: string;
   /** A property definition (UUID) of the bootstrap project and one of `otherProject`. */
   propertyDefinition: string;
   otherPropertyDefinition: string;
@@ -61,6 +67,10 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     await insertGroups(s.db, project, [{ groupTypeIndex: 0, groupKey: "x" }]);
   }
   const cohort = (project: number, body: Record<string, unknown>) => createCohort(s, project, body);
+  const eventDefinition = await createEventDefinition(s, s.projectId, `${label} own event`);
+  const otherEventDefinition = await createEventDefinition(s, otherProject, `${label} other event`);
+  const schemaPropertyGroup = await createSchemaPropertyGroup(s, s.projectId, `${label} own group`);
+  const otherSchemaPropertyGroup = await createSchemaPropertyGroup(s, otherProject, `${label} other group`);
   return {
     cohort: await cohort(s.projectId, { name: `${label} dynamic` }),
     staticCohort: await cohort(s.projectId, {
@@ -72,8 +82,17 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     otherPerson: { id: Number(otherPerson.id), uuid: otherPerson.uuid },
     otherCohort: await cohort(otherProject, { name: `${label} other dynamic` }),
     otherStaticCohort: await cohort(otherProject, { name: `${label} other static`, is_static: true }),
-    eventDefinition: await createEventDefinition(s, s.projectId, `${label} own event`),
-    otherEventDefinition: await createEventDefinition(s, otherProject, `${label} other event`),
+    eventDefinition,
+    otherEventDefinition,
+    schemaPropertyGroup,
+    otherSchemaPropertyGroup,
+    eventSchema: await createEventSchema(s, s.projectId, eventDefinition, schemaPropertyGroup),
+    otherEventSchema: await createEventSchema(
+      s,
+      otherProject,
+      otherEventDefinition,
+      otherSchemaPropertyGroup,
+    ),
     propertyDefinition: await createPropertyDefinition(s, s.projectId, `${label} own property`),
     otherPropertyDefinition: await createPropertyDefinition(s, otherProject, `${label} other property`),
     project: s.projectId,
@@ -97,6 +116,33 @@ async function createCohort(s: TestServer, project: number, body: Record<string,
 /** Creates an event definition named `name` through REST with the all-scopes key; returns its UUID. */
 export async function createEventDefinition(s: TestServer, project: number, name: string): Promise<string> {
   const created = await s.request("POST", `/api/projects/${project}/event_definitions/`, { body: { name } });
+  expect(created.status, created.text).toBe(201);
+  return created.body.id;
+}
+
+/** Creates a schema property group named `name` (one `String` property) through REST; returns its UUID. */
+export async function createSchemaPropertyGroup(
+  s: TestServer,
+  project: number,
+  name: string,
+): Promise<string> {
+  const created = await s.request("POST", `/api/projects/${project}/schema_property_groups/`, {
+    body: { name, properties: [{ name: "plan", property_type: "String" }] },
+  });
+  expect(created.status, created.text).toBe(201);
+  return created.body.id;
+}
+
+/** Attaches group `group` to event definition `event` through REST; returns the event schema's UUID. */
+export async function createEventSchema(
+  s: TestServer,
+  project: number,
+  event: string,
+  group: string,
+): Promise<string> {
+  const created = await s.request("POST", `/api/projects/${project}/event_schemas/`, {
+    body: { event_definition: event, property_group_id: group },
+  });
   expect(created.status, created.text).toBe(201);
   return created.body.id;
 }
