@@ -7,19 +7,14 @@
  * builds the same list: definition names and, per definition, its schema property groups' properties).
  */
 
-/** A property's declared type: PostHog's `PropertyType` of schema property group properties. */
-export type SchemaPropertyType = "String" | "Numeric" | "Boolean" | "DateTime" | "Array" | "Object";
-
 /**
- * One property an event's schemas declare (PostHog's `SchemaPropertyGroupProperty`: `name`,
- * `property_type`, `is_required`). The branch building event schemas exports the same shape from
- * `event-schemas.queries.ts`; the two are one type once merged.
+ * A property's declared type, and one property an event's schemas declare (PostHog's
+ * `SchemaPropertyGroupProperty`: `name`, `property_type`, `is_required`), as the event schemas'
+ * reader gives them (event-schemas.queries.ts `schemaPropertiesByEvent`).
  */
-export interface SchemaProperty {
-  name: string;
-  propertyType: SchemaPropertyType;
-  isRequired: boolean;
-}
+import type { SchemaProperty, PropertyType as SchemaPropertyType } from "../event-schemas.queries.js";
+
+export type { SchemaProperty, SchemaPropertyType };
 
 /** One event to generate code for: its name and its schema's properties, null (or empty) for no schema. */
 export interface CodegenEvent {
