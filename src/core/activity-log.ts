@@ -7,7 +7,7 @@ import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import { authorizeProject } from "./auth/access.js";
 import type { ServiceContext } from "./context.js";
 import { ValidationError } from "./errors.js";
-import { isUuid } from "./validation.js";
+import { inUuidOrder, isUuid } from "./validation.js";
 
 /** Default entries per activity page (posthog-behavior.md §2.9). */
 export const DEFAULT_ACTIVITY_PAGE_SIZE = 10;
@@ -237,8 +237,7 @@ export function createActivityLogService() {
             include: ENTRY_INCLUDE,
           })
         : [];
-      const byId = new Map(rows.map((row) => [row.id, toEntry(row)]));
-      return ids.map((id) => byId.get(id.toLowerCase()) ?? null);
+      return inUuidOrder(ids, rows.map(toEntry));
     },
   };
 }

@@ -194,3 +194,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
+
+/**
+ * `found` (records with a UUID `id`, as PostgreSQL prints it: lower case) in the order of `ids`,
+ * null where none has the id: what a batch load by UUID answers (GraphQL's `nodes`, dataloaders).
+ * An id in any case finds its record.
+ */
+export function inUuidOrder<T extends { id: string }>(
+  ids: readonly string[],
+  found: readonly T[],
+): (T | null)[] {
+  const byId = new Map(found.map((record) => [record.id, record]));
+  return ids.map((id) => byId.get(id.toLowerCase()) ?? null);
+}

@@ -18,7 +18,7 @@ import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
-import { isUuid, parseInput } from "../core/validation.js";
+import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { type GeneratedCode, generateCode } from "./codegen/index.js";
 import { type CodeLanguage, compareCodePoints, type SchemaProperty } from "./codegen/model.js";
@@ -175,8 +175,7 @@ export function createEventDefinitionService(deps: ServiceDeps, readers: EventDe
     ): Promise<(EventDefinitionRecord | null)[]> {
       await authorizeProject(ctx, projectId, "event_definition:read");
       const found = await selectEventDefinitions(ctx.db, projectId, ids.filter(isUuid));
-      const byId = new Map(found.map((definition) => [definition.id, definition]));
-      return ids.map((id) => byId.get(id.toLowerCase()) ?? null);
+      return inUuidOrder(ids, found);
     },
 
     /**

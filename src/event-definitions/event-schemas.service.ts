@@ -18,7 +18,7 @@ import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
-import { isUuid, parseInput } from "../core/validation.js";
+import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import {
   type EventSchemaRecord,
@@ -210,10 +210,7 @@ export function createEventSchemaService(deps: ServiceDeps) {
     ): Promise<(SchemaPropertyGroupRecord | null)[]> {
       await authorizeProject(ctx, projectId, "event_definition:read");
       const wanted = ids.filter(isUuid).map((id) => id.toLowerCase());
-      const byId = new Map(
-        (await selectSchemaPropertyGroups(ctx.db, projectId, wanted)).map((g) => [g.id, g]),
-      );
-      return ids.map((id) => byId.get(id.toLowerCase()) ?? null);
+      return inUuidOrder(ids, await selectSchemaPropertyGroups(ctx.db, projectId, wanted));
     },
 
     /**
@@ -352,8 +349,7 @@ export function createEventSchemaService(deps: ServiceDeps) {
     ): Promise<(EventSchemaRecord | null)[]> {
       await authorizeProject(ctx, projectId, "event_definition:read");
       const wanted = ids.filter(isUuid).map((id) => id.toLowerCase());
-      const byId = new Map((await selectEventSchemas(ctx.db, projectId, wanted)).map((s) => [s.id, s]));
-      return ids.map((id) => byId.get(id.toLowerCase()) ?? null);
+      return inUuidOrder(ids, await selectEventSchemas(ctx.db, projectId, wanted));
     },
 
     /**

@@ -22,7 +22,7 @@ import { NotFoundError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
-import { isUuid, parseInput } from "../core/validation.js";
+import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
 import { nextVerification } from "../event-definitions/rules/verification.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import {
@@ -124,8 +124,7 @@ export function createPropertyDefinitionService(deps: ServiceDeps) {
     ): Promise<(PropertyDefinitionRecord | null)[]> {
       await authorizeProject(ctx, projectId, "property_definition:read");
       const found = await selectPropertyDefinitions(ctx.db, projectId, ids.filter(isUuid));
-      const byId = new Map(found.map((definition) => [definition.id, definition]));
-      return ids.map((id) => byId.get(id.toLowerCase()) ?? null);
+      return inUuidOrder(ids, found);
     },
 
     /**
