@@ -2,7 +2,6 @@
  * Cohorts on PostHog's REST paths (`posthog/api/cohort.py` CohortViewSet): request parsing and the
  * PostHog record shapes. Behaviour lives in cohorts.service.ts.
  */
-import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { authorizeProject } from "../core/auth/access.js";
 import { MethodNotAllowedError, NotImplementedError } from "../core/errors.js";
 import { FormBody } from "../core/form-body.js";
@@ -71,8 +70,6 @@ export const cohortRoutes: RestModule = (services, limits) => {
       ),
     }),
   });
-  const offsetPage = (query: URLSearchParams) =>
-    parseOffsetPage(query, { defaultLimit: DEFAULT_PAGE_SIZE, maxLimit: limits.maxPageSize });
   return [
     {
       method: "GET",
@@ -83,7 +80,7 @@ export const cohortRoutes: RestModule = (services, limits) => {
       request: { query: cohortListQuerySchema },
       responses: { 200: cohortPageSchema },
       handler: async ({ params, query, url, ctx }) => {
-        const page = offsetPage(query);
+        const page = parseOffsetPage(query, limits);
         const { count, results } = await cohorts.list(
           ctx,
           pathId(params, "project_id"),
@@ -141,7 +138,7 @@ export const cohortRoutes: RestModule = (services, limits) => {
       responses: { 200: cohortPersonPageSchema, 501: errorBodySchema },
       conditional: false,
       handler: async ({ params, query, url, ctx }) => {
-        const page = offsetPage(query);
+        const page = parseOffsetPage(query, limits);
         const { results, hasMore } = await cohorts.persons(
           ctx,
           pathId(params, "project_id"),

@@ -5,7 +5,6 @@
  * destroy): request parsing and PostHog's shapes. Behaviour lives in event-schemas.service.ts.
  */
 import { z } from "zod";
-import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
 import {
@@ -32,8 +31,6 @@ const idParams = (what: string) => z.object({ id: z.string().describe(`The ${wha
 /** The schema property group and event schema routes. */
 export const eventSchemaRoutes: RestModule = (services, limits) => {
   const schemas = services.eventSchemas;
-  const pageOf = (query: URLSearchParams) =>
-    parseOffsetPage(query, { defaultLimit: DEFAULT_PAGE_SIZE, maxLimit: limits.maxPageSize });
   const updateRoute = (method: "PATCH" | "PUT"): RestRoute => ({
     method,
     path: `${GROUPS}:id/`,
@@ -67,7 +64,7 @@ export const eventSchemaRoutes: RestModule = (services, limits) => {
       request: { query: offsetPageQuerySchema },
       responses: { 200: schemaPropertyGroupPageSchema },
       handler: async ({ params, query, url, ctx }) => {
-        const page = pageOf(query);
+        const page = parseOffsetPage(query, limits);
         const { count, results } = await schemas.listGroups(ctx, pathId(params, "project_id"), page);
         return {
           body: {
@@ -131,7 +128,7 @@ export const eventSchemaRoutes: RestModule = (services, limits) => {
       },
       responses: { 200: eventSchemaPageSchema },
       handler: async ({ params, query, url, ctx }) => {
-        const page = pageOf(query);
+        const page = parseOffsetPage(query, limits);
         const filters = query.has("event_definition")
           ? { event_definition: query.get("event_definition") }
           : {};

@@ -7,7 +7,6 @@
 
 import { z } from "zod";
 import { serializeCohort } from "../cohorts/cohorts.responses.js";
-import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import {
@@ -169,10 +168,7 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       request: { query: flagListQuerySchema },
       responses: { 200: featureFlagPageSchema },
       handler: async ({ params, query, url, ctx }) => {
-        const page = parseOffsetPage(query, {
-          defaultLimit: DEFAULT_PAGE_SIZE,
-          maxLimit: limits.maxPageSize,
-        });
+        const page = parseOffsetPage(query, limits);
         const { count, results } = await flags.list(
           ctx,
           pathId(params, "project_id"),

@@ -5,7 +5,6 @@
  * persons.service.ts.
  */
 import { z } from "zod";
-import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { offsetPageQuerySchema, parseOffsetPage, uncountedPageLinks } from "../rest/pagination.js";
 import { pathId, type RestModule } from "../rest/routes.js";
@@ -123,10 +122,7 @@ export const personRoutes: RestModule = (services, limits) => {
       request: { query: personListQuerySchema },
       responses: { 200: personPageSchema },
       handler: async ({ params, query, url, ctx }) => {
-        const page = parseOffsetPage(query, {
-          defaultLimit: DEFAULT_PAGE_SIZE,
-          maxLimit: limits.maxPageSize,
-        });
+        const page = parseOffsetPage(query, limits);
         const { results, count } = await persons.list(
           ctx,
           pathId(params, "project_id"),

@@ -4,7 +4,6 @@
  */
 
 import { z } from "zod";
-import { DEFAULT_PAGE_SIZE } from "../config.js";
 import type { Organization, Project } from "../generated/prisma/client.js";
 import {
   offsetPageLinks,
@@ -56,7 +55,7 @@ export const projectRoutes: RestModule = (services, limits) => {
     ctx: Parameters<typeof projects.listProjects>[0],
     org?: string,
   ) => {
-    const page = parseOffsetPage(query, { defaultLimit: DEFAULT_PAGE_SIZE, maxLimit: limits.maxPageSize });
+    const page = parseOffsetPage(query, limits);
     const { count, results } = await projects.listProjects(ctx, page, org);
     return { body: { count, ...offsetPageLinks(url, page, count), results: results.map(serializeProject) } };
   };

@@ -5,7 +5,6 @@
  * lenient (a bad `limit` or `offset` falls back to the default, as DRF's `LimitOffsetPagination`).
  */
 import { z } from "zod";
-import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
 import {
@@ -99,10 +98,7 @@ export const propertyDefinitionRoutes: RestModule = (services, limits) => {
       request: { query: listQuerySchema },
       responses: { 200: propertyDefinitionPageSchema },
       handler: async ({ params, query, url, ctx }) => {
-        const page = parseOffsetPage(query, {
-          defaultLimit: DEFAULT_PAGE_SIZE,
-          maxLimit: limits.maxPageSize,
-        });
+        const page = parseOffsetPage(query, limits);
         const { count, results } = await definitions.list(
           ctx,
           pathId(params, "project_id"),

@@ -5,7 +5,9 @@
  *   configured maximum; `next`/`previous` are absolute URLs that keep the other parameters.
  * - Activity pages (§2.9): `limit` (default 10) and 1-based `page`; a bad value is a 400.
  */
+
 import { z } from "zod";
+import { DEFAULT_PAGE_SIZE, type Limits } from "../config.js";
 import { activityPaging, DEFAULT_ACTIVITY_PAGE_SIZE } from "../core/activity-log.js";
 
 /** An absolute page link, or null on the first or last page. */
@@ -49,12 +51,15 @@ function positiveInt(raw: string | null, strict: boolean): number | null {
   return value;
 }
 
-/** Reads `limit`/`offset` as DRF does: invalid or zero `limit` → the default, invalid `offset` → 0. */
+/**
+ * Reads `limit`/`offset` as DRF does: invalid or zero `limit` → `DEFAULT_PAGE_SIZE`, invalid
+ * `offset` → 0; `limit` clamped to the configured `maxPageSize`.
+ */
 export function parseOffsetPage(
   query: URLSearchParams,
-  options: { defaultLimit: number; maxLimit: number },
+  limits: Pick<Limits, "maxPageSize">,
 ): { limit: number; offset: number } {
-  const limit = Math.min(positiveInt(query.get("limit"), true) ?? options.defaultLimit, options.maxLimit);
+  const limit = Math.min(positiveInt(query.get("limit"), true) ?? DEFAULT_PAGE_SIZE, limits.maxPageSize);
   const offset = positiveInt(query.get("offset"), false) ?? 0;
   return { limit, offset };
 }
