@@ -1,0 +1,48 @@
+/**
+ * HogQL text to PostHog's AST, with PostHog's own parser (`@posthog/hogql-parser`, the same C++
+ * ANTLR grammar as `posthog/hogql/parser.py`, compiled to WebAssembly). Everything that reads HogQL
+ * (endpoint validation, the printer to PostgreSQL) parses here, never with a parser of our own.
+ *
+ * The WebAssembly module is instantiated once per process, on first use.
+ */
+import createHogQLParser, { type HogQLParser } from "@posthog/hogql-parser";
+import { ValidationError } from "../../core/errors.js";
+
+/**
+ * A node of PostHog's HogQL AST as the parser emits it (`posthog/hogql/ast.py`): `node` names the
+ * class (`SelectQuery`, `Field`, `Call`, `Constant`, `Placeholder`, ...), the other keys are its
+ * fields in snake_case. Positions are left out.
+ */
+export interface HogQLNode {
+  node: string;
+  [field: string]: unknown;
+}
+
+/** The parser's failure object (`{error: true, type, message}`). */
+interface ParserFailure {
+  error: true;
+  type: "SyntaxError" | "ParsingError" | "NotImplementedError";
+  message: string;
+}
+
+let parser: Promise<HogQLParser> | null = null;
+
+/** The process's parser, instantiated on first call. */
+function hogqlParser(): Promise<HogQLParser> {
+  parser ??= createHogQLParser();
+  return parser as Promise<HogQLParser>;
+}
+
+/**
+ * Parses a HogQL `SELECT` (with `UNION ALL`, CTEs, subqueries and `{placeholders}`) into PostHog's AST.
+ * @param text The query text, e.g. `SELECT count() FROM events WHERE event = {variables.name}`.
+ * @param attr The input field the text came from, named in the error (`query` by default).
+ * @throws ValidationError `Invalid HogQL query: <parser message>` (posthog-behavior.md §4.3), with `attr`.
+ */
+export async function parseHogQLSelect(text: string, attr = "query"): Promise<HogQLNode> {
+  const parsed = JSON.parse((await hogqlParser()).parseSelect(text, true)) as HogQLNode | ParserFailure;
+  if ("error" in parsed && parsed.error === true) {
+    throw new ValidationError(`Invalid HogQL query: ${(parsed as ParserFailure).message}`, { attr });
+  }
+  return parsed as HogQLNode;
+}
