@@ -125,7 +125,7 @@ function httpServer(
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database, logger } = options;
   const data = dataAccessOf(database);
-  const services = options.services ?? createServices({ now: () => new Date(), data });
+  const services = options.services ?? createServices({ now: () => new Date(), config, data });
   const expectedMigrations = await migrationNamesOnDisk();
   // Filled once the REST routes are registered: answers from memory offered each request before fastify.
   let knownAnswers: KnownAnswers | undefined;

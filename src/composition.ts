@@ -11,6 +11,7 @@ import type { GraphQLSchema } from "graphql";
 import { cohortRoutes } from "./cohorts/cohorts.rest.js";
 import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
+import { loadConfig } from "./config.js";
 import { createActivityLogService } from "./core/activity-log.js";
 import { eventDefinitionRoutes } from "./event-definitions/event-definitions.rest.js";
 import "./event-definitions/graphql/index.js";
@@ -53,7 +54,9 @@ import "./users/users.graphql.js";
 import { createUserService } from "./users/users.service.js";
 
 /** Builds every domain service. */
-export function createServices(deps: ServiceDeps = { now: () => new Date() }): Services {
+export function createServices(
+  deps: ServiceDeps = { now: () => new Date(), config: loadConfig({}) },
+): Services {
   const cohorts = createCohortService(deps);
   const flagDefinitions = createFlagDefinitionsService(deps);
   const groups = createGroupService(deps);

@@ -62,6 +62,7 @@ const envSchema = z.object({
     .int()
     .min(1000)
     .default(30 * 60_000),
+  SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP: booleanFromEnv.default(false),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(15),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().nonnegative().default(30),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(5000),
@@ -130,6 +131,13 @@ export interface Config {
    * (default 30 minutes, PostHog's schedule; src/feature-flags/flag-calls.ts).
    */
   flagCallRollupIntervalMs: number;
+  /**
+   * Capture stores events without recording their names and properties in the event catalogue
+   * (`SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP`, PostHog's plugin-server setting of the same name and
+   * meaning; default false). For deployments that keep the catalogue elsewhere, and for measuring
+   * what the catalogue costs capture (`npm run bench`, figure `catalogue`).
+   */
+  skipCatalogueUpdates: boolean;
   limits: Limits;
 }
 
@@ -158,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     flagCallRollupIntervalMs: e.FLAG_CALL_ROLLUP_INTERVAL_MS,
+    skipCatalogueUpdates: e.SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP,
     limits: {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       captureBodyLimitBytes: e.CAPTURE_BODY_LIMIT_BYTES,

@@ -11,6 +11,7 @@
  *
  * The composition root (src/composition.ts) builds one object of this type per process.
  */
+import type { Config } from "../config.js";
 import type { DataAccess } from "./context.js";
 
 /** Every domain service, by name; filled in by the domains (see the module comment). */
@@ -20,6 +21,8 @@ export interface Services {}
 /** Collaborators every service shares; `now` is the clock (injectable for staleness tests). */
 export interface ServiceDeps {
   now: () => Date;
+  /** The process's configuration (settings a service's behaviour depends on, such as `skipCatalogueUpdates`). */
+  config: Config;
   /**
    * The database, for services that read outside a request's context (per-process caches such as
    * the flag definitions); absent where services are built only to list routes (OpenAPI), where

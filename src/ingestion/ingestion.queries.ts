@@ -3,9 +3,9 @@
  * of events: the rows travel as one JSON parameter read back with `json_to_recordset`, so a batch of
  * 100 events is one INSERT with one bound value (no per-event statement, no parameter limit).
  * - events: `ON CONFLICT (project_id, uuid) DO NOTHING`, so a resent event is stored once;
- * - the catalogue: event names upserted with `last_seen_at` moved only when older than an hour
- *   (a row not moved is not written, so it fires no revision trigger), property definitions and
- *   event/property pairs inserted only when new.
+ * - the catalogue, in one statement: event names upserted with `last_seen_at` moved only when older
+ *   than an hour (a row not moved is not written, so it fires no revision trigger), property
+ *   definitions and event/property pairs inserted only when new.
  */
 import { v7 as uuidv7 } from "uuid";
 import type { SqlStatements } from "../db/sql-transaction.js";
@@ -100,12 +100,23 @@ export async function groupTypeIndexes(
   return new Map(rows.map((row) => [row.group_type, row.group_type_index]));
 }
 
-/** Records `entries` in the catalogue (see the module comment): at most three statements, none when empty. */
-export async function writeCatalogue(tx: IngestTx, projectId: number, entries: CatalogueEntries, now: Date) {
+/**
+ * Records `entries` in the catalogue (see the module comment) in ONE statement, whichever of its
+ * three tables they touch (data-modifying CTEs), none when empty. Idempotent, so it may run inside
+ * the request's transaction or on its own ahead of it (ingestion.service.ts). Rows are upserted in
+ * the sorted order `catalogueEntries` gives, so concurrent writers lock them in one order.
+ */
+export async function writeCatalogue(
+  db: SqlStatements,
+  projectId: number,
+  entries: CatalogueEntries,
+  now: Date,
+) {
+  const writes: Prisma.Sql[] = [];
   if (entries.eventNames.length > 0) {
     const rows = entries.eventNames.map((name) => ({ id: uuidv7(), name }));
     const at = now.toISOString();
-    await tx.execute(Prisma.sql`
+    writes.push(Prisma.sql`
       INSERT INTO event_definitions (id, project_id, name, created_at, last_seen_at)
       SELECT r.id, ${projectId}, r.name, ${at}::timestamptz, ${at}::timestamptz
       FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(id uuid, name text)
@@ -122,7 +133,7 @@ export async function writeCatalogue(tx: IngestTx, projectId: number, entries: C
       property_type: p.propertyType,
       is_numerical: p.propertyType === "Numeric",
     }));
-    await tx.execute(Prisma.sql`
+    writes.push(Prisma.sql`
       INSERT INTO property_definitions (id, project_id, name, type, group_type_index, property_type, is_numerical)
       SELECT r.id, ${projectId}, r.name, r.type, r.group_type_index, r.property_type, r.is_numerical
       FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(id uuid, name text, type smallint,
@@ -131,10 +142,14 @@ export async function writeCatalogue(tx: IngestTx, projectId: number, entries: C
       ON CONFLICT (project_id, type, group_type_index, name) DO NOTHING`);
   }
   if (entries.eventProperties.length > 0) {
-    await tx.execute(Prisma.sql`
+    writes.push(Prisma.sql`
       INSERT INTO event_properties (project_id, event, property)
       SELECT ${projectId}, r.event, r.property
       FROM json_to_recordset(${JSON.stringify(entries.eventProperties)}::json) AS r(event text, property text)
       ON CONFLICT (project_id, event, property) DO NOTHING`);
   }
+  const last = writes.pop();
+  if (!last) return;
+  const ctes = writes.map((write, index) => Prisma.sql`${Prisma.raw(`w${index}`)} AS (${write})`);
+  await db.execute(ctes.length > 0 ? Prisma.sql`WITH ${Prisma.join(ctes)} ${last}` : last);
 }

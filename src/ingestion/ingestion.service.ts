@@ -7,16 +7,23 @@
  * scope (PostHog's capture takes the public token alone).
  *
  * Per request, whatever the number of events: person state's few statements (see its header), one
- * INSERT of the events, and at most three catalogue statements (none once this process has recorded the same names within the hour, see
- * catalogue-cache.ts). A request with one bad event stores nothing (rules/capture-events.ts).
+ * INSERT of the events, and one catalogue statement (none once this process has recorded the same
+ * names within the hour, see catalogue-cache.ts; none at all with `skipCatalogueUpdates`). A request
+ * with one bad event stores nothing (rules/capture-events.ts).
  *
- * The steady state (every distinct id known, nothing to write about persons, no group type named,
- * no catalogue entry to record) needs no transaction: the persons as this process last read them
- * (person-cache.ts; else one unlocked read), then one INSERT that stores the events only if those
- * persons are still as read (`steadyPersonState`, `insertEventsIfPersonsUnchanged`): one statement
- * (two on a cache miss) where the transaction takes four on PostgreSQL (BEGIN, the locking read, the
- * INSERT, COMMIT). When they changed meanwhile, nothing was stored and the request goes through
- * the transaction, as any other request.
+ * The steady state (every distinct id known, nothing to write about persons, no group type named)
+ * needs no transaction: the persons as this process last read them (person-cache.ts; else one
+ * unlocked read), then one INSERT that stores the events only if those persons are still as read
+ * (`steadyPersonState`, `insertEventsIfPersonsUnchanged`): one statement (two on a cache miss) where
+ * the transaction takes four on PostgreSQL (BEGIN, the locking read, the INSERT, COMMIT). When they
+ * changed meanwhile, nothing was stored and the request goes through the transaction, as any other
+ * request.
+ *
+ * The catalogue entries of a steady request are written by their own statement just BEFORE its
+ * events, committed on their own: every stored event's names are then in the catalogue (a crash
+ * between the two leaves entries for events that were not stored, which the catalogue allows, as
+ * PostHog's, whose property-defs-rs records what it consumed), and writing them adds one statement
+ * to the request, not a transaction.
  */
 import type { ServiceDeps } from "../core/services.js";
 import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
@@ -32,7 +39,7 @@ import {
 import { PersonCache } from "./person-cache.js";
 import { applyPersonState, batchDistinctIds, steadyPersonState } from "./person-state.js";
 import { readCaptureEvents } from "./rules/capture-events.js";
-import { catalogueEntries, groupTypesToResolve } from "./rules/catalogue.js";
+import { type CatalogueEntries, catalogueEntries, groupTypesToResolve } from "./rules/catalogue.js";
 import { droppedByPipeline } from "./rules/dropped-events.js";
 
 /** How one capture request came in. */
@@ -83,6 +90,25 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
   const persons = new PersonCache();
 
   /**
+   * Writes the catalogue entries of `stored` that this process has not written within the hour,
+   * with `db` (the request's transaction, or a statement of its own in the steady state), and
+   * returns them: the caller marks them written (`catalogue.markWritten`) once they are committed.
+   * Writes nothing and returns null with `skipCatalogueUpdates`.
+   */
+  async function recordCatalogue(
+    db: SqlStatements,
+    projectId: number,
+    stored: readonly IngestEvent[],
+    groupTypeIndexes: ReadonlyMap<string, number>,
+    now: Date,
+  ): Promise<CatalogueEntries | null> {
+    if (deps.config.skipCatalogueUpdates) return null;
+    const unwritten = catalogue.unwritten(projectId, catalogueEntries(stored, groupTypeIndexes, now), now);
+    await writeCatalogue(db, projectId, unwritten, now);
+    return unwritten;
+  }
+
+  /**
    * Stores `events` in the steady state (module header) and returns how many were new; null when
    * the request is not in it, or left it meanwhile (nothing stored then).
    */
@@ -96,12 +122,11 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
     const kept = keptEvents(events);
     const stored = kept.map(({ event }) => event);
     if (groupTypesToResolve(stored).length > 0) return null;
-    const unwritten = catalogue.unwritten(projectId, catalogueEntries(stored, new Map(), now), now);
-    if (unwritten.eventNames.length + unwritten.properties.length + unwritten.eventProperties.length > 0) {
-      return null;
-    }
     const steady = await steadyPersonState(db, projectId, events, persons);
     if (!steady) return null;
+    // Written ahead of the events, committed on their own (module header).
+    const written = await recordCatalogue(db, projectId, stored, new Map(), now);
+    if (written) catalogue.markWritten(projectId, written, now);
     const inserted = await insertEventsIfPersonsUnchanged(
       db,
       projectId,
@@ -123,7 +148,7 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
       const events = readCaptureEvents(payload, { ...request, now });
       const steady = await captureSteady(sql.autocommit, projectId, events, now);
       if (steady !== null) return { received: events.length, stored: steady };
-      let written: ReturnType<CatalogueCache["unwritten"]> | undefined;
+      let written: CatalogueEntries | null = null;
       const stored = await sql.transaction(async (tx) => {
         const personIds = await applyPersonState(tx, projectId, events);
         await applyGroupState(tx, projectId, events);
@@ -135,9 +160,9 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
           stored,
           kept.map(({ index }) => personIds[index] ?? null),
         );
-        const indexes = await groupTypeIndexes(tx, projectId, groupTypesToResolve(stored));
-        written = catalogue.unwritten(projectId, catalogueEntries(stored, indexes, now), now);
-        await writeCatalogue(tx, projectId, written, now);
+        const types = deps.config.skipCatalogueUpdates ? [] : groupTypesToResolve(stored);
+        const indexes = await groupTypeIndexes(tx, projectId, types);
+        written = await recordCatalogue(tx, projectId, stored, indexes, now);
         return inserted;
       });
       if (written) catalogue.markWritten(projectId, written, now);

@@ -43,6 +43,8 @@ export interface BenchReady {
   ours: string;
   /** Our app as configured by default, on the same database: repeated reads answered by ETag. */
   oursKeeping: string;
+  /** Our app as `ours`, capturing without the event catalogue (`SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP`). */
+  oursWithoutCatalogue: string;
   baseline: string;
   key: string;
   projectId: number;
@@ -188,10 +190,10 @@ async function seedLocalEvaluation(db: Database["prisma"], projectId: number, or
   return project.apiToken;
 }
 
-async function seed(
-  database: Database,
-): Promise<
-  Omit<BenchReady, "ours" | "oursKeeping" | "baseline" | "localEvaluation"> & { localEvaluationToken: string }
+async function seed(database: Database): Promise<
+  Omit<BenchReady, "ours" | "oursKeeping" | "oursWithoutCatalogue" | "baseline" | "localEvaluation"> & {
+    localEvaluationToken: string;
+  }
 > {
   const boot = await bootstrap(database.prisma, {
     email: "bench@example.com",
@@ -279,27 +281,28 @@ async function main(backend: string): Promise<void> {
   await database.prisma.$executeRawUnsafe("ANALYZE");
   // Figures measure the read path with the REST door's answers by ETag off; a second app on the
   // same database keeps them (the default) for the figure of a repeated read.
-  const app = await buildApp({
-    config: loadConfig({ PORT: "0", RESPONSE_CACHE_BYTES: "0" }),
-    database,
-    logger: pino({ level: "silent" }),
+  /** An app on `database` with `env` as its configuration, listening on a free port: its base URL. */
+  const listening = async (env: Record<string, string>): Promise<string> => {
+    const app = await buildApp({
+      config: loadConfig({ PORT: "0", ...env }),
+      database,
+      logger: pino({ level: "silent" }),
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    cleanups.unshift(() => app.close());
+    const address = app.server.address();
+    if (!address || typeof address === "string") throw new Error("no port");
+    return `http://127.0.0.1:${address.port}`;
+  };
+  const ours = await listening({ RESPONSE_CACHE_BYTES: "0" });
+  const oursKeeping = await listening({});
+  // The catalogue figure's "without": capture as PostHog's SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP runs it.
+  const oursWithoutCatalogue = await listening({
+    RESPONSE_CACHE_BYTES: "0",
+    SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP: "true",
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  cleanups.unshift(() => app.close());
-  const address = app.server.address();
-  if (!address || typeof address === "string") throw new Error("no port");
-  const keeping = await buildApp({
-    config: loadConfig({ PORT: "0" }),
-    database,
-    logger: pino({ level: "silent" }),
-  });
-  await keeping.listen({ port: 0, host: "127.0.0.1" });
-  cleanups.unshift(() => keeping.close());
-  const keepingAddress = keeping.server.address();
-  if (!keepingAddress || typeof keepingAddress === "string") throw new Error("no port");
   const baseline = await startBaseline(sql, seeded.projectId);
   cleanups.unshift(() => baseline.close());
-  const ours = `http://127.0.0.1:${address.port}`;
   const payload = await fetch(`${ours}/flags/definitions?token=${localEvaluationToken}&send_cohorts`, {
     headers: { authorization: `Bearer ${seeded.key}` },
   });
@@ -340,7 +343,8 @@ async function main(backend: string): Promise<void> {
   const ready: BenchReady = {
     ...seeded,
     ours,
-    oursKeeping: `http://127.0.0.1:${keepingAddress.port}`,
+    oursKeeping,
+    oursWithoutCatalogue,
     baseline: `http://127.0.0.1:${baseline.port}`,
     localEvaluation: { token: localEvaluationToken, etag, baseline: staticBytes.url },
     ...(postgraphile ? { postgraphile } : {}),

@@ -8,6 +8,7 @@
  * merge that holds the person's lock.
  */
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
 import { createIngestionService } from "../../src/ingestion/ingestion.service.js";
 import { applyPersonState } from "../../src/ingestion/person-state.js";
@@ -61,7 +62,7 @@ async function personProperties(s: TestServer, distinctId: string) {
 
 /** Capture by "another process": a service of its own on the same database. */
 function otherProcess(s: TestServer) {
-  const service = createIngestionService({ now: () => new Date() });
+  const service = createIngestionService({ now: () => new Date(), config: loadConfig({}) });
   return (batch: unknown[]) =>
     service.capture(
       { transaction: s.database.transaction, autocommit: s.database.autocommit },

@@ -140,7 +140,11 @@ export async function startTestServer(
     config,
     database,
     logger: pino({ level: "error" }, sink),
-    services: createServices({ now: options.now ?? (() => new Date()), data: dataAccessOf(database) }),
+    services: createServices({
+      now: options.now ?? (() => new Date()),
+      config,
+      data: dataAccessOf(database),
+    }),
     ...(options.now ? { now: options.now } : {}),
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
