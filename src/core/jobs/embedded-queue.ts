@@ -44,6 +44,7 @@ interface TakenJob {
   payload: unknown;
   attempts: number;
   max_attempts: number;
+  job_key: string | null;
 }
 
 /** Adds a job to `job_queue` under the rules of ./jobs.ts (job keys: replace, preserve_run_at). */
@@ -143,12 +144,15 @@ export async function startEmbeddedQueue(options: EmbeddedQueueOptions): Promise
       await autocommit.rows<TakenJob>(Prisma.sql`UPDATE job_queue SET locked_at = now(), attempts = attempts + 1
       WHERE id = (SELECT id FROM job_queue WHERE locked_at IS NULL AND attempts < max_attempts AND run_at <= now()
                   ORDER BY run_at, id LIMIT 1)
-      RETURNING id::text AS id, name, payload, attempts, max_attempts`);
+      RETURNING id::text AS id, name, payload, attempts, max_attempts, job_key`);
     return job;
   };
 
   const runOne = async (job: TakenJob) => {
     const run = { id: job.id, attempt: job.attempts, maxAttempts: job.max_attempts };
+    // A scheduled run hands its key to the next run, and with it any retry of its own (./jobs.ts).
+    const handsOver =
+      job.job_key === scheduleKey(job.name) && definitions.get(job.name)?.everyMs !== undefined;
     try {
       const definition = definitionOf(job.name);
       if (definition.everyMs !== undefined && job.attempts === 1) {
@@ -172,7 +176,7 @@ export async function startEmbeddedQueue(options: EmbeddedQueueOptions): Promise
       const delayMs = backoffMs(job.attempts);
       await autocommit.execute(Prisma.sql`UPDATE job_queue SET locked_at = NULL, last_error = ${message},
         run_at = now() + ${delayMs} * interval '1 millisecond' WHERE id = ${job.id}::bigint`);
-      const given = job.attempts >= job.max_attempts;
+      const given = handsOver || job.attempts >= job.max_attempts;
       (given ? logger.error : logger.warn).call(
         logger,
         { err: error, job: job.name, jobId: job.id, attempt: job.attempts, maxAttempts: job.max_attempts },

@@ -80,6 +80,8 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
     taskList[definition.name] = async (payload, helpers) => {
       const { job } = helpers;
       const attempt = job.attempts;
+      // A scheduled run hands its key to the next run, and with it any retry of its own (./jobs.ts).
+      const handsOver = definition.everyMs !== undefined && job.key === scheduleKey(definition.name);
       if (definition.everyMs !== undefined && attempt === 1) {
         await helpers.addJob(
           definition.name,
@@ -100,7 +102,7 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
         );
         logger.debug({ job: definition.name, jobId: job.id, attempt, result }, "job completed");
       } catch (error) {
-        const given = attempt >= job.max_attempts;
+        const given = handsOver || attempt >= job.max_attempts;
         (given ? logger.error : logger.warn).call(
           logger,
           { err: error, job: definition.name, jobId: job.id, attempt, maxAttempts: job.max_attempts },

@@ -338,6 +338,31 @@ for (const backend of ["pglite", "postgres"] as const satisfies readonly Backend
       expect(waiting).toMatchObject([{ key: scheduleKey("tick"), attempts: 0 }]);
     });
 
+    it("keeps a schedule going after a failed run, which is reported and not retried", async () => {
+      const before = callsOf("tick").length;
+      let failed = false;
+      behaviour.set("tick", async () => {
+        if (!failed) {
+          failed = true;
+          throw new Error("tick fails once");
+        }
+        return "ok";
+      });
+      await start();
+      await eventually(
+        async () => (callsOf("tick").length - before >= 3 ? true : undefined),
+        "ticks after the failure",
+      );
+      expect(
+        callsOf("tick")
+          .slice(before)
+          .every((tick) => tick.attempt === 1),
+      ).toBe(true);
+      expect(lines).toContainEqual(
+        expect.objectContaining({ level: "error", message: "job failed and is given up: out of attempts" }),
+      );
+    });
+
     it("runNow runs a definition here after its run in progress and returns the handler's result", async () => {
       const release = deferred();
       const started = deferred();
