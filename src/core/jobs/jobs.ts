@@ -13,11 +13,13 @@
  *   of attempts stays in the queue with its last error, runs no more, and is reported.
  * - **Job keys**: at most one waiting job per key. Enqueueing with a key that a waiting job holds
  *   replaces its payload and time (`jobKeyMode: "replace"`) or only its payload
- *   (`"preserve_run_at"`); a key held by a running job is taken from it and given to the new job.
+ *   (`"preserve_run_at"`); a key held by a running job is taken from it and given to the new job,
+ *   and the running job is not retried (graphile-worker's `add_jobs`).
  * - **Schedules**: a definition with `everyMs` runs every `everyMs` after its last run began, as one
  *   job under the key `schedule:<name>`: each run enqueues the next before it does its work, and each
  *   start of the queue enqueues it with `preserve_run_at` (so a restart neither loses nor moves it).
- *   One waiting job per key means one run per period across processes.
+ *   One waiting job per key means one run per period across processes. Since the running job has
+ *   handed its key on, a failed scheduled run is not retried: the next run is its retry.
  * - **Stop** waits for the jobs in progress (graceful drain) and starts no new one.
  */
 import type { z } from "zod";
