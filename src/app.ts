@@ -3,7 +3,8 @@
  * (src/composition.ts) assembles, the services, the REST route tables and the GraphQL schema, and
  * serves the front doors, REST (PostHog's paths), GraphQL (/graphql) and the SDK paths (capture's
  * `/e/`, `/batch/`, ..., src/sdk/), on one fastify server.
- * It also runs the domains' background tasks on their intervals, and stops them when it closes.
+ * It also runs the domains' jobs on the job queue (src/core/jobs/), and stops the queue (waiting
+ * for the jobs in progress) when it closes.
  * Cross-cutting HTTP concerns live here: request ids and pino request logs, body limits, the
  * `Server-Timing` header with per-request SQL figures, health probes. Body parsing
  * (rest/body-parsers.ts) and PostHog error bodies (rest/error-handlers.ts) are registered from here.
@@ -18,10 +19,11 @@ import fastify, {
 } from "fastify";
 import type { OpenAPIObject } from "openapi3-ts/oas31";
 import type { Logger } from "pino";
-import { BACKGROUND_TASK_MODULES, createServices, REST_MODULES, SDK_MODULES, schema } from "./composition.js";
+import { createServices, JOB_MODULES, REST_MODULES, SDK_MODULES, schema } from "./composition.js";
 import type { Config, Limits } from "./config.js";
-import { type BackgroundTaskDeps, type RunningTask, startBackgroundTask } from "./core/background-tasks.js";
 import { dataAccessOf } from "./core/context.js";
+import type { JobDeps, JobQueue } from "./core/jobs/jobs.js";
+import { startJobQueue } from "./core/jobs/start.js";
 import type { Services } from "./core/services.js";
 import type { Database } from "./db/database.js";
 import { checkReadiness, migrationNamesOnDisk } from "./db/readiness.js";
@@ -44,8 +46,8 @@ declare module "fastify" {
   interface FastifyInstance {
     /** The REST routes' answers from memory, offered each request before routing (rest/known-answers.ts). */
     knownAnswers: KnownAnswers;
-    /** The server's background tasks by name (src/core/background-tasks.ts), stopped when it closes. */
-    backgroundTasks: ReadonlyMap<string, RunningTask>;
+    /** The server's job queue (src/core/jobs/): `enqueue`, `runNow`; stopped when the server closes. */
+    jobs: JobQueue;
   }
 }
 
@@ -84,22 +86,19 @@ export function openApiDocument(routes: readonly RestRoute[]): OpenAPIObject {
 }
 
 /**
- * Starts every domain's background tasks, exposes them as `app.backgroundTasks`, and stops them
- * (waiting for a run in progress) when the app closes, before its owner closes the database.
+ * Starts the job queue with every domain's jobs, exposes it as `app.jobs`, and stops it (waiting for
+ * the jobs in progress) when the app closes, before its owner closes the database.
  */
-function startBackgroundTasks(app: FastifyInstance, deps: BackgroundTaskDeps) {
-  const tasks = new Map<string, RunningTask>();
-  for (const task of BACKGROUND_TASK_MODULES.flatMap((module) => module(deps))) {
-    tasks.set(
-      task.name,
-      startBackgroundTask(task, (error) =>
-        app.log.error({ err: error, task: task.name }, "background task failed; its next run retries"),
-      ),
-    );
-  }
-  app.decorate("backgroundTasks", tasks);
+async function startJobs(app: FastifyInstance, database: Database, config: Config, deps: JobDeps) {
+  const definitions = JOB_MODULES.flatMap((module) => module(deps));
+  const jobs = await startJobQueue(database, definitions, config.jobs, app.log.child({ component: "jobs" }));
+  app.log.info(
+    { runner: jobs.kind, jobs: definitions.map((definition) => definition.name) },
+    "job queue started",
+  );
+  app.decorate("jobs", jobs);
   app.addHook("onClose", async () => {
-    await Promise.all([...tasks.values()].map((task) => task.stop()));
+    await jobs.stop();
   });
 }
 
@@ -194,6 +193,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     transaction: database.transaction,
     autocommit: database.autocommit,
   });
-  startBackgroundTasks(app, { services, transaction: database.transaction, config });
+  await startJobs(app, database, config, { services, transaction: database.transaction, config });
   return app;
 }

@@ -1,7 +1,7 @@
 /**
  * The composition root: the one place that knows every domain. It builds the domain services once
  * and assembles what the front doors are handed: the REST route tables, the GraphQL schema and the
- * SDK route tables (token-authenticated paths PostHog's SDKs call), and the background tasks.
+ * SDK route tables (token-authenticated paths PostHog's SDKs call), and the job definitions.
  * src/app.ts takes these and serves them; the doors themselves (`rest/`, `graphql/`) import no domain
  * (checked by `npm run lint`, see .dependency-cruiser.cjs).
  *
@@ -15,7 +15,7 @@ import { loadConfig } from "./config.js";
 import { createActivityLogService } from "./core/activity-log.js";
 import { eventDefinitionRoutes } from "./event-definitions/event-definitions.rest.js";
 import "./event-definitions/graphql/index.js";
-import type { BackgroundTaskModule } from "./core/background-tasks.js";
+import type { JobModule } from "./core/jobs/jobs.js";
 import type { ServiceDeps, Services } from "./core/services.js";
 import { createEventDefinitionService } from "./event-definitions/event-definitions.service.js";
 import { schemaPropertiesByEvent } from "./event-definitions/event-schemas.queries.js";
@@ -26,8 +26,8 @@ import "./feature-flags/graphql/index.js";
 import { createFlagDefinitionsService } from "./feature-flags/evaluation/definitions.js";
 import { createFlagEvaluationService } from "./feature-flags/evaluation/evaluation.service.js";
 import { ofrepSdkRoutes } from "./feature-flags/evaluation/ofrep.sdk.js";
+import { featureFlagJobs } from "./feature-flags/feature-flags.jobs.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
-import { featureFlagTasks } from "./feature-flags/feature-flags.tasks.js";
 import { flagsSdkRoutes } from "./feature-flags/flags.sdk.js";
 import { localEvaluationRoutes } from "./feature-flags/local-evaluation.rest.js";
 import { builder } from "./graphql/builder.js";
@@ -96,8 +96,8 @@ export const REST_MODULES: readonly RestModule[] = [
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */
 export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes, ofrepSdkRoutes];
 
-/** Every domain's background tasks (run on intervals by the server: src/core/background-tasks.ts). */
-export const BACKGROUND_TASK_MODULES: readonly BackgroundTaskModule[] = [featureFlagTasks];
+/** Every domain's jobs (scheduled and queued work, run by the server's job queue: src/core/jobs/). */
+export const JOB_MODULES: readonly JobModule[] = [featureFlagJobs];
 
 /**
  * The executable GraphQL schema: the root types and every domain's types. codegen.ts prints it,

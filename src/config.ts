@@ -63,6 +63,8 @@ const envSchema = z.object({
     .min(1000)
     .default(30 * 60_000),
   SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP: booleanFromEnv.default(false),
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
+  JOB_POLL_INTERVAL_MS: z.coerce.number().int().min(100).default(2000),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(15),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().nonnegative().default(30),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(5000),
@@ -138,6 +140,16 @@ export interface Config {
    * what the catalogue costs capture (`npm run bench`, figure `catalogue`).
    */
   skipCatalogueUpdates: boolean;
+  /** The job queue that runs scheduled and queued work (src/core/jobs/). */
+  jobs: {
+    /** Jobs one process runs at once on PostgreSQL (`JOB_CONCURRENCY`, default 2); the embedded runner runs one at a time. */
+    concurrency: number;
+    /**
+     * Longest wait before a job that became due (a retry, a delayed job, a schedule's next run) is
+     * noticed, in ms (`JOB_POLL_INTERVAL_MS`, default 2000, graphile-worker's); new jobs are noticed at once.
+     */
+    pollIntervalMs: number;
+  };
   limits: Limits;
 }
 
@@ -167,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     flagCallRollupIntervalMs: e.FLAG_CALL_ROLLUP_INTERVAL_MS,
     skipCatalogueUpdates: e.SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP,
+    jobs: { concurrency: e.JOB_CONCURRENCY, pollIntervalMs: e.JOB_POLL_INTERVAL_MS },
     limits: {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       captureBodyLimitBytes: e.CAPTURE_BODY_LIMIT_BYTES,

@@ -11,6 +11,7 @@ import { type AdminCommand, type AdminResult, runAdminCommand } from "./cli/admi
 import { AdminCommandError, listenAdminSocket, sendAdminCommand } from "./cli/admin-socket.js";
 import { type Config, loadConfig } from "./config.js";
 import { DomainError } from "./core/errors.js";
+import { migrateJobQueue } from "./core/jobs/postgres-queue.js";
 import { DataDirectoryLockedError } from "./db/data-dir-lock.js";
 import { type Database, openDatabase } from "./db/database.js";
 import { applyMigrations, migrationStatus } from "./db/migrations.js";
@@ -154,6 +155,10 @@ program
       const report = options.status
         ? await migrationStatus(database.migrationTarget)
         : await applyMigrations(database.migrationTarget);
+      // The job queue's schema on PostgreSQL is graphile-worker's, migrated by the library (src/core/jobs/).
+      if (!options.status && database.migrationTarget.kind === "postgres") {
+        await migrateJobQueue(database.migrationTarget.url, logger(config, true));
+      }
       process.stdout.write(`${JSON.stringify({ database: database.description, ...report })}\n`);
     } finally {
       await database.close();

@@ -27,7 +27,7 @@ import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { rollUpProjectFlagCalls, selectProjectsWithFlags } from "./feature-flags.queries.js";
 
-/** The roll-up's name: its checkpoint row and its background task. */
+/** The roll-up's name: its checkpoint row and its job (feature-flags.jobs.ts). */
 export const FLAG_CALL_ROLLUP = "flag-call-rollup";
 
 /** How far before the last run's end a run reads again, for events that arrive late (ms). */

@@ -1,7 +1,7 @@
 /**
  * `last_called_at` from `$feature_flag_called` events (posthog-behavior.md §2.12), on both backends:
- * posthog-node (unchanged) sends the events through `/batch/`, the server's roll-up task is run on
- * demand (`app.backgroundTasks`), and the flag's `last_called_at`, `status` and the `active=STALE`
+ * posthog-node (unchanged) sends the events through `/batch/`, the server's roll-up job is run on
+ * demand (`app.jobs.runNow`), and the flag's `last_called_at`, `status` and the `active=STALE`
  * list follow, with the services' clock moved forward instead of waiting 30 days.
  */
 import type { PostHog } from "posthog-node";
@@ -34,7 +34,7 @@ describeEachBackend(
       await client.shutdown();
     });
 
-    const rollUp = () => server().app.backgroundTasks.get(FLAG_CALL_ROLLUP)!.runNow();
+    const rollUp = () => server().app.jobs.runNow(FLAG_CALL_ROLLUP);
     const flagRow = (id: number) => server().db.featureFlag.findUniqueOrThrow({ where: { id } });
     const revision = async (s: TestServer) =>
       (await s.db.project.findUniqueOrThrow({ where: { id: s.projectId } })).revision;

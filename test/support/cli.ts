@@ -37,7 +37,7 @@ export function cli(args: string[], env: Record<string, string>): Promise<Run> {
   });
 }
 
-/** A `signalbox serve` child process on an embedded data directory. */
+/** A `signalbox serve` child process (on an embedded data directory unless given a `DATABASE_URL`). */
 export interface ServeProcess {
   child: ChildProcess;
   /** Its stdout and stderr so far (pino JSON lines at LOG_LEVEL=info, and CLI errors). */
@@ -48,9 +48,19 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `signalbox serve` on `dataDir` on a free port, without waiting for it. */
-export function spawnServe(dataDir: string): ServeProcess {
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "info", DATABASE_URL: "" };
+/**
+ * Starts `signalbox serve` on `dataDir` on a free port, without waiting for it; `extraEnv` goes over
+ * the defaults (e.g. a `DATABASE_URL` to serve PostgreSQL instead).
+ */
+export function spawnServe(dataDir: string, extraEnv: Record<string, string> = {}): ServeProcess {
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: "0",
+    LOG_LEVEL: "info",
+    DATABASE_URL: "",
+    ...extraEnv,
+  };
   const child = spawn(process.execPath, [...NODE_ARGS, "serve"], { cwd: ROOT, env });
   let output = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));

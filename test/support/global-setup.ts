@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { TestProject } from "vitest/node";
+import { migrateJobQueue } from "../../src/core/jobs/postgres-queue.js";
 import { applyMigrations } from "../../src/db/migrations.js";
 import { adminQuery, databaseUrl, postgresAnswers } from "./postgres.js";
 
@@ -19,6 +20,14 @@ declare module "vitest" {
     postgresTemplate: string | null;
   }
 }
+
+/** graphile-worker's migration log: its progress silent, its problems on the console. */
+const migrationLogger = {
+  debug() {},
+  info() {},
+  warn: (_fields: object, message: string) => console.warn(message),
+  error: (_fields: object, message: string) => console.error(message),
+};
 
 export default async function setup(project: TestProject) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-test-"));
@@ -36,6 +45,8 @@ export default async function setup(project: TestProject) {
     await adminQuery(`DROP DATABASE IF EXISTS ${postgresTemplate}`);
     await adminQuery(`CREATE DATABASE ${postgresTemplate}`);
     await applyMigrations({ kind: "postgres", url: databaseUrl(postgresTemplate) });
+    // graphile-worker's schema too, as `signalbox migrate` does: each server's queue then finds it current.
+    await migrateJobQueue(databaseUrl(postgresTemplate), migrationLogger);
   } else {
     console.warn(
       "\n!!! No PostgreSQL answers at TEST_DATABASE_URL or 127.0.0.1:5432: the PostgreSQL half of the suite is SKIPPED. !!!\n",

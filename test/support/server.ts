@@ -87,7 +87,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-async function openTestDatabase(
+/** A fresh, migrated database of `backend` (PGlite in memory from the template, or a PostgreSQL copy of it), and how to drop it. */
+export async function openTestDatabase(
   backend: Backend,
 ): Promise<{ database: Database; url: string | null; drop: () => Promise<void> }> {
   if (backend === "pglite") {

@@ -1,0 +1,173 @@
+/**
+ * The job queue on PostgreSQL: graphile-worker (its `graphile_worker` schema, taken with
+ * `FOR UPDATE SKIP LOCKED`, new jobs announced with LISTEN/NOTIFY), so that each job runs once across
+ * every server process on the database; the rules it shares with the embedded runner are in ./jobs.ts.
+ *
+ * Its schema is graphile-worker's own, migrated by the library: by `signalbox migrate` (after ours,
+ * `migrateJobQueue`) and again, idempotently and under the library's own lock, each time a queue
+ * starts, so `npm start` on a database whose jobs schema is missing or older still works.
+ *
+ * graphile-worker's own crontab is not used for schedules: they are milliseconds (the flag-call
+ * roll-up's `FLAG_CALL_ROLLUP_INTERVAL_MS`), finer than cron's minute, and the embedded runner must
+ * keep them the same way; a schedule is one keyed job that enqueues its successor (./jobs.ts).
+ */
+import { Logger, type LogLevel, run, runMigrations, type Task } from "graphile-worker";
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  definitionsByName,
+  type EnqueueOptions,
+  InProcessRuns,
+  type JobDefinition,
+  type JobLogger,
+  type JobQueue,
+  parsePayload,
+  scheduleKey,
+  UnknownJobError,
+} from "./jobs.js";
+
+/** What the PostgreSQL queue runs on. */
+export interface PostgresQueueOptions {
+  definitions: readonly JobDefinition[];
+  /** The database's URL (the queue keeps its own small pool and its LISTEN connection). */
+  url: string;
+  /** Jobs run at once by this process. */
+  concurrency: number;
+  /** How often the worker looks for jobs that became due (retries, `runAt`) besides NOTIFY, in ms. */
+  pollIntervalMs: number;
+  logger: JobLogger;
+}
+
+/** graphile-worker's log lines into ours: its `info` (a line per job) at debug. */
+function graphileLogger(logger: JobLogger): Logger {
+  return new Logger((scope) => (level: LogLevel, message: string, meta?: object) => {
+    const fields = { ...scope, ...meta, source: "graphile-worker" };
+    if (level === "error") logger.error(fields, message);
+    else if (level === "warning") logger.warn(fields, message);
+    else if (level === "info") logger.debug(fields, message);
+  });
+}
+
+/**
+ * Creates or updates graphile-worker's schema in the database at `url` (what `signalbox migrate`
+ * runs after our migrations); idempotent.
+ */
+export async function migrateJobQueue(url: string, logger: JobLogger): Promise<void> {
+  await runMigrations({ connectionString: url, maxPoolSize: 1, logger: graphileLogger(logger) });
+}
+
+/**
+ * Starts a graphile-worker runner for `definitions` (migrating its schema), keeps each schedule's
+ * job (enqueued with `preserve_run_at`, so every process's start agrees on one), and returns the queue.
+ */
+export async function startPostgresQueue(options: PostgresQueueOptions): Promise<JobQueue> {
+  const { logger } = options;
+  const definitions = definitionsByName(options.definitions);
+  const runs = new InProcessRuns();
+  const definitionOf = (name: string) => {
+    const definition = definitions.get(name);
+    if (!definition) throw new UnknownJobError(name);
+    return definition;
+  };
+  const specOf = (definition: JobDefinition, enqueueOptions: EnqueueOptions) => ({
+    maxAttempts: definition.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    ...(enqueueOptions.jobKey !== undefined ? { jobKey: enqueueOptions.jobKey } : {}),
+    ...(enqueueOptions.jobKeyMode !== undefined ? { jobKeyMode: enqueueOptions.jobKeyMode } : {}),
+    ...(enqueueOptions.runAt !== undefined ? { runAt: enqueueOptions.runAt } : {}),
+  });
+
+  const taskList: Record<string, Task> = {};
+  for (const definition of definitions.values()) {
+    taskList[definition.name] = async (payload, helpers) => {
+      const { job } = helpers;
+      const attempt = job.attempts;
+      // A scheduled run hands its key to the next run, and with it any retry of its own (./jobs.ts).
+      const handsOver = definition.everyMs !== undefined && job.key === scheduleKey(definition.name);
+      if (definition.everyMs !== undefined && attempt === 1) {
+        await helpers.addJob(
+          definition.name,
+          {},
+          specOf(definition, {
+            jobKey: scheduleKey(definition.name),
+            runAt: new Date(Date.now() + definition.everyMs),
+          }),
+        );
+      }
+      try {
+        const result = await runs.track(definition.name, () =>
+          definition.handler(parsePayload(definition, payload), {
+            id: job.id,
+            attempt,
+            maxAttempts: job.max_attempts,
+          }),
+        );
+        logger.debug({ job: definition.name, jobId: job.id, attempt, result }, "job completed");
+      } catch (error) {
+        const given = handsOver || attempt >= job.max_attempts;
+        (given ? logger.error : logger.warn).call(
+          logger,
+          { err: error, job: definition.name, jobId: job.id, attempt, maxAttempts: job.max_attempts },
+          given
+            ? "job failed and is given up: out of attempts"
+            : "job failed; it is retried after its back-off",
+        );
+        throw error;
+      }
+    };
+  }
+
+  const runner = await run({
+    connectionString: options.url,
+    maxPoolSize: options.concurrency + 2,
+    concurrency: options.concurrency,
+    pollInterval: options.pollIntervalMs,
+    noHandleSignals: true,
+    // Completions and failures go through graphile-worker's batchers (flushed at once, delay 0): its
+    // graceful shutdown flushes those before it ends its pool, while the unbatched path does not
+    // await them, so a job finishing during `stop()` could stay locked (and run again hours later).
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    logger: graphileLogger(logger),
+    taskList,
+  });
+  runner.promise.catch((error) => logger.error({ err: error }, "the job queue's worker stopped on an error"));
+
+  let stopped = false;
+  const enqueue = async (name: string, payload?: unknown, enqueueOptions: EnqueueOptions = {}) => {
+    const definition = definitionOf(name);
+    await runner.addJob(name, parsePayload(definition, payload), specOf(definition, enqueueOptions));
+  };
+  try {
+    for (const definition of definitions.values()) {
+      if (definition.everyMs === undefined) continue;
+      await enqueue(
+        definition.name,
+        {},
+        {
+          jobKey: scheduleKey(definition.name),
+          jobKeyMode: "preserve_run_at",
+          runAt: new Date(Date.now() + definition.everyMs),
+        },
+      );
+    }
+  } catch (error) {
+    await runner.stop();
+    throw error;
+  }
+
+  return {
+    kind: "postgres",
+    enqueue,
+    async runNow(name, payload) {
+      if (stopped) throw new Error(`the job queue is stopped: ${name} cannot run`);
+      const definition = definitionOf(name);
+      return runs.exclusive(name, () =>
+        definition.handler(parsePayload(definition, payload), { id: "now", attempt: 1, maxAttempts: 1 }),
+      );
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await runner.stop();
+      await runs.drain();
+    },
+  };
+}
