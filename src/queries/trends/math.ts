@@ -16,7 +16,7 @@
  *   `quantile` is approximate).
  */
 import { Prisma } from "../../generated/prisma/client.js";
-import type { TrendsMath, TrendsSeries } from "./trends-query.schema.js";
+import { PROPERTY_MATH, type TrendsMath, type TrendsSeries } from "./trends-query.schema.js";
 
 /** Text that Python's `float()` reads (what a numeric property string may look like). */
 const NUMBER_TEXT = "^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s*$";
@@ -61,16 +61,12 @@ export function mathColumns(series: TrendsSeries): Prisma.Sql[] {
     const key = `$group_${series.mathGroupTypeIndex ?? 0}`;
     columns.push(Prisma.sql`NULLIF(e.properties ->> ${key}::text, '') AS a`);
   }
-  if (series.mathProperty !== null && PERCENTILES[series.math] !== undefined) {
-    columns.push(Prisma.sql`${numericProperty(propertiesOf(series), series.mathProperty)} AS n`);
-  } else if (series.mathProperty !== null && ["sum", "avg", "min", "max"].includes(series.math)) {
-    columns.push(Prisma.sql`${numericProperty(propertiesOf(series), series.mathProperty)} AS n`);
+  if (series.mathProperty !== null && PROPERTY_MATH.has(series.math)) {
+    const properties =
+      series.mathPropertyType === "person" ? Prisma.sql`p.properties` : Prisma.sql`e.properties`;
+    columns.push(Prisma.sql`${numericProperty(properties, series.mathProperty)} AS n`);
   }
   return columns;
-}
-
-function propertiesOf(series: TrendsSeries): Prisma.Sql {
-  return series.mathPropertyType === "person" ? Prisma.sql`p.properties` : Prisma.sql`e.properties`;
 }
 
 /** The aggregate of one bucket's rows of `m` (0 when a property math has no number in it). */

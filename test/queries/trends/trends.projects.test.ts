@@ -10,8 +10,23 @@ import { capture, pageviews, runOn, sendFixture } from "./fixture.js";
 describeEachBackend("Trends: limits, timezones, refusals", (server) => {
   let manyValues: number;
   let newYork: number;
+  let groups: number;
   beforeAll(async () => {
     const s = server();
+    groups = await s.createProject("Groups");
+    const event = (distinct_id: string, properties: Record<string, unknown>, day: string) => ({
+      event: "order",
+      distinct_id,
+      timestamp: `2020-01-${day}T12:00:00Z`,
+      properties,
+    });
+    await capture(s, groups, [
+      event("a", { $group_0: "org:1", $set: { score: 5 } }, "10"),
+      event("a", { $group_0: "org:2" }, "10"),
+      event("b", { $group_0: "org:1", $set: { score: "7" } }, "10"),
+      event("b", { $group_0: "" }, "11"),
+      event("c", { $set: { score: "high" } }, "11"),
+    ]);
     await sendFixture(s, s.projectId);
     manyValues = await s.createProject("Thirty browsers");
     await capture(
@@ -108,6 +123,32 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
       });
       expect(response.results[0]!.labels).toEqual(["Jan 2020", "Feb 2020", "Mar 2020"]);
       expect(response.results[0]!.data).toEqual([3, 0, 2]);
+    });
+  });
+
+  describe("groups and person properties", () => {
+    const run = (node: Record<string, unknown>) =>
+      runOn(
+        server(),
+        {
+          series: [{ kind: "EventsNode", event: "order", ...node }],
+          dateRange: { date_from: "2020-01-10", date_to: "2020-01-11" },
+        },
+        { projectId: groups },
+      );
+
+    it("counts distinct non-empty group keys (unique_group)", async () => {
+      const response = await run({ math: "unique_group", math_group_type_index: 0 });
+      expect(response.results[0]!.data).toEqual([2, 0]);
+    });
+
+    it("sums a person property, numbers and numeric text, ignoring the rest", async () => {
+      const response = await run({
+        math: "sum",
+        math_property: "score",
+        math_property_type: "person_properties",
+      });
+      expect(response.results[0]!.data).toEqual([17, 7]);
     });
   });
 

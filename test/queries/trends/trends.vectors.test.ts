@@ -365,6 +365,34 @@ describeEachBackend("Trends: PostHog's vectors", (server) => {
     });
   });
 
+  describe("cohorts", () => {
+    it("filters by a cohort of person properties, through the shared translation", async () => {
+      const created = await server().request("POST", `/api/projects/${server().projectId}/cohorts/`, {
+        body: {
+          name: "First two",
+          filters: {
+            properties: {
+              type: "OR",
+              values: [
+                {
+                  type: "AND",
+                  values: [{ key: "name", value: ["p1", "p2"], operator: "exact", type: "person" }],
+                },
+              ],
+            },
+          },
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      const response = await run({
+        series: [pageviews()],
+        properties: [{ key: "id", value: created.body.id, type: "cohort" }],
+        dateRange: RANGE_20,
+      });
+      expect(response.results[0]!.count).toBe(8);
+    });
+  });
+
   describe("compare", () => {
     it("compares with the previous period of the same length", async () => {
       const response = await run({
