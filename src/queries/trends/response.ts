@@ -5,7 +5,7 @@
  */
 
 import { evaluateFormula, type FormulaNode } from "./formula.js";
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER } from "./series-sql.js";
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type SeriesRow } from "./series-sql.js";
 import type { TrendsSeries } from "./trends-query.schema.js";
 
 /** One series (or formula) of the response. */
@@ -43,6 +43,36 @@ export interface PeriodInfo {
   labels: string[];
   days: string[];
   compareLabel: "current" | "previous" | null;
+}
+
+/**
+ * One series' statement rows as values per breakdown value: every bucket present (0 when no row),
+ * the one total of total-value rows (`b` null). Without a breakdown there is always one entry.
+ */
+export function seriesValues(
+  rows: SeriesRow[],
+  seriesIndex: number,
+  bucketCount: number,
+  hasBreakdown: boolean,
+): SeriesValues[] {
+  const byValue = new Map<string, SeriesValues>();
+  const entry = (breakdown: string[] | null) => {
+    const key = JSON.stringify(breakdown);
+    let item = byValue.get(key);
+    if (!item) {
+      item = { seriesIndex, breakdown, data: new Array<number>(bucketCount).fill(0), total: null };
+      byValue.set(key, item);
+    }
+    return item;
+  };
+  if (!hasBreakdown) entry(null);
+  for (const row of rows) {
+    const item = entry(row.v);
+    const value = Number(row.value);
+    if (row.b === null) item.total = value;
+    else if (row.b >= 1 && row.b <= bucketCount) item.data[row.b - 1] = value;
+  }
+  return [...byValue.values()];
 }
 
 /** The series echo PostHog puts in `action` (its label source, math and the bucket days). */
@@ -158,7 +188,7 @@ export function formulaResults(
   bucketCount: number,
   period: PeriodInfo,
   filter: Record<string, unknown>,
-  options: { totalValue: boolean; cumulative: boolean },
+  options: { totalValue: boolean; cumulative: boolean; breakdown: boolean },
 ): TrendResult[] {
   const groups = new Map<string, { breakdown: string[] | null; bySeries: Map<number, SeriesValues> }>();
   for (const item of values) {
@@ -170,7 +200,9 @@ export function formulaResults(
     }
     group.bySeries.set(item.seriesIndex, item);
   }
-  if (groups.size === 0) groups.set("null", { breakdown: null, bySeries: new Map() });
+  // Without a breakdown there is always one group (all zeros when nothing matched); with one, a
+  // range without events has no values and so no results, as PostHog answers.
+  if (groups.size === 0 && !options.breakdown) groups.set("null", { breakdown: null, bySeries: new Map() });
   const results: TrendResult[] = [];
   for (const formula of formulas) {
     const label = formula.customName ?? `Formula (${formula.text})`;

@@ -32,6 +32,7 @@ import {
   type PeriodInfo,
   type SeriesValues,
   seriesResult,
+  seriesValues,
   sortBreakdowns,
   type TrendResult,
 } from "./response.js";
@@ -201,29 +202,7 @@ export async function runTrendsQuery(
           breakdownLimit: query.breakdownLimit,
         }),
       );
-      const byValue = new Map<string, SeriesValues>();
-      const entry = (v: string[] | null) => {
-        const key = JSON.stringify(v);
-        let item = byValue.get(key);
-        if (!item) {
-          item = {
-            seriesIndex: index,
-            breakdown: v,
-            data: new Array<number>(buckets.length).fill(0),
-            total: null,
-          };
-          byValue.set(key, item);
-        }
-        return item;
-      };
-      if (query.breakdowns.length === 0) entry(null);
-      for (const row of rows) {
-        const item = entry(row.v);
-        const value = Number(row.value);
-        if (row.b === null) item.total = value;
-        else if (row.b >= 1 && row.b <= buckets.length) item.data[row.b - 1] = value;
-      }
-      let items = [...byValue.values()];
+      let items = seriesValues(rows, index, buckets.length, query.breakdowns.length > 0);
       if (items.some((item) => item.breakdown?.every((v) => v === BREAKDOWN_OTHER))) hasMore = true;
       if (query.hideOther)
         items = items.filter((item) => !item.breakdown?.every((v) => v === BREAKDOWN_OTHER));
@@ -233,7 +212,10 @@ export async function runTrendsQuery(
     const shapeOptions = { totalValue, cumulative: isCumulative };
     if (formulas.length > 0) {
       results.push(
-        ...formulaResults(formulas, values, query.series.length, buckets.length, info, filter, shapeOptions),
+        ...formulaResults(formulas, values, query.series.length, buckets.length, info, filter, {
+          ...shapeOptions,
+          breakdown: query.breakdowns.length > 0,
+        }),
       );
     } else {
       for (const item of values) {

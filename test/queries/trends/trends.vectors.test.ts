@@ -320,6 +320,21 @@ describeEachBackend("Trends: PostHog's vectors", (server) => {
       ]);
     });
 
+    it("answers no series for a breakdown over a range without events, formula or not", async () => {
+      const empty = { date_from: "2019-01-01", date_to: "2019-01-05" };
+      const breakdownFilter = { breakdown: "$browser" };
+      expect((await run({ series: [pageviews()], dateRange: empty, breakdownFilter })).results).toEqual([]);
+      const formula = await run({
+        series: [pageviews(), pageleaves()],
+        dateRange: empty,
+        breakdownFilter,
+        trendsFilter: { formula: "A+B" },
+      });
+      expect(formula.results).toEqual([]);
+      const plain = await run({ series: [pageviews()], dateRange: empty });
+      expect(plain.results[0]!.data).toEqual([0, 0, 0, 0, 0]);
+    });
+
     it("labels series and value when several series are broken down", async () => {
       const response = await run({
         series: [pageviews(), pageleaves()],
