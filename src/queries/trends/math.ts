@@ -4,8 +4,9 @@
  * rows `m` of one bucket.
  *
  * - `total`: `count(*)`.
- * - `dau`, `weekly_active`, `monthly_active`: distinct actors (`m.a`), the event's person, or its
- *   distinct id for personless events (PostHog gives those a person id derived from the distinct id).
+ * - `dau`, `weekly_active`, `monthly_active`: distinct actors (`m.a`), the event's `person_id`
+ *   (capture stores personless events under their distinct id's derived uuid, as PostHog does; an
+ *   event without any falls back to its distinct id).
  *   The active-user windows (7 / 30 days ending with the bucket) are the caller's (series-sql.ts).
  * - `unique_session`: distinct `$session_id`, a missing one counting as the session `''` as in
  *   ClickHouse.

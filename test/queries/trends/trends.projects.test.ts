@@ -26,6 +26,7 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
       event("b", { $group_0: "org:1", $set: { score: "7" } }, "10"),
       event("b", { $group_0: "" }, "11"),
       event("c", { $set: { score: "high" } }, "11"),
+      event("anonymous", { $process_person_profile: false }, "11"),
     ]);
     await sendFixture(s, s.projectId);
     manyValues = await s.createProject("Thirty browsers");
@@ -140,6 +141,10 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
     it("counts distinct non-empty group keys (unique_group)", async () => {
       const response = await run({ math: "unique_group", math_group_type_index: 0 });
       expect(response.results[0]!.data).toEqual([2, 0]);
+    });
+
+    it("counts a personless event's sender as a user (dau)", async () => {
+      expect((await run({ math: "dau" })).results[0]!.data).toEqual([2, 3]);
     });
 
     it("sums a person property, numbers and numeric text, ignoring the rest", async () => {
