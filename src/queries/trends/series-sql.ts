@@ -65,10 +65,22 @@ export function activeWindowDays(math: TrendsSeries["math"], interval: Interval)
   return null;
 }
 
-function breakdownValues(breakdowns: Breakdown[]): Prisma.Sql {
+/**
+ * The breakdown values of an event row: each property's text, `1`/`0` read as `true`/`false` when
+ * the project's property definition says Boolean (PostHog's `_is_breakdown_field_boolean`; the
+ * lookup is uncorrelated, so PostgreSQL runs it once per statement), missing or `''` as the null value.
+ */
+function breakdownValues(projectId: number, breakdowns: Breakdown[]): Prisma.Sql {
   const items = breakdowns.map((b) => {
     const column = b.type === "person" ? Prisma.sql`p.properties` : Prisma.sql`e.properties`;
-    return Prisma.sql`COALESCE(NULLIF(${column} ->> ${b.property}::text, ''), ${BREAKDOWN_NULL}::text)`;
+    const text = Prisma.sql`(${column} ->> ${b.property}::text)`;
+    const definitionType = b.type === "person" ? 2 : 1;
+    const boolean = Prisma.sql`EXISTS (SELECT 1 FROM property_definitions d
+      WHERE d.project_id = ${projectId}::int AND d.name = ${b.property}::text
+        AND d.type = ${definitionType}::smallint AND d.property_type = 'Boolean')`;
+    const value = Prisma.sql`CASE WHEN ${boolean} AND ${text} IN ('1', '0')
+      THEN (CASE ${text} WHEN '1' THEN 'true' ELSE 'false' END) ELSE ${text} END`;
+    return Prisma.sql`COALESCE(NULLIF(${value}, ''), ${BREAKDOWN_NULL}::text)`;
   });
   return Prisma.sql`ARRAY[${Prisma.join(items)}]::text[]`;
 }
@@ -85,7 +97,7 @@ export function seriesStatement(s: SeriesStatement): Prisma.Sql {
     ...mathColumns(series),
   ];
   const broken = s.breakdowns.length > 0;
-  if (broken) columns.push(Prisma.sql`${breakdownValues(s.breakdowns)} AS v`);
+  if (broken) columns.push(Prisma.sql`${breakdownValues(s.projectId, s.breakdowns)} AS v`);
   else columns.push(Prisma.sql`NULL::text[] AS v`);
   const join = s.joinPerson
     ? Prisma.sql`LEFT JOIN persons p ON p.project_id = e.project_id AND p.uuid = e.person_id`

@@ -28,6 +28,16 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
       event("c", { $set: { score: "high" } }, "11"),
       event("anonymous", { $process_person_profile: false }, "11"),
     ]);
+    // A property PostHog's definitions call Boolean, sent as 1/0.
+    await capture(s, groups, [
+      event("a", { paid: 1 }, "12"),
+      event("b", { paid: 1 }, "12"),
+      event("c", { paid: 0 }, "12"),
+    ]);
+    await s.db.propertyDefinition.updateMany({
+      where: { projectId: groups, name: "paid", type: 1 },
+      data: { propertyType: "Boolean" },
+    });
     await sendFixture(s, s.projectId);
     manyValues = await s.createProject("Thirty browsers");
     await capture(
@@ -141,6 +151,22 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
     it("counts distinct non-empty group keys (unique_group)", async () => {
       const response = await run({ math: "unique_group", math_group_type_index: 0 });
       expect(response.results[0]!.data).toEqual([2, 0]);
+    });
+
+    it("reads 1/0 as true/false in a breakdown by a Boolean property", async () => {
+      const response = await runOn(
+        server(),
+        {
+          series: [{ kind: "EventsNode", event: "order" }],
+          dateRange: { date_from: "2020-01-12", date_to: "2020-01-12" },
+          breakdownFilter: { breakdown: "paid" },
+        },
+        { projectId: groups },
+      );
+      expect(response.results.map((r) => [r.breakdown_value, r.count])).toEqual([
+        ["true", 2],
+        ["false", 1],
+      ]);
     });
 
     it("counts a personless event's sender as a user (dau)", async () => {
