@@ -22,7 +22,7 @@
 import type { DateTime } from "luxon";
 import { Prisma } from "../../generated/prisma/client.js";
 import { bucketEnd } from "./buckets.js";
-import type { DateRange } from "./date-range.js";
+import { type DateRange, startOfInterval } from "./date-range.js";
 import { aggregate, isActorMath, isDistinctMath, mathColumns } from "./math.js";
 import type { Breakdown, Interval, TrendsSeries } from "./trends-query.schema.js";
 
@@ -142,11 +142,21 @@ export function seriesStatement(s: SeriesStatement): Prisma.Sql {
   if (windowDays !== null && isActorMath(series.math)) {
     const ends = s.buckets.map((start) => bucketEnd(start, range.interval));
     const windowStarts = ends.map((end) => iso(end.minus({ days: windowDays })));
+    // One row per actor, value and bucket-sized slot (a local day for a day interval) before the
+    // window join: windows start and end on slot bounds, so any time in a slot falls in the same
+    // windows as the slot's first.
+    const slots: string[] = [];
+    for (let slot = startOfInterval(extendedLower, range.interval); slot <= range.upper; ) {
+      slots.push(iso(slot));
+      slot = bucketEnd(slot, range.interval);
+    }
     return Prisma.sql`WITH m AS (${matched}) ${top},
+      d AS (SELECT m.a, m.v, min(m.ts) AS ts FROM m
+        GROUP BY m.a, m.v, width_bucket(m.ts, ${slots}::timestamptz[])),
       w AS (SELECT * FROM unnest(${windowStarts}::timestamptz[], ${ends.map(iso)}::timestamptz[])
         WITH ORDINALITY AS w(ws, we, b))
-      SELECT w.b::int AS b, ${value("m")} AS v, ${agg} AS value
-      FROM w JOIN m ON m.ts >= w.ws AND m.ts < w.we GROUP BY 1, 2`;
+      SELECT w.b::int AS b, ${value("d")} AS v, count(DISTINCT d.a) AS value
+      FROM w JOIN d ON d.ts >= w.ws AND d.ts < w.we GROUP BY 1, 2`;
   }
   return Prisma.sql`WITH m AS (${matched}) ${top}
     SELECT m.b, ${value("m")} AS v, ${agg} AS value FROM m GROUP BY 1, 2`;
