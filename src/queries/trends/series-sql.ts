@@ -142,13 +142,15 @@ export function seriesStatement(s: SeriesStatement): Prisma.Sql {
   if (windowDays !== null && isActorMath(series.math)) {
     const ends = s.buckets.map((start) => bucketEnd(start, range.interval));
     const windowStarts = ends.map((end) => iso(end.minus({ days: windowDays })));
-    // One row per actor, value and bucket-sized slot (a local day for a day interval) before the
-    // window join: windows start and end on slot bounds, so any time in a slot falls in the same
-    // windows as the slot's first.
+    // One row per actor, value and slot before the window join. Windows start and end on local day
+    // starts (hour or minute starts for those intervals), so any time in a slot of that size falls
+    // in the same windows as the slot's first.
+    const slotUnit: Interval =
+      range.interval === "hour" || range.interval === "minute" ? range.interval : "day";
     const slots: string[] = [];
-    for (let slot = startOfInterval(extendedLower, range.interval); slot <= range.upper; ) {
+    for (let slot = startOfInterval(extendedLower, slotUnit); slot <= range.upper; ) {
       slots.push(iso(slot));
-      slot = bucketEnd(slot, range.interval);
+      slot = bucketEnd(slot, slotUnit);
     }
     return Prisma.sql`WITH m AS (${matched}) ${top},
       d AS (SELECT m.a, m.v, min(m.ts) AS ts FROM m

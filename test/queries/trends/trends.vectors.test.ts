@@ -205,6 +205,15 @@ describeEachBackend("Trends: PostHog's vectors", (server) => {
       expect(response.results[0]!.days).toEqual(["2020-01-05", "2020-01-12", "2020-01-19"]);
     });
 
+    it("monthly_active with a week interval counts 30 days ending with each week", async () => {
+      const response = await run({
+        series: [pageviews({ math: "monthly_active" })],
+        interval: "week",
+        dateRange: RANGE_20,
+      });
+      expect(response.results[0]!.data).toEqual([2, 4, 4]);
+    });
+
     it("refuses math it does not evaluate, by name", async () => {
       await expect(
         run({ series: [pageviews({ math: "first_time_for_user" })], dateRange: RANGE }),
