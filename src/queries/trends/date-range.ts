@@ -25,7 +25,7 @@
  *
  * Times are luxon `DateTime`s in the project zone; luxon handles DST (a day can be 23 or 25 hours).
  */
-import { DateTime, type DurationLikeObject } from "luxon";
+import { DateTime, type DateTimeUnit, type DurationLikeObject } from "luxon";
 import { ValidationError } from "../../core/errors.js";
 import type { Interval } from "./trends-query.schema.js";
 
@@ -63,38 +63,30 @@ export function startOfInterval(dt: DateTime, interval: Interval): DateTime {
   return interval === "week" ? startOfWeek(dt) : dt.startOf(interval);
 }
 
+/** Luxon's unit of each relative letter but `w` (weeks start on Sunday here, not Monday). */
+const UNITS = {
+  h: "hour",
+  M: "minute",
+  s: "second",
+  d: "day",
+  m: "month",
+  q: "quarter",
+  y: "year",
+} as const satisfies Record<string, DateTimeUnit>;
+
 function unitStart(dt: DateTime, type: string): DateTime {
-  switch (type) {
-    case "h":
-      return dt.startOf("hour");
-    case "M":
-      return dt.startOf("minute");
-    case "s":
-      return dt.startOf("second");
-    case "w":
-      return startOfWeek(dt);
-    case "m":
-      return dt.startOf("month");
-    case "q":
-      return dt.startOf("quarter");
-    case "y":
-      return dt.startOf("year");
-    default:
-      return dt.startOf("day");
-  }
+  if (type === "w") return startOfWeek(dt);
+  return dt.startOf(UNITS[type as keyof typeof UNITS] ?? "day");
 }
 
 function unitEnd(dt: DateTime, type: string): DateTime {
   if (type === "w") return startOfWeek(dt).plus({ days: 7 }).minus({ milliseconds: 1 });
-  const units: Record<string, "hour" | "minute" | "second" | "month" | "quarter" | "year" | "day"> = {
-    h: "hour",
-    M: "minute",
-    s: "second",
-    m: "month",
-    q: "quarter",
-    y: "year",
-  };
-  return dt.endOf(units[type] ?? "day");
+  return dt.endOf(UNITS[type as keyof typeof UNITS] ?? "day");
+}
+
+/** The unit letter of a relative match: `m`/`M` differ (months/minutes), other letters in either case. */
+function unitLetter(raw: string): string {
+  return raw === "M" || raw === "m" ? raw : raw.toLowerCase();
 }
 
 function delta(type: string, n: number): DurationLikeObject {
@@ -133,8 +125,7 @@ export function parseDate(
   const relative = RELATIVE.exec(text.trim());
   if (relative) {
     const [, number, rawType, position] = relative;
-    // `m`/`M` differ (months/minutes); other letters read in either case.
-    const type = rawType === "M" || rawType === "m" ? rawType : rawType!.toLowerCase();
+    const type = unitLetter(rawType!);
     let value = number ? now.minus(delta(type, Number(number))) : now;
     if (position === "Start") value = unitStart(value, type);
     else if (position === "End") value = unitEnd(value, type);
@@ -210,7 +201,7 @@ export function previousRange(range: DateRange, compareTo: string | null): DateR
         code: "invalid_date",
       });
     }
-    const type = relative[2] === "M" || relative[2] === "m" ? relative[2] : relative[2]!.toLowerCase();
+    const type = unitLetter(relative[2]!);
     const shift = delta(type, Number(relative[1] ?? 1));
     const lower = range.lower.minus(shift);
     return {

@@ -37,7 +37,7 @@ import {
   type TrendResult,
 } from "./response.js";
 import { BREAKDOWN_OTHER, type SeriesRow, type SeriesShape, seriesStatement } from "./series-sql.js";
-import { parseTrendsQuery, TOTAL_VALUE_DISPLAYS, type TrendsQuery } from "./trends-query.schema.js";
+import { andTrees, parseTrendsQuery, TOTAL_VALUE_DISPLAYS, type TrendsQuery } from "./trends-query.schema.js";
 
 /** What the engine reads with: hot SQL on the driver, and Prisma for cohorts and regex checks. */
 export interface TrendsDeps {
@@ -68,12 +68,6 @@ export interface TrendsQueryResponse {
   /** When this result was computed (ISO 8601). */
   last_refresh: string;
   is_cached: false;
-}
-
-function and(...trees: Array<PropertyGroup | null>): PropertyGroup | null {
-  const present = trees.filter((tree): tree is PropertyGroup => tree !== null);
-  if (present.length === 0) return null;
-  return present.length === 1 ? present[0]! : { type: "AND", values: present };
 }
 
 function needsPerson(tree: PropertyGroup | null): boolean {
@@ -137,7 +131,7 @@ export async function runTrendsQuery(
   // Total-value displays read the range as a day interval (PostHog).
   const interval = totalValue ? "day" : query.interval;
 
-  const trees = query.series.map((series) => and(series.properties, query.properties));
+  const trees = query.series.map((series) => andTrees(series.properties, query.properties));
   const all: PropertyGroup = { type: "AND", values: trees.filter((t): t is PropertyGroup => t !== null) };
   let cohorts: ReadonlyMap<number, CohortDefinition> = new Map();
   if (referencedCohortIds(all).length > 0) cohorts = await loadCohortDefinitions(deps.db, project.id, all);

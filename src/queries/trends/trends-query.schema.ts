@@ -50,6 +50,9 @@ export const TOTAL_VALUE_DISPLAYS: ReadonlySet<Display> = new Set([
   "CalendarHeatmap",
 ]);
 
+/** Math that aggregates `math_property` (sum/avg/min/max and percentiles). */
+const PROPERTY_MATH_VALUES = ["sum", "avg", "min", "max", "median", "p75", "p90", "p95", "p99"] as const;
+
 /** Math this engine evaluates (aggregation_operations.py); others are refused by name. */
 export const SUPPORTED_MATH = [
   "total",
@@ -58,30 +61,12 @@ export const SUPPORTED_MATH = [
   "monthly_active",
   "unique_session",
   "unique_group",
-  "sum",
-  "avg",
-  "min",
-  "max",
-  "median",
-  "p75",
-  "p90",
-  "p95",
-  "p99",
+  ...PROPERTY_MATH_VALUES,
 ] as const;
 /** One of `SUPPORTED_MATH`. */
 export type TrendsMath = (typeof SUPPORTED_MATH)[number];
 /** Math that reads `math_property`. */
-export const PROPERTY_MATH: ReadonlySet<string> = new Set([
-  "sum",
-  "avg",
-  "min",
-  "max",
-  "median",
-  "p75",
-  "p90",
-  "p95",
-  "p99",
-]);
+export const PROPERTY_MATH: ReadonlySet<string> = new Set(PROPERTY_MATH_VALUES);
 
 /** PostHog math values this engine knows but does not evaluate (refused with a 400 naming them). */
 const KNOWN_UNSUPPORTED_MATH = [
@@ -285,7 +270,8 @@ function parseAt<S extends z.ZodType>(schema: S, value: unknown, attr: string): 
   }
 }
 
-function and(...trees: Array<PropertyGroup | null>): PropertyGroup | null {
+/** The AND of the trees given (null ones left out); null when none is left. */
+export function andTrees(...trees: Array<PropertyGroup | null>): PropertyGroup | null {
   const present = trees.filter((tree): tree is PropertyGroup => tree !== null);
   if (present.length === 0) return null;
   return present.length === 1 ? present[0]! : { type: "AND", values: present };
@@ -352,7 +338,7 @@ function seriesOf(node: Record<string, unknown>, index: number): TrendsSeries {
     mathProperty: parsed.math_property ?? null,
     mathPropertyType: propertyType === "person_properties" ? "person" : "event",
     mathGroupTypeIndex: parsed.math_group_type_index ?? null,
-    properties: and(
+    properties: andTrees(
       propertyTree(parsed.properties, `${attr}__properties`),
       propertyTree(parsed.fixedProperties, `${attr}__fixedProperties`),
     ),
