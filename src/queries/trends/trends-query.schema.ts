@@ -243,6 +243,8 @@ export interface TrendsQuery {
 
 /** PostHog's `BREAKDOWN_VALUES_LIMIT`. */
 export const DEFAULT_BREAKDOWN_LIMIT = 25;
+/** PostHog's default breakdown limit of the WorldMap display (one value per country). */
+export const WORLD_MAP_BREAKDOWN_LIMIT = 300;
 
 /** A property list or group as the shared translation takes it (a list is an AND group). */
 function propertyTree(value: unknown, attr: string): PropertyGroup | null {
@@ -391,7 +393,7 @@ function breakdownsOf(filter: z.output<typeof breakdownFilter> | null | undefine
 
 /**
  * Validates a TrendsQuery node and applies PostHog's defaults (interval `day`, display
- * `ActionsLineGraph`, breakdown limit 25).
+ * `ActionsLineGraph`, breakdown limit 25, 300 for WorldMap).
  * @throws ValidationError naming the first unknown or invalid field; NotImplementedError for ActionsNode.
  */
 export function parseTrendsQuery(input: unknown): TrendsQuery {
@@ -416,7 +418,9 @@ export function parseTrendsQuery(input: unknown): TrendsQuery {
     properties: propertyTree(raw.properties, "properties"),
     filterTestAccounts: raw.filterTestAccounts ?? false,
     breakdowns: breakdownsOf(raw.breakdownFilter),
-    breakdownLimit: raw.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT,
+    breakdownLimit:
+      raw.breakdownFilter?.breakdown_limit ??
+      (filter.display === "WorldMap" ? WORLD_MAP_BREAKDOWN_LIMIT : DEFAULT_BREAKDOWN_LIMIT),
     hideOther: raw.breakdownFilter?.breakdown_hide_other_aggregation ?? false,
     display: filter.display ?? "ActionsLineGraph",
     formulas,

@@ -86,6 +86,21 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
       expect(response.results[24]!.breakdown_value).toBe("b29");
     });
 
+    it("keeps up to 300 values on a WorldMap", async () => {
+      const response = await runOn(
+        server(),
+        {
+          series: [pageviews()],
+          dateRange: { date_from: "2020-01-09", date_to: "2020-01-11" },
+          breakdownFilter: { breakdown: "$browser" },
+          trendsFilter: { display: "WorldMap" },
+        },
+        { projectId: manyValues },
+      );
+      expect(response.results).toHaveLength(30);
+      expect(response.hasMore).toBe(false);
+    });
+
     it("takes breakdown_limit, and hides Other on request", async () => {
       expect((await run({ breakdown_limit: 10 })).results).toHaveLength(11);
       const hidden = await run({ breakdown_limit: 10, breakdown_hide_other_aggregation: true });
