@@ -214,6 +214,30 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
       });
     });
 
+    it("accepts PostHog's display-only fields and echoes the breakdown in `filter`", async () => {
+      const response = await run({
+        series: [pageviews({ custom_name: "Views", name: "$pageview" })],
+        dateRange: { date_from: "2020-01-09", date_to: "2020-01-10", explicitDate: false },
+        interval: "day",
+        trendsFilter: { showLegend: true, aggregationAxisFormat: "numeric", smoothingIntervals: 1 },
+        breakdownFilter: { breakdown: "$browser", breakdown_type: "event", breakdown_limit: 5 },
+        samplingFactor: null,
+        modifiers: {},
+      });
+      expect(response.results[0]!.action).toMatchObject({ custom_name: "Views", name: "$pageview" });
+      expect(response.results[0]!.filter).toMatchObject({
+        breakdown: "$browser",
+        breakdown_type: "event",
+        breakdown_limit: 5,
+        entity_type: "events",
+        interval: "day",
+      });
+      await expect(run({ series, trendsFilter: { smoothingIntervals: 7 } })).rejects.toMatchObject({
+        httpStatus: 400,
+        attr: "trendsFilter__smoothingIntervals",
+      });
+    });
+
     it("answers 501 for actions and 400 for other series kinds", async () => {
       await expect(run({ series: [{ kind: "ActionsNode", id: 1 }] })).rejects.toMatchObject({
         httpStatus: 501,
