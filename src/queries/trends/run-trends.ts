@@ -1,0 +1,238 @@
+/**
+ * Runs a `TrendsQuery` over the project's events in PostgreSQL (PGlite or a server) and answers
+ * PostHog's `TrendsQueryResponse` (query-and-experiments.md 1c, 1d). The query registry of
+ * `src/queries/` registers it for `kind: "TrendsQuery"`.
+ *
+ * Cost: one statement per series and period (two periods with compare), each bounded by the
+ * project and the range; plus one to find the earliest event for `date_from: "all"`, and, only when
+ * filters use them, one per level of cohort nesting and one to check regex patterns. Never one per
+ * bucket or per breakdown value.
+ *
+ * `filterTestAccounts`: PostHog applies the team's `test_account_filters`; projects here have none
+ * (no such setting is stored), so it is accepted, echoed, and filters nothing.
+ * Person properties (filters, breakdowns, math properties) are the person's current ones, joined
+ * through the event's `person_id` (capture keeps it pointing at the surviving person after merges),
+ * PostHog's "joined" persons mode.
+ */
+import { DateTime } from "luxon";
+import { ValidationError } from "../../core/errors.js";
+import type { SqlReader } from "../../db/sql-reader.js";
+import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
+import { loadCohortDefinitions } from "../../properties/cohort-definitions.js";
+import { type PropertyGroup, referencedCohortIds, walkNodes } from "../../properties/property-filters.js";
+import { checkRegexPatterns } from "../../properties/regex-check.js";
+import { type CohortDefinition, toSql } from "../../properties/to-sql.js";
+import { bucketStarts, dayOf, labelOf } from "./buckets.js";
+import { type DateRange, isoInZone, previousRange, resolveDateRange } from "./date-range.js";
+import { checkFormula, parseFormula } from "./formula.js";
+import { isDistinctMath } from "./math.js";
+import {
+  cumulative,
+  formulaResults,
+  type PeriodInfo,
+  type SeriesValues,
+  seriesResult,
+  seriesValues,
+  sortBreakdowns,
+  type TrendResult,
+} from "./response.js";
+import { BREAKDOWN_OTHER, type SeriesRow, type SeriesShape, seriesStatement } from "./series-sql.js";
+import { andTrees, parseTrendsQuery, TOTAL_VALUE_DISPLAYS, type TrendsQuery } from "./trends-query.schema.js";
+
+/** What the engine reads with: hot SQL on the driver, and Prisma for cohorts and regex checks. */
+export interface TrendsDeps {
+  reader: SqlReader;
+  db: Pick<PrismaClient, "cohort" | "$queryRaw">;
+}
+
+/** The project a query runs in: its id (the guard on every read) and its IANA timezone. */
+export interface TrendsProject {
+  id: number;
+  timezone: string;
+}
+
+/** Run options. */
+export interface TrendsOptions {
+  /** The clock relative dates count from (default: the wall clock). */
+  now?: Date;
+}
+
+/** PostHog's `TrendsQueryResponse` with the cached-response fields of a fresh run. */
+export interface TrendsQueryResponse {
+  results: TrendResult[];
+  /** True when a breakdown produced an "Other" bucket. */
+  hasMore: boolean;
+  timezone: string;
+  /** The range the run counted, ISO 8601 in the project zone. */
+  resolved_date_range: { date_from: string; date_to: string };
+  /** When this result was computed (ISO 8601). */
+  last_refresh: string;
+  is_cached: false;
+}
+
+function needsPerson(tree: PropertyGroup | null): boolean {
+  if (tree === null) return false;
+  for (const node of walkNodes(tree)) if (node.type === "person" || node.type === "cohort") return true;
+  return false;
+}
+
+/** The legacy filter echo of every result (`to_legacy_filter`), nulls dropped. */
+function filterEcho(query: TrendsQuery, range: DateRange): Record<string, unknown> {
+  const raw = query.raw;
+  const echo: Record<string, unknown> = {
+    insight: "TRENDS",
+    properties: raw.properties ?? [],
+    filter_test_accounts: query.filterTestAccounts,
+    date_from: isoInZone(range.lower),
+    date_to: isoInZone(range.upper),
+    entity_type: "events",
+    interval: query.interval,
+    display: query.display,
+    ...(raw.trendsFilter?.formula ? { formula: raw.trendsFilter.formula } : {}),
+    ...(raw.compareFilter?.compare ? { compare: true } : {}),
+    ...(raw.compareFilter?.compare_to ? { compare_to: raw.compareFilter.compare_to } : {}),
+  };
+  for (const [key, value] of Object.entries(raw.breakdownFilter ?? {})) {
+    if (value !== null && value !== undefined) echo[key] = value;
+  }
+  return echo;
+}
+
+async function earliestEvent(reader: SqlReader, projectId: number): Promise<Date | null> {
+  const [row] = await reader.rows<{ first: Date | string | null }>(
+    Prisma.sql`SELECT min(timestamp) AS first FROM events WHERE project_id = ${projectId}::int`,
+  );
+  return row?.first ? new Date(row.first) : null;
+}
+
+/**
+ * Runs `input` (a TrendsQuery node) for `project`.
+ * @throws ValidationError for an invalid query (unknown fields, unsupported math or breakdown,
+ *   bad dates, formulas), NotImplementedError for actions.
+ */
+export async function runTrendsQuery(
+  deps: TrendsDeps,
+  project: TrendsProject,
+  input: unknown,
+  options: TrendsOptions = {},
+): Promise<TrendsQueryResponse> {
+  const query = parseTrendsQuery(input);
+  const now = options.now ?? new Date();
+  if (!DateTime.now().setZone(project.timezone).isValid) {
+    throw new ValidationError(`The project's timezone '${project.timezone}' is not a known IANA zone.`);
+  }
+  const formulas = query.formulas.map((f) => {
+    const node = parseFormula(f.formula);
+    checkFormula(node, query.series.length);
+    return { node, text: f.formula, customName: f.customName };
+  });
+  const totalValue = TOTAL_VALUE_DISPLAYS.has(query.display);
+  const isCumulative = query.display === "ActionsLineGraphCumulative";
+  // Total-value displays read the range as a day interval (PostHog).
+  const interval = totalValue ? "day" : query.interval;
+
+  const trees = query.series.map((series) => andTrees(series.properties, query.properties));
+  const all: PropertyGroup = { type: "AND", values: trees.filter((t): t is PropertyGroup => t !== null) };
+  let cohorts: ReadonlyMap<number, CohortDefinition> = new Map();
+  if (referencedCohortIds(all).length > 0) cohorts = await loadCohortDefinitions(deps.db, project.id, all);
+  await checkRegexPatterns(deps.db, all, "properties");
+
+  const earliest = query.dateFrom === "all" ? await earliestEvent(deps.reader, project.id) : null;
+  const current = resolveDateRange({
+    dateFrom: query.dateFrom,
+    dateTo: query.dateTo,
+    explicitDate: query.explicitDate,
+    interval,
+    now,
+    zone: project.timezone,
+    earliest,
+  });
+  const periods: Array<{ range: DateRange; label: PeriodInfo["compareLabel"] }> = [
+    { range: current, label: query.compare ? "current" : null },
+  ];
+  if (query.compare) periods.push({ range: previousRange(current, query.compareTo), label: "previous" });
+
+  const filter = filterEcho(query, current);
+  const breakdownPerson = query.breakdowns.some((b) => b.type === "person");
+  const results: TrendResult[] = [];
+  let hasMore = false;
+
+  for (const period of periods) {
+    let buckets: DateTime[];
+    try {
+      buckets = bucketStarts(period.range);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      throw new ValidationError(`The date range holds too many ${interval} intervals: ${error.message}.`, {
+        attr: "interval",
+      });
+    }
+    const info: PeriodInfo = {
+      labels: buckets.map((b) => labelOf(b, interval)),
+      days: buckets.map((b) => dayOf(b, interval)),
+      compareLabel: period.label,
+    };
+    const values: SeriesValues[] = [];
+    for (const [index, series] of query.series.entries()) {
+      const tree = trees[index] ?? null;
+      const where = tree
+        ? toSql(tree, { projectId: project.id, now, targets: { event: "e", person: "p" }, cohorts })
+        : Prisma.sql`TRUE`;
+      const shape: SeriesShape = totalValue
+        ? "total"
+        : isCumulative && isDistinctMath(series.math)
+          ? "cumulative-distinct"
+          : "buckets";
+      const rows = await deps.reader.rows<SeriesRow>(
+        seriesStatement({
+          projectId: project.id,
+          series,
+          range: period.range,
+          buckets,
+          shape,
+          where,
+          joinPerson: needsPerson(tree) || breakdownPerson || series.mathPropertyType === "person",
+          breakdowns: query.breakdowns,
+          breakdownLimit: query.breakdownLimit,
+        }),
+      );
+      let items = seriesValues(rows, index, buckets.length, query.breakdowns.length > 0);
+      if (items.some((item) => item.breakdown?.every((v) => v === BREAKDOWN_OTHER))) hasMore = true;
+      if (query.hideOther)
+        items = items.filter((item) => !item.breakdown?.every((v) => v === BREAKDOWN_OTHER));
+      if (isCumulative) for (const item of items) item.data = cumulative(item.data);
+      values.push(...sortBreakdowns(items));
+    }
+    const shapeOptions = { totalValue, cumulative: isCumulative };
+    if (formulas.length > 0) {
+      results.push(
+        ...formulaResults(formulas, values, query.series.length, buckets.length, info, filter, {
+          ...shapeOptions,
+          breakdown: query.breakdowns.length > 0,
+        }),
+      );
+    } else {
+      for (const item of values) {
+        results.push(
+          seriesResult(
+            item,
+            query.series[item.seriesIndex]!,
+            query.series.length,
+            info,
+            filter,
+            shapeOptions,
+          ),
+        );
+      }
+    }
+  }
+
+  return {
+    results,
+    hasMore,
+    timezone: project.timezone,
+    resolved_date_range: { date_from: isoInZone(current.lower), date_to: isoInZone(current.upper) },
+    last_refresh: now.toISOString(),
+    is_cached: false,
+  };
+}
