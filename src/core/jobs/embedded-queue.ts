@@ -10,6 +10,8 @@
  * of attempts). It sleeps until the next job is due, at most `pollIntervalMs`, and wakes at once
  * when a job is enqueued here. At start every lock is cleared: a run the last process did not finish
  * (a crash) runs again, its begun attempt counted, as graphile-worker does after its lock expires.
+ * So one database has one queue at a time: a second started beside a live one would clear the
+ * locks of the jobs it is running (the data directory's lock already keeps other processes out).
  */
 import type { RunSqlTransaction, SqlStatements } from "../../db/sql-transaction.js";
 import { Prisma } from "../../generated/prisma/client.js";
