@@ -12,6 +12,8 @@ import { cohortRoutes } from "./cohorts/cohorts.rest.js";
 import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
 import { createActivityLogService } from "./core/activity-log.js";
+import { endpointRoutes } from "./endpoints/endpoints.rest.js";
+import { createEndpointService } from "./endpoints/endpoints.service.js";
 import { eventDefinitionRoutes } from "./event-definitions/event-definitions.rest.js";
 import "./event-definitions/graphql/index.js";
 import type { BackgroundTaskModule } from "./core/background-tasks.js";
@@ -62,6 +64,7 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
   return {
     activityLog: createActivityLogService(),
     cohorts,
+    endpoints: createEndpointService(deps),
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
     featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups, evaluation: flagEvaluation }),
@@ -88,6 +91,7 @@ export const REST_MODULES: readonly RestModule[] = [
   eventDefinitionRoutes,
   eventSchemaRoutes,
   propertyDefinitionRoutes,
+  endpointRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */
