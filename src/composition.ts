@@ -13,6 +13,7 @@ import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
 import { createActivityLogService } from "./core/activity-log.js";
 import { endpointRoutes } from "./endpoints/endpoints.rest.js";
+import "./endpoints/graphql/index.js";
 import { createEndpointService } from "./endpoints/endpoints.service.js";
 import { eventDefinitionRoutes } from "./event-definitions/event-definitions.rest.js";
 import "./event-definitions/graphql/index.js";

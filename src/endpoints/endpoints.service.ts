@@ -71,6 +71,12 @@ export class VersionNotFoundError extends NotFoundError {
   }
 }
 
+/**
+ * Which endpoint an operation acts on: its name (REST's `:name`) or its UUID (`{id}`, GraphQL's
+ * mutations, which address objects by id).
+ */
+export type EndpointRef = string | { id: string };
+
 /** The fields the activity log compares, under PostHog's names. */
 function snapshot(endpoint: EndpointRecord): Record<string, unknown> {
   return {
@@ -155,17 +161,26 @@ function checkMaterialization(data: EndpointRequest, willBeActive: boolean): voi
   }
 }
 
-/** Parses an `EndpointRequest` body: unknown fields refused (Pydantic `extra="forbid"`), then the field types. */
+/**
+ * Parses an `EndpointRequest` body: nesting, field types and storable text first (`parseInput`, as
+ * every body of this service), then unknown fields refused (Pydantic `extra="forbid"`).
+ */
 function parseRequest(ctx: ServiceContext, body: unknown): EndpointRequest {
+  const data = parseInput(endpointRequestSchema, body, ctx.limits);
   forbidExtraFields(endpointRequestSchema, body);
-  return parseInput(endpointRequestSchema, body, ctx.limits);
+  return data;
 }
 
 /** Creates the endpoint service. */
 export function createEndpointService(deps: ServiceDeps) {
-  /** The project's endpoint `name`. @throws NotFoundError. */
-  async function read(db: Db, projectId: number, name: string): Promise<EndpointRecord> {
-    const endpoint = await selectEndpointByName(db, projectId, name);
+  /** The project's endpoint named or identified by `ref`. @throws NotFoundError. */
+  async function read(db: Db, projectId: number, ref: EndpointRef): Promise<EndpointRecord> {
+    const endpoint =
+      typeof ref === "string"
+        ? await selectEndpointByName(db, projectId, ref)
+        : isUuid(ref.id)
+          ? ((await selectEndpoints(db, projectId, [ref.id]))[0] ?? null)
+          : null;
     if (!endpoint) throw new NotFoundError();
     return endpoint;
   }
@@ -199,7 +214,7 @@ export function createEndpointService(deps: ServiceDeps) {
     },
 
     /** The project's endpoint named `name`. Scope `endpoint:read`. @throws NotFoundError. */
-    async get(ctx: ServiceContext, projectId: number, name: string): Promise<EndpointRecord> {
+    async get(ctx: ServiceContext, projectId: number, name: EndpointRef): Promise<EndpointRecord> {
       await authorizeProject(ctx, projectId, "endpoint:read");
       return read(ctx.db, projectId, name);
     },
@@ -221,7 +236,7 @@ export function createEndpointService(deps: ServiceDeps) {
     async getVersion(
       ctx: ServiceContext,
       projectId: number,
-      name: string,
+      name: EndpointRef,
       number: number,
     ): Promise<EndpointVersionView> {
       await authorizeProject(ctx, projectId, "endpoint:read");
@@ -236,7 +251,7 @@ export function createEndpointService(deps: ServiceDeps) {
     async versions(
       ctx: ServiceContext,
       projectId: number,
-      name: string,
+      name: EndpointRef,
       page: OffsetPage,
     ): Promise<{ count: number; endpoint: EndpointRecord; results: EndpointVersionRecord[] }> {
       await authorizeProject(ctx, projectId, "endpoint:read");
@@ -323,7 +338,7 @@ export function createEndpointService(deps: ServiceDeps) {
     async update(
       ctx: ServiceContext,
       projectId: number,
-      name: string,
+      name: EndpointRef,
       body: unknown,
     ): Promise<EndpointRecord> {
       const project = await authorizeProject(ctx, projectId, "endpoint:write");
@@ -415,7 +430,7 @@ export function createEndpointService(deps: ServiceDeps) {
     async setVersionActive(
       ctx: ServiceContext,
       projectId: number,
-      name: string,
+      name: EndpointRef,
       number: number,
       body: unknown,
     ): Promise<EndpointVersionView> {
@@ -454,7 +469,7 @@ export function createEndpointService(deps: ServiceDeps) {
      * execution log keeps the name) and writes activity `deleted`; returns it as it was. Scope
      * `endpoint:write`. @throws NotFoundError.
      */
-    async destroy(ctx: ServiceContext, projectId: number, name: string): Promise<EndpointRecord> {
+    async destroy(ctx: ServiceContext, projectId: number, name: EndpointRef): Promise<EndpointRecord> {
       const project = await authorizeProject(ctx, projectId, "endpoint:write");
       const current = await read(ctx.db, project.id, name);
       await ctx.db.$transaction(async (tx) => {
@@ -484,7 +499,7 @@ export function createEndpointService(deps: ServiceDeps) {
     async materializationStatus(
       ctx: ServiceContext,
       projectId: number,
-      name: string,
+      name: EndpointRef,
     ): Promise<MaterializationCheck> {
       await authorizeProject(ctx, projectId, "endpoint:read");
       const endpoint = await read(ctx.db, projectId, name);
@@ -503,8 +518,8 @@ export function createEndpointService(deps: ServiceDeps) {
       body: unknown,
     ): Promise<LastExecutionTimes> {
       const project = await authorizeProject(ctx, projectId, "endpoint:read");
-      forbidExtraFields(lastExecutionTimesSchema, body);
       const { names } = parseInput(lastExecutionTimesSchema, body, ctx.limits);
+      forbidExtraFields(lastExecutionTimesSchema, body);
       for (const name of names) {
         if (!isEndpointName(name))
           throw new ValidationError(`Invalid endpoint name: ${name}`, { attr: "names" });

@@ -37,11 +37,13 @@ import { collectionOf, fillPath, hasBody, type PathValues, params, ROUTES } from
 import { SDK_ROUTES } from "../support/sdk-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
 import {
+  createEndpoint,
   createEventDefinition,
   createEventSchema,
   createPropertyDefinition,
   createSchemaPropertyGroup,
   createTenancy,
+  endpointName,
   type Tenancy,
 } from "../support/tenancy.js";
 
@@ -158,6 +160,8 @@ describeEachBackend("REST auth matrix", (server) => {
         event_schemas: t.eventSchema,
         property_definitions: t.propertyDefinition,
       },
+      name: t.endpoint,
+      version_number: 1,
     };
   });
 
@@ -176,6 +180,9 @@ describeEachBackend("REST auth matrix", (server) => {
 
   /** The own project's values, with a new object of the route's collection for its `:id` (success may change it). */
   const withFreshObject = async (s: TestServer, route: RestRoute): Promise<PathValues> => {
+    if (params(route.path).has("name")) {
+      return { ...own, name: await createEndpoint(s, t.project, endpointName(freshKey())) };
+    }
     if (!params(route.path).has("id")) return own;
     const collection = collectionOf(route.path);
     if (collection === "feature_flags") {
@@ -345,35 +352,46 @@ describeEachBackend("REST auth matrix", (server) => {
         },
       );
 
-      itWhere(kinds.has("id"))("answers an object of another project with 404", async () => {
-        const s = server();
-        const foreign = {
-          ...own,
-          ids: {
-            feature_flags: t.otherFlag,
-            cohorts: t.otherCohort,
-            persons: t.otherPerson.id,
-            event_definitions: t.otherEventDefinition,
-            schema_property_groups: t.otherSchemaPropertyGroup,
-            event_schemas: t.otherEventSchema,
-            property_definitions: t.otherPropertyDefinition,
-          },
-        };
-        // A route that answers its own project's object with 405 (flag DELETE: PostHog's
-        // ForbidDestroyModel) or 501 (not built yet) never reads the object: any id gets that answer.
-        const reference = await call(route, await withFreshObject(s, route), s.key);
-        if (reference.status === 405 || reference.status === 501) {
-          await refused(route, "object of another project", foreign, s.key, reference.status, reference.body);
-          return;
-        }
-        const emptyBody = route.emptyBodyOn?.(new NotFoundError()) ?? false;
-        // A route with PostHog's own body for a missing object (a flag's status) answers that.
-        const ownBody = route.errorBody?.(new NotFoundError());
-        const notFound = emptyBody
-          ? undefined
-          : (ownBody ?? errorBody("invalid_request", "not_found", "Not found."));
-        await refused(route, "object of another project", foreign, s.key, 404, notFound);
-      });
+      itWhere(kinds.has("id") || kinds.has("name"))(
+        "answers an object of another project with 404",
+        async () => {
+          const s = server();
+          const foreign = {
+            ...own,
+            ids: {
+              feature_flags: t.otherFlag,
+              cohorts: t.otherCohort,
+              persons: t.otherPerson.id,
+              event_definitions: t.otherEventDefinition,
+              schema_property_groups: t.otherSchemaPropertyGroup,
+              event_schemas: t.otherEventSchema,
+              property_definitions: t.otherPropertyDefinition,
+            },
+            name: t.otherEndpoint,
+          };
+          // A route that answers its own project's object with 405 (flag DELETE: PostHog's
+          // ForbidDestroyModel) or 501 (not built yet) never reads the object: any id gets that answer.
+          const reference = await call(route, await withFreshObject(s, route), s.key);
+          if (reference.status === 405 || reference.status === 501) {
+            await refused(
+              route,
+              "object of another project",
+              foreign,
+              s.key,
+              reference.status,
+              reference.body,
+            );
+            return;
+          }
+          const emptyBody = route.emptyBodyOn?.(new NotFoundError()) ?? false;
+          // A route with PostHog's own body for a missing object (a flag's status) answers that.
+          const ownBody = route.errorBody?.(new NotFoundError());
+          const notFound = emptyBody
+            ? undefined
+            : (ownBody ?? errorBody("invalid_request", "not_found", "Not found."));
+          await refused(route, "object of another project", foreign, s.key, 404, notFound);
+        },
+      );
     });
   }
 });
