@@ -38,6 +38,7 @@ import { SDK_ROUTES } from "../support/sdk-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
 import {
   createEndpoint,
+  createEndpointRecord,
   createEventDefinition,
   createEventSchema,
   createPropertyDefinition,
@@ -429,6 +430,8 @@ interface NodeIds {
   eventSchema: string;
   /** A property definition's UUID. */
   propertyDefinition: string;
+  /** A saved-query endpoint's UUID. */
+  endpoint: string;
 }
 
 /**
@@ -450,6 +453,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   SchemaPropertyGroup: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.schemaPropertyGroup}` },
   EventSchema: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventSchema}` },
   PropertyDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.propertyDefinition}` },
+  Endpoint: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.endpoint}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -478,6 +482,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       schemaPropertyGroup: t.schemaPropertyGroup,
       eventSchema: t.eventSchema,
       propertyDefinition: t.propertyDefinition,
+      endpoint: t.endpointId,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -495,6 +500,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       schemaPropertyGroup?: string;
       eventSchema?: string;
       propertyDefinition?: string;
+      endpoint?: string;
       foreignObjects?: boolean;
     } = {},
   ) => {
@@ -513,10 +519,12 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         eventSchema: overrides.eventSchema ?? (foreign ? t.otherEventSchema : t.eventSchema),
         propertyDefinition:
           overrides.propertyDefinition ?? (foreign ? t.otherPropertyDefinition : t.propertyDefinition),
+        endpoint: overrides.endpoint ?? (foreign ? t.otherEndpointId : t.endpointId),
       },
       node: nodeId(target, project),
       key: freshKey,
-      values: { personIds: [t.person.uuid], personId: t.person.uuid },
+      // `hogql`: the query a new endpoint needs (its `name` is the plain "x", unique in the project).
+      values: { personIds: [t.person.uuid], personId: t.person.uuid, hogql: "SELECT count() FROM events" },
     } satisfies ArgumentFixtures;
   };
 
@@ -595,6 +603,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       "eventDefinition",
       "schemaPropertyGroup",
       "eventSchema",
+      "endpoint",
     ];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
@@ -631,6 +640,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         const propertyDefinition = await createPropertyDefinition(s, t.project, freshKey());
         const schemaPropertyGroup = await createSchemaPropertyGroup(s, t.project, freshKey());
         const eventSchema = await createEventSchema(s, t.project, t.eventDefinition, schemaPropertyGroup);
+        const endpoint = (await createEndpointRecord(s, t.project, endpointName(freshKey()))).id;
         const response = await execute(
           documentFor(
             target,
@@ -640,6 +650,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
               schemaPropertyGroup,
               eventSchema,
               propertyDefinition,
+              endpoint,
             }),
           ),
           key,

@@ -44,9 +44,11 @@ export interface Tenancy {
   /** A property definition (UUID) of the bootstrap project and one of `otherProject`. */
   propertyDefinition: string;
   otherPropertyDefinition: string;
-  /** A saved-query endpoint (its name) of the bootstrap project and one of `otherProject`. */
+  /** A saved-query endpoint (its name and UUID) of the bootstrap project and one of `otherProject`. */
   endpoint: string;
+  endpointId: string;
   otherEndpoint: string;
+  otherEndpointId: string;
   /** Another organization the user is a member of (with no projects). */
   secondOrganization: string;
   /** An organization the user is not a member of. */
@@ -74,6 +76,8 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
   const otherEventDefinition = await createEventDefinition(s, otherProject, `${label} other event`);
   const schemaPropertyGroup = await createSchemaPropertyGroup(s, s.projectId, `${label} own group`);
   const otherSchemaPropertyGroup = await createSchemaPropertyGroup(s, otherProject, `${label} other group`);
+  const ownEndpoint = await createEndpointRecord(s, s.projectId, `${endpointName(label)}_own`);
+  const otherEndpoint = await createEndpointRecord(s, otherProject, `${endpointName(label)}_other`);
   return {
     cohort: await cohort(s.projectId, { name: `${label} dynamic` }),
     staticCohort: await cohort(s.projectId, {
@@ -98,8 +102,10 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     ),
     propertyDefinition: await createPropertyDefinition(s, s.projectId, `${label} own property`),
     otherPropertyDefinition: await createPropertyDefinition(s, otherProject, `${label} other property`),
-    endpoint: await createEndpoint(s, s.projectId, `${endpointName(label)}_own`),
-    otherEndpoint: await createEndpoint(s, otherProject, `${endpointName(label)}_other`),
+    endpoint: ownEndpoint.name,
+    endpointId: ownEndpoint.id,
+    otherEndpoint: otherEndpoint.name,
+    otherEndpointId: otherEndpoint.id,
     project: s.projectId,
     organization: s.organizationId,
     flag: (await createFlag(s, { key: `${label}-own` })).id,
@@ -175,9 +181,18 @@ export function endpointName(label: string): string {
 
 /** Creates a saved-query endpoint named `name` (a HogQL query) through REST with the all-scopes key; returns its name. */
 export async function createEndpoint(s: TestServer, project: number, name: string): Promise<string> {
+  return (await createEndpointRecord(s, project, name)).name;
+}
+
+/** `createEndpoint`, answering the endpoint's name and UUID. */
+export async function createEndpointRecord(
+  s: TestServer,
+  project: number,
+  name: string,
+): Promise<{ name: string; id: string }> {
   const created = await s.request("POST", `/api/projects/${project}/endpoints/`, {
     body: { name, query: { kind: "HogQLQuery", query: "SELECT count() FROM events" } },
   });
   expect(created.status, created.text).toBe(201);
-  return created.body.name;
+  return { name: created.body.name, id: created.body.id };
 }
