@@ -26,7 +26,13 @@ export const endpointRequestSchema = z.object({
   description: z.string().nullish(),
   is_active: drf.boolean().nullish(),
   cache_age_seconds: drf.integer().nullish(),
-  sync_frequency: z.enum(SYNC_FREQUENCIES).nullish(),
+  /** One of `SYNC_FREQUENCIES`, checked by `checkSyncFrequency` after the text checks of `parseInput`. */
+  sync_frequency: z
+    .string()
+    .nullish()
+    .describe(
+      `Materialization interval, one of ${SYNC_FREQUENCIES.join(", ")} (materialization answers 501: not built yet).`,
+    ),
   is_materialized: drf.boolean().nullish(),
   derived_from_insight: drf.string({ maxLength: INSIGHT_SHORT_ID_MAX_LENGTH }).nullish(),
 });
@@ -57,6 +63,21 @@ export function forbidExtraFields(schema: z.ZodObject, body: unknown): void {
   const extra = Object.keys(body).find((key) => !known.has(key));
   if (extra !== undefined) {
     throw new ValidationError("Extra inputs are not permitted", { attr: extra, code: "extra_forbidden" });
+  }
+}
+
+/**
+ * `sync_frequency` checked against PostHog's `DataWarehouseSyncInterval` values (after `parseInput`,
+ * so a NUL in it is refused as in any text).
+ * @throws ValidationError attr `sync_frequency`, DRF's `"<x>" is not a valid choice.`
+ */
+export function checkSyncFrequency(value: string | null | undefined): void {
+  if (value === null || value === undefined) return;
+  if (!(SYNC_FREQUENCIES as readonly string[]).includes(value)) {
+    throw new ValidationError(`"${value}" is not a valid choice.`, {
+      attr: "sync_frequency",
+      code: "invalid_choice",
+    });
   }
 }
 

@@ -33,6 +33,7 @@ import {
   selectVersionPage,
 } from "./endpoints.queries.js";
 import {
+  checkSyncFrequency,
   type EndpointRequest,
   endpointListFiltersSchema,
   endpointRequestSchema,
@@ -168,6 +169,7 @@ function checkMaterialization(data: EndpointRequest, willBeActive: boolean): voi
 function parseRequest(ctx: ServiceContext, body: unknown): EndpointRequest {
   const data = parseInput(endpointRequestSchema, body, ctx.limits);
   forbidExtraFields(endpointRequestSchema, body);
+  checkSyncFrequency(data.sync_frequency);
   return data;
 }
 
