@@ -166,7 +166,6 @@ function familyRoutes(base: string, endpoints: EndpointService, maxPageSize: num
       scopes: ["endpoint:read"],
       request: { body: lastExecutionTimesBodySchema },
       responses: { 200: lastExecutionTimesSchema },
-      conditional: false,
       handler: async ({ params, body, ctx }) => ({
         body: serializeLastExecutionTimes(await endpoints.lastExecutionTimes(ctx, project(params), body)),
       }),

@@ -76,7 +76,7 @@ export class VersionNotFoundError extends NotFoundError {
  * Which endpoint an operation acts on: its name (REST's `:name`) or its UUID (`{id}`, GraphQL's
  * mutations, which address objects by id).
  */
-export type EndpointRef = string | { id: string };
+export type EndpointKey = string | { id: string };
 
 /** The fields the activity log compares, under PostHog's names. */
 function snapshot(endpoint: EndpointRecord): Record<string, unknown> {
@@ -176,7 +176,7 @@ function parseRequest(ctx: ServiceContext, body: unknown): EndpointRequest {
 /** Creates the endpoint service. */
 export function createEndpointService(deps: ServiceDeps) {
   /** The project's endpoint named or identified by `ref`. @throws NotFoundError. */
-  async function read(db: Db, projectId: number, ref: EndpointRef): Promise<EndpointRecord> {
+  async function read(db: Db, projectId: number, ref: EndpointKey): Promise<EndpointRecord> {
     const endpoint =
       typeof ref === "string"
         ? await selectEndpointByName(db, projectId, ref)
@@ -216,7 +216,7 @@ export function createEndpointService(deps: ServiceDeps) {
     },
 
     /** The project's endpoint named `name`. Scope `endpoint:read`. @throws NotFoundError. */
-    async get(ctx: ServiceContext, projectId: number, name: EndpointRef): Promise<EndpointRecord> {
+    async get(ctx: ServiceContext, projectId: number, name: EndpointKey): Promise<EndpointRecord> {
       await authorizeProject(ctx, projectId, "endpoint:read");
       return read(ctx.db, projectId, name);
     },
@@ -238,7 +238,7 @@ export function createEndpointService(deps: ServiceDeps) {
     async getVersion(
       ctx: ServiceContext,
       projectId: number,
-      name: EndpointRef,
+      name: EndpointKey,
       number: number,
     ): Promise<EndpointVersionView> {
       await authorizeProject(ctx, projectId, "endpoint:read");
@@ -253,7 +253,7 @@ export function createEndpointService(deps: ServiceDeps) {
     async versions(
       ctx: ServiceContext,
       projectId: number,
-      name: EndpointRef,
+      name: EndpointKey,
       page: OffsetPage,
     ): Promise<{ count: number; endpoint: EndpointRecord; results: EndpointVersionRecord[] }> {
       await authorizeProject(ctx, projectId, "endpoint:read");
@@ -340,7 +340,7 @@ export function createEndpointService(deps: ServiceDeps) {
     async update(
       ctx: ServiceContext,
       projectId: number,
-      name: EndpointRef,
+      name: EndpointKey,
       body: unknown,
     ): Promise<EndpointRecord> {
       const project = await authorizeProject(ctx, projectId, "endpoint:write");
@@ -432,7 +432,7 @@ export function createEndpointService(deps: ServiceDeps) {
     async setVersionActive(
       ctx: ServiceContext,
       projectId: number,
-      name: EndpointRef,
+      name: EndpointKey,
       number: number,
       body: unknown,
     ): Promise<EndpointVersionView> {
@@ -471,7 +471,7 @@ export function createEndpointService(deps: ServiceDeps) {
      * execution log keeps the name) and writes activity `deleted`; returns it as it was. Scope
      * `endpoint:write`. @throws NotFoundError.
      */
-    async destroy(ctx: ServiceContext, projectId: number, name: EndpointRef): Promise<EndpointRecord> {
+    async destroy(ctx: ServiceContext, projectId: number, name: EndpointKey): Promise<EndpointRecord> {
       const project = await authorizeProject(ctx, projectId, "endpoint:write");
       const current = await read(ctx.db, project.id, name);
       await ctx.db.$transaction(async (tx) => {
@@ -501,7 +501,7 @@ export function createEndpointService(deps: ServiceDeps) {
     async materializationStatus(
       ctx: ServiceContext,
       projectId: number,
-      name: EndpointRef,
+      name: EndpointKey,
     ): Promise<MaterializationCheck> {
       await authorizeProject(ctx, projectId, "endpoint:read");
       const endpoint = await read(ctx.db, projectId, name);

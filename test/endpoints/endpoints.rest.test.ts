@@ -7,7 +7,7 @@
  * activity entries, and the 501 answers of what is not built (run, materialization).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { describeEachBackend, type TestServer } from "../support/server.js";
+import { describeEachBackend, statementsOf, type TestServer } from "../support/server.js";
 
 const FAMILIES = ["environments", "projects"] as const;
 
@@ -359,6 +359,20 @@ describeEachBackend("saved-query endpoints over REST", (server) => {
         const bad = await s.request("GET", `${base(project)}/?created_by=me`);
         expect(bad.status).toBe(400);
         expect(bad.body.attr).toBe("created_by");
+      });
+
+      it("reads a page of endpoints in as many statements whatever its length", async () => {
+        const s = server();
+        const project = await s.createProject(fresh("statements"));
+        const make = (name: string) =>
+          s.request("POST", `${base(project)}/`, { body: { name, query: hogql("SELECT 1") } });
+        expect((await make("one")).status).toBe(201);
+        const single = statementsOf(await s.request("GET", `${base(project)}/`));
+        for (const name of ["two", "three", "four", "five"]) expect((await make(name)).status).toBe(201);
+        const five = await s.request("GET", `${base(project)}/`);
+        expect(five.body.count).toBe(5);
+        expect(statementsOf(five)).toBe(single);
+        expect(single).toBeLessThanOrEqual(3);
       });
 
       it("deletes an endpoint and its versions with 204 and an activity entry", async () => {
