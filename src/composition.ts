@@ -13,6 +13,9 @@ import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
 import { loadConfig } from "./config.js";
 import { createActivityLogService } from "./core/activity-log.js";
+import { endpointRoutes } from "./endpoints/endpoints.rest.js";
+import "./endpoints/graphql/index.js";
+import { createEndpointService } from "./endpoints/endpoints.service.js";
 import { eventDefinitionRoutes } from "./event-definitions/event-definitions.rest.js";
 import "./event-definitions/graphql/index.js";
 import type { JobModule } from "./core/jobs/jobs.js";
@@ -65,6 +68,7 @@ export function createServices(
   return {
     activityLog: createActivityLogService(),
     cohorts,
+    endpoints: createEndpointService(deps),
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
     featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups, evaluation: flagEvaluation }),
@@ -91,6 +95,7 @@ export const REST_MODULES: readonly RestModule[] = [
   eventDefinitionRoutes,
   eventSchemaRoutes,
   propertyDefinitionRoutes,
+  endpointRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */

@@ -37,11 +37,14 @@ import { collectionOf, fillPath, hasBody, type PathValues, params, ROUTES } from
 import { SDK_ROUTES } from "../support/sdk-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
 import {
+  createEndpoint,
+  createEndpointRecord,
   createEventDefinition,
   createEventSchema,
   createPropertyDefinition,
   createSchemaPropertyGroup,
   createTenancy,
+  endpointName,
   type Tenancy,
 } from "../support/tenancy.js";
 
@@ -158,6 +161,8 @@ describeEachBackend("REST auth matrix", (server) => {
         event_schemas: t.eventSchema,
         property_definitions: t.propertyDefinition,
       },
+      name: t.endpoint,
+      version_number: 1,
     };
   });
 
@@ -176,6 +181,9 @@ describeEachBackend("REST auth matrix", (server) => {
 
   /** The own project's values, with a new object of the route's collection for its `:id` (success may change it). */
   const withFreshObject = async (s: TestServer, route: RestRoute): Promise<PathValues> => {
+    if (params(route.path).has("name")) {
+      return { ...own, name: await createEndpoint(s, t.project, endpointName(freshKey())) };
+    }
     if (!params(route.path).has("id")) return own;
     const collection = collectionOf(route.path);
     if (collection === "feature_flags") {
@@ -345,35 +353,46 @@ describeEachBackend("REST auth matrix", (server) => {
         },
       );
 
-      itWhere(kinds.has("id"))("answers an object of another project with 404", async () => {
-        const s = server();
-        const foreign = {
-          ...own,
-          ids: {
-            feature_flags: t.otherFlag,
-            cohorts: t.otherCohort,
-            persons: t.otherPerson.id,
-            event_definitions: t.otherEventDefinition,
-            schema_property_groups: t.otherSchemaPropertyGroup,
-            event_schemas: t.otherEventSchema,
-            property_definitions: t.otherPropertyDefinition,
-          },
-        };
-        // A route that answers its own project's object with 405 (flag DELETE: PostHog's
-        // ForbidDestroyModel) or 501 (not built yet) never reads the object: any id gets that answer.
-        const reference = await call(route, await withFreshObject(s, route), s.key);
-        if (reference.status === 405 || reference.status === 501) {
-          await refused(route, "object of another project", foreign, s.key, reference.status, reference.body);
-          return;
-        }
-        const emptyBody = route.emptyBodyOn?.(new NotFoundError()) ?? false;
-        // A route with PostHog's own body for a missing object (a flag's status) answers that.
-        const ownBody = route.errorBody?.(new NotFoundError());
-        const notFound = emptyBody
-          ? undefined
-          : (ownBody ?? errorBody("invalid_request", "not_found", "Not found."));
-        await refused(route, "object of another project", foreign, s.key, 404, notFound);
-      });
+      itWhere(kinds.has("id") || kinds.has("name"))(
+        "answers an object of another project with 404",
+        async () => {
+          const s = server();
+          const foreign = {
+            ...own,
+            ids: {
+              feature_flags: t.otherFlag,
+              cohorts: t.otherCohort,
+              persons: t.otherPerson.id,
+              event_definitions: t.otherEventDefinition,
+              schema_property_groups: t.otherSchemaPropertyGroup,
+              event_schemas: t.otherEventSchema,
+              property_definitions: t.otherPropertyDefinition,
+            },
+            name: t.otherEndpoint,
+          };
+          // A route that answers its own project's object with 405 (flag DELETE: PostHog's
+          // ForbidDestroyModel) or 501 (not built yet) never reads the object: any id gets that answer.
+          const reference = await call(route, await withFreshObject(s, route), s.key);
+          if (reference.status === 405 || reference.status === 501) {
+            await refused(
+              route,
+              "object of another project",
+              foreign,
+              s.key,
+              reference.status,
+              reference.body,
+            );
+            return;
+          }
+          const emptyBody = route.emptyBodyOn?.(new NotFoundError()) ?? false;
+          // A route with PostHog's own body for a missing object (a flag's status) answers that.
+          const ownBody = route.errorBody?.(new NotFoundError());
+          const notFound = emptyBody
+            ? undefined
+            : (ownBody ?? errorBody("invalid_request", "not_found", "Not found."));
+          await refused(route, "object of another project", foreign, s.key, 404, notFound);
+        },
+      );
     });
   }
 });
@@ -411,6 +430,8 @@ interface NodeIds {
   eventSchema: string;
   /** A property definition's UUID. */
   propertyDefinition: string;
+  /** A saved-query endpoint's UUID. */
+  endpoint: string;
 }
 
 /**
@@ -432,6 +453,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   SchemaPropertyGroup: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.schemaPropertyGroup}` },
   EventSchema: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventSchema}` },
   PropertyDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.propertyDefinition}` },
+  Endpoint: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.endpoint}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -460,6 +482,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       schemaPropertyGroup: t.schemaPropertyGroup,
       eventSchema: t.eventSchema,
       propertyDefinition: t.propertyDefinition,
+      endpoint: t.endpointId,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -477,6 +500,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       schemaPropertyGroup?: string;
       eventSchema?: string;
       propertyDefinition?: string;
+      endpoint?: string;
       foreignObjects?: boolean;
     } = {},
   ) => {
@@ -495,10 +519,12 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         eventSchema: overrides.eventSchema ?? (foreign ? t.otherEventSchema : t.eventSchema),
         propertyDefinition:
           overrides.propertyDefinition ?? (foreign ? t.otherPropertyDefinition : t.propertyDefinition),
+        endpoint: overrides.endpoint ?? (foreign ? t.otherEndpointId : t.endpointId),
       },
       node: nodeId(target, project),
       key: freshKey,
-      values: { personIds: [t.person.uuid], personId: t.person.uuid },
+      // `hogql`: the query a new endpoint needs (its `name` is the plain "x", unique in the project).
+      values: { personIds: [t.person.uuid], personId: t.person.uuid, hogql: "SELECT count() FROM events" },
     } satisfies ArgumentFixtures;
   };
 
@@ -577,6 +603,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       "eventDefinition",
       "schemaPropertyGroup",
       "eventSchema",
+      "endpoint",
     ];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
@@ -613,6 +640,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         const propertyDefinition = await createPropertyDefinition(s, t.project, freshKey());
         const schemaPropertyGroup = await createSchemaPropertyGroup(s, t.project, freshKey());
         const eventSchema = await createEventSchema(s, t.project, t.eventDefinition, schemaPropertyGroup);
+        const endpoint = (await createEndpointRecord(s, t.project, endpointName(freshKey()))).id;
         const response = await execute(
           documentFor(
             target,
@@ -622,6 +650,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
               schemaPropertyGroup,
               eventSchema,
               propertyDefinition,
+              endpoint,
             }),
           ),
           key,

@@ -41,11 +41,13 @@ import {
 import { itWhere } from "../support/it-where.js";
 import { describeEachBackend, type TestResponse } from "../support/server.js";
 import {
+  createEndpointRecord,
   createEventDefinition,
   createEventSchema,
   createPropertyDefinition,
   createSchemaPropertyGroup,
   createTenancy,
+  endpointName,
   type Tenancy,
 } from "../support/tenancy.js";
 
@@ -60,6 +62,7 @@ const OBJECT_KINDS = [
   "eventDefinition",
   "schemaPropertyGroup",
   "eventSchema",
+  "endpoint",
 ];
 
 /** Every field with arguments once (node reads are one target per Node type: keep the first). */
@@ -92,6 +95,8 @@ interface Fixtures {
   eventSchema: string;
   /** A property definition's UUID. */
   propertyDefinition: string;
+  /** A saved-query endpoint's UUID. */
+  endpoint: string;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -177,6 +182,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       schemaPropertyGroup: await createSchemaPropertyGroup(server(), t.project, freshKey()),
       eventSchema: "",
       propertyDefinition: await createPropertyDefinition(server(), t.project, freshKey()),
+      endpoint: (await createEndpointRecord(server(), t.project, endpointName(freshKey()))).id,
     };
     fixtures.eventSchema = await createEventSchema(
       server(),
@@ -230,8 +236,8 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       if (kind === "cohort") return fc.constant(fixtures.cohort);
       if (kind === "staticCohort") return fc.constant(fixtures.staticCohort);
       if (kind === "person") return fc.constant(String(fixtures.person));
-      // Event definitions, groups and event schemas: by `id`, or as the `<kind>Id` an input refers to.
-      for (const uuidKind of ["eventDefinition", "schemaPropertyGroup", "eventSchema"] as const) {
+      // Event definitions, groups, event schemas and endpoints: by `id`, or as the `<kind>Id` an input refers to.
+      for (const uuidKind of ["eventDefinition", "schemaPropertyGroup", "eventSchema", "endpoint"] as const) {
         if (kind === uuidKind || name === `${uuidKind}Id`) return fc.constant(fixtures[uuidKind]);
       }
       if (kind === "node") {
@@ -334,6 +340,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         schemaPropertyGroup: fixtures.schemaPropertyGroup,
         eventSchema: fixtures.eventSchema,
         propertyDefinition: fixtures.propertyDefinition,
+        endpoint: fixtures.endpoint,
       },
       node: "",
       key: freshKey,

@@ -32,11 +32,13 @@ import { createFlag } from "../support/flags.js";
 import { fillPath, hasBody, type PathValues, ROUTES } from "../support/rest-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
 import {
+  createEndpoint,
   createEventDefinition,
   createEventSchema,
   createPropertyDefinition,
   createSchemaPropertyGroup,
   createTenancy,
+  endpointName,
 } from "../support/tenancy.js";
 
 const BODY_LIMIT_BYTES = loadConfig({}).limits.bodyLimitBytes;
@@ -135,6 +137,8 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         event_schemas: t.eventSchema,
         property_definitions: t.propertyDefinition,
       },
+      name: t.endpoint,
+      version_number: 1,
     };
     vocabulary = [...keysIn(rich), "original_flag"];
     for (const route of WRITE_ROUTES) {
@@ -159,6 +163,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         event_schemas: await createEventSchema(server(), own.project_id, eventDefinition, group),
         property_definitions: propertyDefinition,
       },
+      name: await createEndpoint(server(), own.project_id, endpointName(freshKey())),
     };
   });
 

@@ -28,6 +28,10 @@ export interface PathValues {
   organization_id: string;
   /** `:id` values by collection (`feature_flags`: a flag id; `event_definitions`: a UUID). */
   ids: Record<string, number | string>;
+  /** `:name` (saved-query endpoints are addressed by name): an endpoint's name. */
+  name?: string;
+  /** `:version_number` of an endpoint version. */
+  version_number?: number;
 }
 
 /**

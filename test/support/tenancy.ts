@@ -1,7 +1,7 @@
 /**
  * The tenants an authorization test needs around a test server's bootstrap project: a flag, a
  * person with group type 0 and its group `x`, a dynamic cohort and a static cohort holding the
- * person, an event definition with a schema property group attached, another project of the same organization with its own flag, person, group and cohorts, a second organization the user is also a member of,
+ * person, an event definition with a schema property group attached, a saved-query endpoint, another project of the same organization with its own flag, person, group and cohorts, a second organization the user is also a member of,
  * and an organization (with a project) the user is not a member of. Flags and cohorts are created
  * through the REST door with the all-scopes key, as a client would; the person is a fixture row.
  */
@@ -44,6 +44,11 @@ export interface Tenancy {
   /** A property definition (UUID) of the bootstrap project and one of `otherProject`. */
   propertyDefinition: string;
   otherPropertyDefinition: string;
+  /** A saved-query endpoint (its name and UUID) of the bootstrap project and one of `otherProject`. */
+  endpoint: string;
+  endpointId: string;
+  otherEndpoint: string;
+  otherEndpointId: string;
   /** Another organization the user is a member of (with no projects). */
   secondOrganization: string;
   /** An organization the user is not a member of. */
@@ -71,6 +76,8 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
   const otherEventDefinition = await createEventDefinition(s, otherProject, `${label} other event`);
   const schemaPropertyGroup = await createSchemaPropertyGroup(s, s.projectId, `${label} own group`);
   const otherSchemaPropertyGroup = await createSchemaPropertyGroup(s, otherProject, `${label} other group`);
+  const ownEndpoint = await createEndpointRecord(s, s.projectId, `${endpointName(label)}_own`);
+  const otherEndpoint = await createEndpointRecord(s, otherProject, `${endpointName(label)}_other`);
   return {
     cohort: await cohort(s.projectId, { name: `${label} dynamic` }),
     staticCohort: await cohort(s.projectId, {
@@ -95,6 +102,10 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     ),
     propertyDefinition: await createPropertyDefinition(s, s.projectId, `${label} own property`),
     otherPropertyDefinition: await createPropertyDefinition(s, otherProject, `${label} other property`),
+    endpoint: ownEndpoint.name,
+    endpointId: ownEndpoint.id,
+    otherEndpoint: otherEndpoint.name,
+    otherEndpointId: otherEndpoint.id,
     project: s.projectId,
     organization: s.organizationId,
     flag: (await createFlag(s, { key: `${label}-own` })).id,
@@ -161,4 +172,27 @@ export async function createPropertyDefinition(
     select: { id: true },
   });
   return created.id;
+}
+
+/** `label` as the start of an endpoint name (a letter, then letters, digits, `_` and `-`). */
+export function endpointName(label: string): string {
+  return `e${label.replace(/[^a-zA-Z0-9_-]/g, "_")}`;
+}
+
+/** Creates a saved-query endpoint named `name` (a HogQL query) through REST with the all-scopes key; returns its name. */
+export async function createEndpoint(s: TestServer, project: number, name: string): Promise<string> {
+  return (await createEndpointRecord(s, project, name)).name;
+}
+
+/** `createEndpoint`, answering the endpoint's name and UUID. */
+export async function createEndpointRecord(
+  s: TestServer,
+  project: number,
+  name: string,
+): Promise<{ name: string; id: string }> {
+  const created = await s.request("POST", `/api/projects/${project}/endpoints/`, {
+    body: { name, query: { kind: "HogQLQuery", query: "SELECT count() FROM events" } },
+  });
+  expect(created.status, created.text).toBe(201);
+  return { name: created.body.name, id: created.body.id };
 }

@@ -1,0 +1,273 @@
+/**
+ * Saved-query endpoints on PostHog's REST paths (spec "Saved-query endpoints" rows, posthog-behavior.md
+ * §4; `products/endpoints/backend/api.py` EndpointViewSet): every operation on both path families,
+ * `/api/environments/:project_id/endpoints/` and `/api/projects/:project_id/endpoints/` (decision 3),
+ * each with and without its trailing slash. Request parsing and PostHog's shapes only; behaviour
+ * lives in endpoints.service.ts. `run` (GET and POST) is declared and answers 501 until the query
+ * engine is wired in.
+ */
+import { z } from "zod";
+import { NotFoundError } from "../core/errors.js";
+import { errorBodySchema } from "../rest/error-body.js";
+import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
+import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import type { EndpointRecord, EndpointVersionRecord } from "./endpoints.queries.js";
+import {
+  endpointPageSchema,
+  endpointSchema,
+  endpointVersionPageSchema,
+  endpointVersionSchema,
+  lastExecutionTimesSchema,
+  materializationSchema,
+  serializeEndpoint,
+  serializeEndpointVersion,
+  serializeLastExecutionTimes,
+  serializeMaterialization,
+  versionNotFoundSchema,
+} from "./endpoints.responses.js";
+import {
+  endpointRequestSchema,
+  lastExecutionTimesSchema as lastExecutionTimesBodySchema,
+  parseVersionParam,
+} from "./endpoints.schemas.js";
+import { type EndpointService, VersionNotFoundError } from "./endpoints.service.js";
+
+/** The two path families (decision 3): every operation is declared under both. */
+const BASES = ["/api/environments/:project_id/endpoints/", "/api/projects/:project_id/endpoints/"] as const;
+
+/** `:name` of an endpoint. */
+const nameParams = z.object({ name: z.string().describe("The endpoint's name (its URL-safe key).") });
+
+/** `:name` and `:version_number`. */
+const versionParams = nameParams.extend({
+  version_number: z.string().describe("The version number (digits)."),
+});
+
+/** `?version=N` of retrieve and update. */
+const versionQuery = z.object({
+  version: z
+    .int()
+    .optional()
+    .describe("A version number: retrieve that version, or update only its `is_active`."),
+});
+
+/** The list's query parameters. */
+const listQuery = offsetPageQuerySchema.extend({
+  is_active: z.boolean().optional().describe("Only active (true) or inactive (false) endpoints."),
+  created_by: z.int().optional().describe("Only endpoints created by this user id."),
+});
+
+/** PostHog's own 404 body for a version an endpoint does not have. */
+const versionErrorBody = (error: unknown) =>
+  error instanceof VersionNotFoundError ? { error: error.detail } : undefined;
+
+/** A version number in the path: digits only, else the route does not match (404). */
+function versionNumber(params: Record<string, string>): number {
+  const raw = params["version_number"] ?? "";
+  if (!/^\d{1,9}$/.test(raw)) throw new NotFoundError();
+  return Number(raw);
+}
+
+/** The endpoint run operations, not built until the query engine is wired in (issue 10 part 2). */
+const NOT_BUILT: readonly NotBuiltOperation[] = (["GET", "POST"] as const).map((method) => ({
+  method,
+  path: ":name/run/",
+  scopes: ["endpoint:read"],
+  reason:
+    "running an endpoint needs the query engine (HogQL and Trends over events), which is not wired in yet",
+}));
+
+/** The endpoint routes of one path family. */
+function familyRoutes(base: string, endpoints: EndpointService, maxPageSize: number): RestRoute[] {
+  const project = (params: Record<string, string>) => pathId(params, "project_id");
+  const name = (params: Record<string, string>) => params["name"]!;
+  const one = async (endpoint: EndpointRecord, url: URL) =>
+    serializeEndpoint(endpoint, await endpoints.materialization(endpoint.current), url.origin);
+  const versioned = async (view: { endpoint: EndpointRecord; version: EndpointVersionRecord }, url: URL) =>
+    serializeEndpointVersion(
+      view.endpoint,
+      view.version,
+      await endpoints.materialization(view.version),
+      url.origin,
+    );
+  const updateRoute = (method: "PATCH" | "PUT"): RestRoute => ({
+    method,
+    path: `${base}:name/`,
+    summary:
+      "Change an endpoint (every field optional): a changed query makes a new version; description and " +
+      "cache_age_seconds apply to every version; with `?version=N`, only that version's is_active changes.",
+    scopes: ["endpoint:write"],
+    request: { params: nameParams, query: versionQuery, body: endpointRequestSchema },
+    responses: {
+      200: z.union([endpointSchema, endpointVersionSchema]),
+      404: z.union([versionNotFoundSchema, errorBodySchema]),
+      501: errorBodySchema,
+    },
+    errorBody: versionErrorBody,
+    handler: async ({ params, query, body, url, ctx }) => {
+      const version = parseVersionParam(query.get("version"));
+      if (version !== null) {
+        return {
+          body: await versioned(
+            await endpoints.setVersionActive(ctx, project(params), name(params), version, body),
+            url,
+          ),
+        };
+      }
+      return { body: await one(await endpoints.update(ctx, project(params), name(params), body), url) };
+    },
+  });
+  return [
+    {
+      method: "GET",
+      path: base,
+      summary:
+        "List the project's endpoints, newest first: is_active and created_by filters; limit/offset pages.",
+      scopes: ["endpoint:read"],
+      request: { query: listQuery },
+      responses: { 200: endpointPageSchema },
+      handler: async ({ params, query, url, ctx }) => {
+        const page = parseOffsetPage(query, { maxPageSize });
+        const { count, results } = await endpoints.list(
+          ctx,
+          project(params),
+          Object.fromEntries(query),
+          page,
+        );
+        return {
+          body: {
+            count,
+            ...offsetPageLinks(url, page, count),
+            results: await Promise.all(results.map((endpoint) => one(endpoint, url))),
+          },
+        };
+      },
+    },
+    {
+      method: "POST",
+      path: base,
+      summary:
+        "Create an endpoint (version 1) from a HogQLQuery or an insight query; unknown fields are refused. " +
+        "Materialization (is_materialized, sync_frequency) answers 501: not built yet.",
+      scopes: ["endpoint:write"],
+      request: { body: endpointRequestSchema },
+      responses: { 201: endpointSchema, 501: errorBodySchema },
+      handler: async ({ params, body, url, ctx }) => ({
+        status: 201,
+        body: await one(await endpoints.create(ctx, project(params), body), url),
+      }),
+    },
+    {
+      method: "POST",
+      path: `${base}last_execution_times/`,
+      summary:
+        "When each named endpoint was last run with a personal API key in the past 6 months, as a query status.",
+      scopes: ["endpoint:read"],
+      request: { body: lastExecutionTimesBodySchema },
+      responses: { 200: lastExecutionTimesSchema },
+      handler: async ({ params, body, ctx }) => ({
+        body: serializeLastExecutionTimes(await endpoints.lastExecutionTimes(ctx, project(params), body)),
+      }),
+    },
+    {
+      method: "GET",
+      path: `${base}:name/`,
+      summary: "One endpoint by name; with `?version=N`, that version's fields and the version's own.",
+      scopes: ["endpoint:read"],
+      request: { params: nameParams, query: versionQuery },
+      responses: {
+        200: z.union([endpointSchema, endpointVersionSchema]),
+        404: z.union([versionNotFoundSchema, errorBodySchema]),
+      },
+      errorBody: versionErrorBody,
+      handler: async ({ params, query, url, ctx }) => {
+        const version = parseVersionParam(query.get("version"));
+        if (version !== null) {
+          return {
+            body: await versioned(
+              await endpoints.getVersion(ctx, project(params), name(params), version),
+              url,
+            ),
+          };
+        }
+        return { body: await one(await endpoints.get(ctx, project(params), name(params)), url) };
+      },
+    },
+    updateRoute("PATCH"),
+    updateRoute("PUT"),
+    {
+      method: "DELETE",
+      path: `${base}:name/`,
+      summary: "Delete an endpoint and its versions.",
+      scopes: ["endpoint:write"],
+      request: { params: nameParams },
+      responses: { 204: null },
+      handler: async ({ params, ctx }) => {
+        await endpoints.destroy(ctx, project(params), name(params));
+        return { status: 204, body: undefined };
+      },
+    },
+    {
+      method: "GET",
+      path: `${base}:name/materialization_status/`,
+      summary:
+        "Whether the endpoint's current query could be materialized, and why not (materialization is not built yet).",
+      scopes: ["endpoint:read"],
+      request: { params: nameParams },
+      responses: { 200: materializationSchema },
+      handler: async ({ params, ctx }) => ({
+        body: serializeMaterialization(
+          await endpoints.materializationStatus(ctx, project(params), name(params)),
+        ),
+      }),
+    },
+    {
+      method: "GET",
+      path: `${base}:name/versions/`,
+      summary: "The endpoint's versions, highest first; limit/offset pages.",
+      scopes: ["endpoint:read"],
+      request: { params: nameParams, query: offsetPageQuerySchema },
+      responses: { 200: endpointVersionPageSchema },
+      handler: async ({ params, query, url, ctx }) => {
+        const page = parseOffsetPage(query, { maxPageSize });
+        const { count, endpoint, results } = await endpoints.versions(
+          ctx,
+          project(params),
+          name(params),
+          page,
+        );
+        return {
+          body: {
+            count,
+            ...offsetPageLinks(url, page, count),
+            results: await Promise.all(results.map((version) => versioned({ endpoint, version }, url))),
+          },
+        };
+      },
+    },
+    {
+      method: "GET",
+      path: `${base}:name/versions/:version_number/`,
+      summary: "One version of the endpoint by number.",
+      scopes: ["endpoint:read"],
+      request: { params: versionParams },
+      responses: {
+        200: endpointVersionSchema,
+        404: z.union([versionNotFoundSchema, errorBodySchema]),
+      },
+      errorBody: versionErrorBody,
+      handler: async ({ params, url, ctx }) => {
+        const number = versionNumber(params);
+        return {
+          body: await versioned(await endpoints.getVersion(ctx, project(params), name(params), number), url),
+        };
+      },
+    },
+    ...notBuiltRoutes(base, NOT_BUILT),
+  ];
+}
+
+/** The endpoint routes of both path families. */
+export const endpointRoutes: RestModule = (services, limits) =>
+  BASES.flatMap((base) => familyRoutes(base, services.endpoints, limits.maxPageSize));
