@@ -277,7 +277,13 @@ class Printer {
       for (const column of this.selectItem(item, scope)) {
         columns.push({ name: column.name, type: column.printed.type, nullable: column.printed.nullable });
         const name = positional ? `_${columns.length - 1}` : column.name;
-        selectSql.push(sql`${column.printed.sql} AS ${quoteIdent(name)}`);
+        // Result timestamps leave as UTC text: drivers read a timestamptz in a non-UTC session
+        // (the project's TimeZone) inconsistently; the runner formats them in the project's zone.
+        const value =
+          positional && column.printed.type === "DateTime"
+            ? sql`to_char((${column.printed.sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+            : column.printed.sql;
+        selectSql.push(sql`${value} AS ${quoteIdent(name)}`);
       }
     }
     if (selectSql.length === 0) fail("A SELECT needs at least one column.");
@@ -795,6 +801,8 @@ class Printer {
   private call(node: HogQLNode, scope: Scope): Printed {
     const name = String(node["name"]);
     const argNodes = nodes(node["args"]);
+    const operator = operatorCall(name, argNodes);
+    if (operator) return this.expr(operator, scope);
     if (argNodes.some((arg) => arg.node === "Lambda")) {
       fail(`Lambdas (x -> ...) are not supported: ${name}(...) cannot be printed for PostgreSQL.`);
     }
@@ -846,24 +854,18 @@ class Printer {
     const over = node["over_identifier"]
       ? quoteIdent(String(node["over_identifier"]))
       : sql`(${this.windowSpec(node["over_expr"] as HogQLNode, scope)})`;
-    const argsSql =
-      fn === "avg"
-        ? join(
-            args.map((arg) => sql`(${arg.sql})::float8`),
-            ", ",
-          )
-        : fn === "count" && args.length === 0
-          ? sql`*`
-          : join(
-              args.map((a) => a.sql),
-              ", ",
-            );
+    const argList = args.map((arg) => (fn === "avg" ? sql`(${arg.sql})::float8` : arg.sql));
     const type: HogQLType = ["row_number", "rank", "dense_rank", "ntile", "count"].includes(fn)
       ? "UInt64"
       : ["percent_rank", "cume_dist", "avg"].includes(fn)
         ? "Float64"
         : (args[0]?.type ?? "Unknown");
-    const call = args.length === 0 && fn !== "count" ? sql`${raw(fn)}()` : sql`${raw(fn)}(${argsSql})`;
+    const call =
+      argList.length > 0
+        ? sql`${raw(fn)}(${join(argList, ", ")})`
+        : fn === "count"
+          ? sql`count(*)`
+          : sql`${raw(fn)}()`;
     return out(sql`${call} OVER ${over}`, type, true);
   }
 
@@ -894,7 +896,7 @@ class Printer {
       const end = spec["frame_end"] ? frameBound(spec["frame_end"] as HogQLNode) : null;
       parts.push(end ? raw(`${method} BETWEEN ${start} AND ${end}`) : raw(`${method} ${start}`));
     }
-    return join(parts, " ");
+    return parts.length > 0 ? join(parts, " ") : Prisma.empty;
   }
 
   /** A relative date (`-7d`, `mStart`) resolved at run time in the project's timezone. */
@@ -916,6 +918,42 @@ class Printer {
       false,
     );
   }
+}
+
+const COMPARE_CALLS: Record<string, string> = {
+  equals: "==",
+  notEquals: "!=",
+  less: "<",
+  lessOrEquals: "<=",
+  greater: ">",
+  greaterOrEquals: ">=",
+  notLike: "not like",
+  notILike: "not ilike",
+  in: "in",
+  notIn: "not in",
+};
+const ARITHMETIC_CALLS: Record<string, string> = {
+  plus: "+",
+  minus: "-",
+  multiply: "*",
+  divide: "/",
+  modulo: "%",
+};
+
+/**
+ * HogQL's function spellings of operators (`and(a, b)`, `NOT(x)`, `equals(a, b)`, `plus(a, b)`,
+ * as PostHog's printer writes them) as the operator nodes, so they get the operators' semantics.
+ */
+function operatorCall(name: string, args: HogQLNode[]): HogQLNode | null {
+  const lower = name.toLowerCase();
+  if ((lower === "and" || lower === "or") && args.length >= 1)
+    return { node: lower === "and" ? "And" : "Or", exprs: args };
+  if (lower === "not" && args.length === 1) return { node: "Not", expr: args[0] };
+  if (COMPARE_CALLS[name] && args.length === 2)
+    return { node: "CompareOperation", op: COMPARE_CALLS[name], left: args[0], right: args[1] };
+  if (ARITHMETIC_CALLS[name] && args.length === 2)
+    return { node: "ArithmeticOperation", op: ARITHMETIC_CALLS[name], left: args[0], right: args[1] };
+  return null;
 }
 
 function frameBound(bound: HogQLNode | null): string {

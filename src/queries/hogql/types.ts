@@ -101,6 +101,10 @@ export function jsonValue(value: unknown, type: HogQLType, timezone: string): un
   if (value instanceof Date) {
     return type === "Date" ? value.toISOString().slice(0, 10) : isoInTimezone(value, timezone);
   }
+  if (type === "DateTime" && typeof value === "string") {
+    const instant = new Date(value);
+    return Number.isNaN(instant.getTime()) ? value : isoInTimezone(instant, timezone);
+  }
   if (Array.isArray(value)) return value.map((item) => jsonValue(item, "Unknown", timezone));
   if (type === "JSON") return typeof value === "string" ? value : JSON.stringify(value);
   if (typeof value === "string" && (type === "Int64" || type === "UInt64" || type === "Float64")) {
