@@ -168,6 +168,8 @@ function unitOf(node: HogQLNode | undefined, call: string): string {
 
 /** `n` units as a PostgreSQL interval (`unit` is from `UNITS`, never input). */
 function interval(n: Prisma.Sql, unit: string): Prisma.Sql {
+  // PostgreSQL has no quarter interval: three months.
+  if (unit === "quarter") return sql`((${n}) * interval '3 months')`;
   return sql`((${n}) * interval '1 ${raw(unit)}')`;
 }
 

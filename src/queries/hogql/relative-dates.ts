@@ -51,10 +51,12 @@ export function parseRelativeDate(text: string): RelativeDate | null {
 /** The instant as SQL (`timestamptz`); the unit is from the fixed table above, the amount a parameter. */
 export function relativeDateSql(date: RelativeDate): Prisma.Sql {
   const unit = Prisma.raw(date.unit);
-  const shifted = Prisma.sql`(now() - ${date.amount}::int * interval '1 ${unit}')`;
+  // PostgreSQL has no quarter interval: three months.
+  const step = Prisma.raw(date.unit === "quarter" ? "3 months" : `1 ${date.unit}`);
+  const shifted = Prisma.sql`(now() - ${date.amount}::int * interval '${step}')`;
   if (date.position === "Start") return Prisma.sql`date_trunc('${unit}', ${shifted})`;
   if (date.position === "End") {
-    return Prisma.sql`(date_trunc('${unit}', ${shifted}) + interval '1 ${unit}' - interval '1 microsecond')`;
+    return Prisma.sql`(date_trunc('${unit}', ${shifted}) + interval '${step}' - interval '1 microsecond')`;
   }
   if (["day", "week", "month", "quarter", "year"].includes(date.unit)) {
     return Prisma.sql`date_trunc('day', ${shifted})`;
