@@ -96,7 +96,10 @@ export async function runReadOnly<R>(
         code: "query_timeout",
       });
     }
-    if (cause) throw new ValidationError(`Query execution failed: ${cause.message}`, { code: "query_error" });
+    // Connection, resource and shutdown failures (classes 08, 53, 57P) are the server's, not the query's.
+    if (cause && !/^(08|53|57P)/.test(cause.code ?? "")) {
+      throw new ValidationError(`Query execution failed: ${cause.message}`, { code: "query_error" });
+    }
     throw error;
   }
 }
