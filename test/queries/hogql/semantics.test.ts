@@ -283,12 +283,14 @@ describeEachBackend("HogQLQuery", (server) => {
     });
 
     it("resolves relative date values in the project's timezone", async () => {
-      const [[today, ago]] = (await rows(
-        "SELECT toDate(now()), toDate({variables.since})",
-        variable("since", "-7d"),
-      )) as string[][];
+      const [today, ago] = (
+        (await rows(
+          "SELECT toDate(now()), toDate({variables.since})",
+          variable("since", "-7d"),
+        )) as string[][]
+      )[0]!;
       expect(Date.parse(today!) - Date.parse(ago!)).toBe(7 * 86_400_000);
-      const [[start]] = (await rows("SELECT {variables.m}", variable("m", "mStart"))) as string[][];
+      const start = ((await rows("SELECT {variables.m}", variable("m", "mStart"))) as string[][])[0]![0];
       expect(start).toMatch(/^\d{4}-\d{2}-01T00:00:00\.000\+0[12]:00$/);
     });
 
