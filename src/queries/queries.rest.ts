@@ -3,7 +3,7 @@
  * (`posthog/api/query.py`; scope `query:read`): runs the query through the query service and
  * answers the kind's response (HogQLQueryResponse for `HogQLQuery`) with 200. Only blocking runs
  * exist here: the response is always complete (`query_status` null). Other body fields PostHog
- * accepts (`refresh`, `client_query_id`, `name`) are accepted and not used: this door never caches.
+ * accepts (`refresh`, `client_query_id`, ...) are accepted and not used: this door never caches.
  */
 import { z } from "zod";
 import { parseInput } from "../core/validation.js";
@@ -16,7 +16,6 @@ export const queryRequestSchema = z.looseObject({
     .describe("The query node, e.g. {kind: 'HogQLQuery', query: 'SELECT ...'}."),
   refresh: z.union([z.string(), z.boolean()]).nullish(),
   client_query_id: z.string().nullish(),
-  name: z.string().nullish(),
 });
 
 /** A query response: PostHog's response for the query's kind (free-form JSON here). */
@@ -40,9 +39,15 @@ export const queryRoutes: RestModule = (services, limits) => [
     scopes: ["query:read"],
     request: { body: queryRequestSchema },
     responses: { 200: queryResponseSchema },
-    handler: async ({ params, body, ctx }) => {
-      const request = parseInput(queryRequestSchema, body, limits);
-      return { body: await services.queries.run(ctx, pathId(params, "project_id"), request.query) };
-    },
+    handler: async ({ params, body, ctx }) => ({
+      // The service authorises first, then validates the body (PostHog checks permissions before input).
+      body: await services.queries.run(
+        ctx,
+        pathId(params, "project_id"),
+        undefined,
+        {},
+        () => parseInput(queryRequestSchema, body, limits).query,
+      ),
+    }),
   },
 ];

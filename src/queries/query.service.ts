@@ -47,6 +47,8 @@ export function createQueryService(deps: ServiceDeps, kinds: readonly QueryKind[
 
     /**
      * Runs `query` for `projectId` and returns PostHog's response for its kind. Scope `query:read`.
+     * `readQuery`, when given, is called once the project is authorised to read the query from a
+     * request body (so that a caller without access gets 403 before any 400 about its input).
      * @throws NotFoundError (project), PermissionDeniedError; ValidationError for an unknown kind,
      *   an invalid query, an unsupported construct or a failed execution; TooManyRequestsError
      *   when the project already has the configured number of runs in flight.
@@ -56,8 +58,10 @@ export function createQueryService(deps: ServiceDeps, kinds: readonly QueryKind[
       projectId: number,
       query: unknown,
       options: RunQueryOptions = {},
+      readQuery?: () => unknown,
     ): Promise<QueryResponse> {
       const project = await authorizeProject(ctx, projectId, "query:read");
+      if (readQuery) query = readQuery();
       const kindName =
         query !== null && typeof query === "object" ? (query as Record<string, unknown>)["kind"] : undefined;
       const kind = typeof kindName === "string" ? registry.get(kindName) : undefined;
