@@ -450,6 +450,44 @@ describeEachBackend("HogQLQuery", (server) => {
       else expect(response.body.detail).toMatch(/^Invalid HogQL query: /);
     });
 
+    it.each([
+      ["SELECT count() FROM events GROUP BY 1", {}],
+      ["SELECT person.nope FROM events", {}],
+      ["SELECT properties FROM events LIMIT 1", {}],
+      ["SELECT event FROM events e WHERE e.person.properties.email = 'x'", {}],
+      ["SELECT toStartOfInterval(timestamp, 5) FROM events", {}],
+      ["SELECT [1, 2][1], 9999999999999999999, toDateTime(1700000000)", {}],
+      ["SELECT * FROM (SELECT 1 AS a, 2 AS a)", {}],
+      ["SELECT quantile(2)(1)", {}],
+      ["SELECT count() OVER (), lagInFrame(event) OVER (ORDER BY timestamp) FROM events", {}],
+      ["SELECT {filters}", { filters: { properties: [{ key: "a", value: "b", type: "event" }] } }],
+      [
+        "SELECT 1 FROM events WHERE {filters}",
+        { filters: { properties: [{ key: "x", type: "group", group_type_index: 0, value: "a" }] } },
+      ],
+      ["SELECT 1 FROM events WHERE {filters}", { filters: { dateRange: { date_from: "yesterday-ish" } } }],
+      [
+        "SELECT 1 FROM events WHERE {filters}",
+        { filters: { properties: [{ key: "x", value: "(", operator: "regex", type: "event" }] } },
+      ],
+      ["SELECT dateDiff('fortnight', now(), now())", {}],
+      ["SELECT event FROM events ORDER BY person.properties.email LIMIT 1", {}],
+      ["SELECT e.*, arrayJoin(splitByChar(',', 'a,b')) FROM events e LIMIT 1", {}],
+      ["SELECT 1 AS x, x + 1 AS y, y * 2", {}],
+      [
+        "SELECT toDate(timestamp) - toDate('2026-01-01'), timestamp - INTERVAL 1 MONTH FROM events LIMIT 1",
+        {},
+      ],
+      [
+        "SELECT count() FROM events WHERE timestamp > '2026-11-21' AND timestamp < now() - INTERVAL 1 DAY",
+        {},
+      ],
+    ])("%s never answers 5xx", async (query, extra) => {
+      const response = await runHogQL(server(), query, extra as Record<string, unknown>);
+      expect(response.status, JSON.stringify(response.body)).toBeLessThan(500);
+      if (response.status !== 200) expect(response.body.type).toBe("validation_error");
+    });
+
     it("answers database errors of the query as 400 Query execution failed", async () => {
       const response = await runHogQL(server(), "SELECT properties.x = 1 + 'a' FROM events");
       expect(response.status).toBe(400);
