@@ -41,7 +41,10 @@ describeEachBackend("query service", (server, backend) => {
         return { results: [[row!.tz]] };
       },
     };
-    const service = createQueryService({ now: () => new Date() }, [hogqlQueryKind, blocking]);
+    const service = createQueryService({ now: () => new Date(), config: loadConfig({}) }, [
+      hogqlQueryKind,
+      blocking,
+    ]);
     const ctx = await contextOf(server(), {
       QUERY_MAX_CONCURRENT_PER_PROJECT: "2",
       QUERY_TIMEOUT_MS: "1234",
