@@ -46,6 +46,9 @@ import "./persons/graphql/index.js";
 import { createPersonService } from "./persons/persons.service.js";
 import { projectRoutes } from "./projects/projects.rest.js";
 import { propertyDefinitionRoutes } from "./property-definitions/property-definitions.rest.js";
+import { hogqlQueryKind } from "./queries/hogql-query.js";
+import { queryRoutes } from "./queries/queries.rest.js";
+import { createQueryService } from "./queries/query.service.js";
 import "./property-definitions/graphql/index.js";
 import { createPropertyDefinitionService } from "./property-definitions/property-definitions.service.js";
 import "./projects/projects.graphql.js";
@@ -79,6 +82,7 @@ export function createServices(
     persons,
     projects: createProjectService(),
     propertyDefinitions: createPropertyDefinitionService(deps),
+    queries: createQueryService(deps, [hogqlQueryKind]),
     users: createUserService(),
   };
 }
@@ -96,6 +100,7 @@ export const REST_MODULES: readonly RestModule[] = [
   eventSchemaRoutes,
   propertyDefinitionRoutes,
   endpointRoutes,
+  queryRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */

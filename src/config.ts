@@ -69,6 +69,8 @@ const envSchema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().nonnegative().default(30),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(5000),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(500_000),
+  QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  QUERY_MAX_CONCURRENT_PER_PROJECT: z.coerce.number().int().positive().default(4),
 });
 
 /** Rows per page when a list request gives no size (DRF `PAGE_SIZE` in posthog/settings/web.py). */
@@ -111,6 +113,10 @@ export interface Limits {
   maxJsonDepth: number;
   /** Largest request line plus headers, in bytes (Node's `maxHeaderSize`; 414/431 beyond). */
   maxHeaderBytes: number;
+  /** Statement timeout of one query run (HogQL, Trends), in ms (`SET LOCAL statement_timeout`). */
+  queryTimeoutMs: number;
+  /** Most query runs one project may have in flight in this process (429 beyond). */
+  queryMaxConcurrentPerProject: number;
 }
 
 /** The service configuration. */
@@ -194,6 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       graphqlMaxCost: e.GRAPHQL_MAX_COST,
       maxJsonDepth: e.MAX_JSON_DEPTH,
       maxHeaderBytes: e.MAX_HEADER_BYTES,
+      queryTimeoutMs: e.QUERY_TIMEOUT_MS,
+      queryMaxConcurrentPerProject: e.QUERY_MAX_CONCURRENT_PER_PROJECT,
     },
   };
 }

@@ -187,3 +187,16 @@ export class ServiceUnavailableError extends DomainError {
     super(detail, "service_unavailable");
   }
 }
+
+/**
+ * 429: too many requests at once, e.g. more concurrent query runs for a project than configured
+ * (PostHog's endpoint run answers `Too many concurrent requests. Please try again later.`,
+ * posthog-behavior.md §4.7).
+ */
+export class TooManyRequestsError extends DomainError {
+  readonly httpStatus = 429;
+  readonly type = "throttled_error" as const;
+  constructor(detail = "Too many concurrent requests. Please try again later.") {
+    super(detail, "throttled");
+  }
+}

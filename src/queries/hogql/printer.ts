@@ -1,0 +1,1029 @@
+/**
+ * The printer from PostHog's HogQL AST (./parser.ts, placeholders already replaced by
+ * ./placeholders.ts) to one parameterised PostgreSQL `SELECT` over our tables.
+ *
+ * Guarantees:
+ * - Every constant of the query is a bound parameter; identifiers in the SQL are the printer's own
+ *   (`t1`, `c1`, ...) except output column names, which are quoted with `"` doubled. Nothing of the
+ *   input is spliced into the SQL text.
+ * - Every table reference (FROM, joins, subqueries, CTEs, the lazy `person` join) reads a view that
+ *   holds `project_id = <project>` inside it (./tables.ts), so no join type can reach another
+ *   project's rows.
+ * - Only the allow-listed nodes, tables and functions print; anything else is a ValidationError
+ *   (400) naming the construct, in PostHog's words where it has them (`Unsupported function call
+ *   'x(...)'. Perhaps you meant 'y(...)'?`, `Unknown table ...`, `Unable to resolve field: ...`).
+ * - ClickHouse's null-safe comparisons (query-and-experiments.md 1b): `=`, `<`, `like`, `in`, ...
+ *   are false when a side is NULL; `!=`, `not like`, `not in` are true; `x = NULL` is `x IS NULL`.
+ * - `properties.x` is `properties ->> 'x'` (missing or JSON null → NULL), typed by the project's
+ *   property definitions (Numeric → float, Boolean, DateTime; text otherwise); `/` is always float
+ *   and NULL when dividing by zero.
+ */
+import { ValidationError } from "../../core/errors.js";
+import { Prisma } from "../../generated/prisma/client.js";
+import { closeMatches } from "./close-match.js";
+import { asTimestamp, type CallInfo, findFunction, functionNames } from "./functions.js";
+import { hogqlText } from "./hogql-text.js";
+import type { HogQLNode } from "./parser.js";
+import { parseRelativeDate, relativeDateSql } from "./relative-dates.js";
+import {
+  HOGQL_TABLES,
+  type HogQLTable,
+  PERSON_FIELDS,
+  personJoinSource,
+  type TableColumn,
+} from "./tables.js";
+import { type HogQLType, NUMERIC_TYPES, type Printed } from "./types.js";
+
+const sql = Prisma.sql;
+const raw = Prisma.raw;
+const join = Prisma.join;
+
+/** Property types from the project's property definitions, by property name. */
+export interface PropertyTypes {
+  event: ReadonlyMap<string, string>;
+  person: ReadonlyMap<string, string>;
+}
+
+/** What printing needs besides the AST. */
+export interface PrintOptions {
+  projectId: number;
+  timezone: string;
+  propertyTypes: PropertyTypes;
+  /**
+   * The `{filters}` expression over an events row (`event`) and its current person (`person`, whose
+   * `id` is the internal person id), SQL aliases fixed by the printer; absent when no filters were given.
+   */
+  filters?: (targets: { event: string; person: string }) => Prisma.Sql;
+}
+
+/** An output column of a printed query. */
+export interface PrintedColumn {
+  name: string;
+  type: HogQLType;
+  nullable: boolean;
+}
+
+/** A printed query: its SQL and its columns. */
+export interface PrintedQuery {
+  sql: Prisma.Sql;
+  columns: PrintedColumn[];
+}
+
+/** A table reference in a SELECT's FROM, by the name HogQL fields use for it. */
+interface TableRef {
+  sqlAlias: string;
+  columns: ReadonlyMap<string, TableColumn>;
+  table?: HogQLTable;
+  /** SQL alias of the lazy `person` join, once a field used it. */
+  personJoin?: string;
+  /** SQL alias of the person row `{filters}` reads (internal id as `id`), once used. */
+  filterPersonJoin?: string;
+}
+
+type CteDef =
+  | { kind: "subquery"; sqlName: string; columns: PrintedColumn[] }
+  | { kind: "column"; expr: HogQLNode };
+
+interface Scope {
+  tables: Map<string, TableRef>;
+  order: TableRef[];
+  selectAliases: Map<string, HogQLNode>;
+  printingAliases: Set<string>;
+  ctes: Map<string, CteDef>;
+}
+
+const COMPARE_SQL: Record<string, string> = {
+  "==": "=",
+  "!=": "<>",
+  "<": "<",
+  "<=": "<=",
+  ">": ">",
+  ">=": ">=",
+  like: "LIKE",
+  ilike: "ILIKE",
+  "not like": "NOT LIKE",
+  "not ilike": "NOT ILIKE",
+  "=~": "~",
+  "=~*": "~*",
+  "!~": "!~",
+  "!~*": "!~*",
+  in: "IN",
+  "not in": "NOT IN",
+};
+/** Operators that are true when a side is NULL (ClickHouse prints them as `ifNull(op, 1)`). */
+const NULL_TRUE = new Set(["!=", "not like", "not ilike", "not in", "!~", "!~*"]);
+const TEXT_OPERATORS = new Set(["like", "ilike", "not like", "not ilike", "=~", "=~*", "!~", "!~*"]);
+
+const JOIN_TYPES: Record<string, string> = {
+  JOIN: "INNER JOIN",
+  "INNER JOIN": "INNER JOIN",
+  "LEFT JOIN": "LEFT JOIN",
+  "LEFT OUTER JOIN": "LEFT JOIN",
+  "RIGHT JOIN": "RIGHT JOIN",
+  "RIGHT OUTER JOIN": "RIGHT JOIN",
+  "FULL JOIN": "FULL JOIN",
+  "FULL OUTER JOIN": "FULL JOIN",
+  "CROSS JOIN": "CROSS JOIN",
+};
+
+const SET_OPERATORS: Record<string, string> = {
+  "UNION ALL": "UNION ALL",
+  "UNION DISTINCT": "UNION",
+  INTERSECT: "INTERSECT",
+  "INTERSECT DISTINCT": "INTERSECT",
+  EXCEPT: "EXCEPT",
+  "EXCEPT DISTINCT": "EXCEPT",
+};
+
+const WINDOW_FUNCTIONS: Record<string, string> = {
+  row_number: "row_number",
+  rank: "rank",
+  dense_rank: "dense_rank",
+  percent_rank: "percent_rank",
+  cume_dist: "cume_dist",
+  ntile: "ntile",
+  lag: "lag",
+  lead: "lead",
+  lagInFrame: "lag",
+  leadInFrame: "lead",
+  first_value: "first_value",
+  last_value: "last_value",
+  nth_value: "nth_value",
+  sum: "sum",
+  avg: "avg",
+  count: "count",
+  min: "min",
+  max: "max",
+};
+
+const CAST_FUNCTIONS: Record<string, string> = {
+  int: "toInt",
+  integer: "toInt",
+  int64: "toInt",
+  bigint: "toInt",
+  float: "toFloat",
+  float64: "toFloat",
+  double: "toFloat",
+  string: "toString",
+  text: "toString",
+  varchar: "toString",
+  date: "toDate",
+  datetime: "toDateTime",
+  timestamp: "toDateTime",
+  bool: "toBool",
+  boolean: "toBool",
+};
+
+/** A quoted SQL identifier (`"` doubled). */
+function quoteIdent(name: string): Prisma.Sql {
+  return raw(`"${name.replace(/"/g, '""')}"`);
+}
+
+function fail(message: string): never {
+  throw new ValidationError(message);
+}
+
+function out(s: Prisma.Sql, type: HogQLType, nullable: boolean): Printed {
+  return { sql: s, type, nullable };
+}
+
+/** The closest allowed function name (PostHog: difflib, cutoff 0.6). */
+function closestFunction(name: string): string | null {
+  return closeMatches(name, functionNames(), 1)[0] ?? null;
+}
+
+function nodes(value: unknown): HogQLNode[] {
+  return (value as HogQLNode[] | null | undefined) ?? [];
+}
+
+/** The printer of one query (aliases are numbered across the whole query). */
+class Printer {
+  private aliasCount = 0;
+  private cteCount = 0;
+
+  constructor(private readonly options: PrintOptions) {}
+
+  private nextAlias(prefix = "t"): string {
+    this.aliasCount += 1;
+    return `${prefix}${this.aliasCount}`;
+  }
+
+  /** A SELECT or set of SELECTs, with the CTEs visible from where it stands. */
+  query(node: HogQLNode, ctes: ReadonlyMap<string, CteDef>, positional = false): PrintedQuery {
+    if (node.node === "SelectQuery") return this.select(node, ctes, positional);
+    if (node.node === "SelectSetQuery") return this.selectSet(node, ctes, positional);
+    return fail(`Unsupported HogQL construct: ${node.node} where a query was expected.`);
+  }
+
+  private selectSet(node: HogQLNode, ctes: ReadonlyMap<string, CteDef>, positional: boolean): PrintedQuery {
+    const first = this.query(node["initial_select_query"] as HogQLNode, ctes, positional);
+    const parts: Prisma.Sql[] = [sql`(${first.sql})`];
+    for (const part of nodes(node["subsequent_select_queries"])) {
+      const operator = SET_OPERATORS[String(part["set_operator"])];
+      if (!operator) fail(`Unsupported set operator: ${String(part["set_operator"])}.`);
+      const next = this.query(part["select_query"] as HogQLNode, ctes);
+      if (next.columns.length !== first.columns.length) {
+        fail(`Each part of ${String(part["set_operator"])} must select the same number of columns.`);
+      }
+      parts.push(sql`${raw(operator)} (${next.sql})`);
+    }
+    return { sql: join(parts, " "), columns: first.columns };
+  }
+
+  private refuseClickHouseOnly(node: HogQLNode): void {
+    if (node["array_join_op"]) fail("ARRAY JOIN is not supported: use arrayJoin() in the SELECT list.");
+    if (node["limit_by"])
+      fail("LIMIT BY is not supported: use row_number() OVER (PARTITION BY ...) in a subquery.");
+    if (node["qualify"]) fail("QUALIFY is not supported: filter a subquery instead.");
+    if (node["limit_with_ties"]) fail("LIMIT ... WITH TIES is not supported.");
+    if (node["settings"]) fail("SETTINGS are not supported.");
+    if (node["view_name"]) fail("Views are not supported.");
+  }
+
+  private select(node: HogQLNode, outerCtes: ReadonlyMap<string, CteDef>, positional: boolean): PrintedQuery {
+    this.refuseClickHouseOnly(node);
+    const ctes = new Map(outerCtes);
+    const withParts: Prisma.Sql[] = [];
+    for (const cte of nodes(node["ctes"])) {
+      const name = String(cte["name"]);
+      if (cte["cte_type"] === "column") {
+        ctes.set(name, { kind: "column", expr: cte["expr"] as HogQLNode });
+        continue;
+      }
+      if (cte["using_key"] || cte["recursive"]) fail("Recursive CTEs are not supported.");
+      const printed = this.query(cte["expr"] as HogQLNode, ctes);
+      this.cteCount += 1;
+      const sqlName = `c${this.cteCount}`;
+      withParts.push(sql`${raw(sqlName)} AS (${printed.sql})`);
+      ctes.set(name, { kind: "subquery", sqlName, columns: printed.columns });
+    }
+
+    const scope: Scope = {
+      tables: new Map(),
+      order: [],
+      selectAliases: new Map(),
+      printingAliases: new Set(),
+      ctes,
+    };
+    const fromEntries = this.fromEntries(node["select_from"] as HogQLNode | null, scope);
+
+    for (const item of nodes(node["select"])) {
+      if (item.node === "Alias") scope.selectAliases.set(String(item["alias"]), item["expr"] as HogQLNode);
+    }
+
+    const columns: PrintedColumn[] = [];
+    const selectSql: Prisma.Sql[] = [];
+    for (const item of nodes(node["select"])) {
+      for (const column of this.selectItem(item, scope)) {
+        columns.push({ name: column.name, type: column.printed.type, nullable: column.printed.nullable });
+        const name = positional ? `_${columns.length - 1}` : column.name;
+        // Result timestamps leave as UTC text: drivers read a timestamptz in a non-UTC session
+        // (the project's TimeZone) inconsistently; the runner formats them in the project's zone.
+        const value =
+          positional && column.printed.type === "DateTime"
+            ? sql`to_char((${column.printed.sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+            : column.printed.sql;
+        selectSql.push(sql`${value} AS ${quoteIdent(name)}`);
+      }
+    }
+    if (selectSql.length === 0) fail("A SELECT needs at least one column.");
+
+    const conditions: HogQLNode[] = [];
+    if (node["prewhere"]) conditions.push(node["prewhere"] as HogQLNode);
+    if (node["where"]) conditions.push(node["where"] as HogQLNode);
+    const where = conditions.map((condition) => this.condition(condition, scope));
+    const groupBy = nodes(node["group_by"]).map((expr) => this.expr(expr, scope).sql);
+    const having = node["having"] ? this.condition(node["having"] as HogQLNode, scope) : null;
+    const windows = Object.entries((node["window_exprs"] as Record<string, HogQLNode> | null) ?? {}).map(
+      ([name, spec]) => sql`${quoteIdent(name)} AS (${this.windowSpec(spec, scope)})`,
+    );
+    const orderBy = nodes(node["order_by"]).map((order) => this.orderExpr(order, scope));
+    const joinsSql = fromEntries.map((entry) => entry());
+
+    const parts: Prisma.Sql[] = [];
+    if (withParts.length > 0) parts.push(sql`WITH ${join(withParts, ", ")}`);
+    parts.push(sql`SELECT ${node["distinct"] ? raw("DISTINCT ") : Prisma.empty}${join(selectSql, ", ")}`);
+    if (joinsSql.length > 0) parts.push(sql`FROM ${join(joinsSql, " ")}`);
+    if (where.length > 0) parts.push(sql`WHERE ${join(where, " AND ")}`);
+    if (groupBy.length > 0) parts.push(sql`GROUP BY ${join(groupBy, ", ")}`);
+    if (having) parts.push(sql`HAVING ${having}`);
+    if (windows.length > 0) parts.push(sql`WINDOW ${join(windows, ", ")}`);
+    if (orderBy.length > 0) parts.push(sql`ORDER BY ${join(orderBy, ", ")}`);
+    if (node["limit"]) parts.push(sql`LIMIT ${this.count(node["limit"] as HogQLNode, scope)}`);
+    if (node["offset"]) parts.push(sql`OFFSET ${this.count(node["offset"] as HogQLNode, scope)}`);
+    return { sql: join(parts, " "), columns };
+  }
+
+  private count(node: HogQLNode, scope: Scope): Prisma.Sql {
+    return sql`(${this.expr(node, scope).sql})::bigint`;
+  }
+
+  /**
+   * Registers the FROM chain's tables in `scope` and returns, per entry, a function printing it
+   * (called after every expression is printed, so that lazy person joins are known).
+   */
+  private fromEntries(first: HogQLNode | null, scope: Scope): Array<() => Prisma.Sql> {
+    const entries: Array<() => Prisma.Sql> = [];
+    let current: HogQLNode | null = first;
+    let index = 0;
+    const constraints: Array<{ ref: TableRef; joinType: string; constraint: HogQLNode | null }> = [];
+    while (current) {
+      if (current.node !== "JoinExpr") fail(`Unsupported HogQL construct: ${current.node} in FROM.`);
+      if (current["sample"]) fail("SAMPLE is not supported.");
+      if (current["table_final"]) fail("FINAL is not supported.");
+      if (current["table_args"]) fail("Table functions are not supported.");
+      const joinNode: HogQLNode = current;
+      const ref = this.tableRef(joinNode, scope);
+      const joinType =
+        index === 0
+          ? ""
+          : (JOIN_TYPES[
+              String(joinNode["join_type"] ?? "JOIN")
+                .replace(/\s+/g, " ")
+                .trim()
+            ] ?? "");
+      if (index > 0 && !joinType) fail(`Unsupported join type: ${String(joinNode["join_type"])}.`);
+      constraints.push({ ref, joinType, constraint: (joinNode["constraint"] as HogQLNode | null) ?? null });
+      current = (joinNode["next_join"] as HogQLNode | null) ?? null;
+      index += 1;
+    }
+    // ON constraints are printed once every table is in scope.
+    const printedConstraints = constraints.map(({ joinType, constraint }) => {
+      if (!joinType || joinType === "CROSS JOIN") {
+        if (constraint) fail("A CROSS JOIN takes no constraint.");
+        return Prisma.empty;
+      }
+      if (!constraint) fail(`${joinType} needs an ON or USING constraint.`);
+      const expr = constraint["expr"] as HogQLNode;
+      if (constraint["constraint_type"] === "USING") {
+        const fields = expr.node === "Tuple" ? nodes(expr["exprs"]) : [expr];
+        const names = fields.map((field) => {
+          const chain = field["chain"] as unknown[] | undefined;
+          if (field.node !== "Field" || chain?.length !== 1) fail("USING takes column names.");
+          return quoteIdent(String(chain[0]));
+        });
+        return sql` USING (${join(names, ", ")})`;
+      }
+      return sql` ON ${this.condition(expr, scope)}`;
+    });
+    constraints.forEach(({ ref, joinType }, i) => {
+      entries.push(() => {
+        const source = this.sourceOf(ref, scope);
+        const head = joinType ? sql`${raw(joinType)} ` : Prisma.empty;
+        return sql`${head}${source} AS ${raw(ref.sqlAlias)}${printedConstraints[i]!}${this.lazyJoins(ref)}`;
+      });
+    });
+    return entries;
+  }
+
+  private readonly sources = new Map<TableRef, Prisma.Sql>();
+
+  private sourceOf(ref: TableRef, _scope: Scope): Prisma.Sql {
+    return this.sources.get(ref)!;
+  }
+
+  private lazyJoins(ref: TableRef): Prisma.Sql {
+    const parts: Prisma.Sql[] = [];
+    const source = personJoinSource(this.options.projectId);
+    if (ref.personJoin) {
+      parts.push(
+        sql` LEFT JOIN ${source} AS ${raw(ref.personJoin)} ON ${raw(ref.personJoin)}.distinct_id = ${raw(ref.sqlAlias)}.distinct_id`,
+      );
+    }
+    if (ref.filterPersonJoin) {
+      parts.push(
+        sql` LEFT JOIN (SELECT distinct_id, pk AS id, properties FROM ${source} AS fp) AS ${raw(ref.filterPersonJoin)} ON ${raw(ref.filterPersonJoin)}.distinct_id = ${raw(ref.sqlAlias)}.distinct_id`,
+      );
+    }
+    return parts.length > 0 ? join(parts, "") : Prisma.empty;
+  }
+
+  private tableRef(joinNode: HogQLNode, scope: Scope): TableRef {
+    const table = joinNode["table"] as HogQLNode;
+    const sqlAlias = this.nextAlias();
+    let ref: TableRef;
+    let name: string | null = joinNode["alias"] ? String(joinNode["alias"]) : null;
+    if (table.node === "Field") {
+      const chain = table["chain"] as unknown[];
+      const tableName = chain.map(String).join(".");
+      name ??= tableName;
+      const cte = chain.length === 1 ? scope.ctes.get(tableName) : undefined;
+      if (cte?.kind === "subquery") {
+        ref = { sqlAlias, columns: columnsOf(cte.columns) };
+        this.sources.set(ref, raw(cte.sqlName));
+      } else {
+        const hogqlTable = HOGQL_TABLES.get(tableName);
+        if (!hogqlTable) fail(`Unknown table \`${tableName}\`.`);
+        ref = { sqlAlias, columns: hogqlTable.columns, table: hogqlTable };
+        this.sources.set(ref, hogqlTable.source(this.options.projectId));
+      }
+    } else if (table.node === "SelectQuery" || table.node === "SelectSetQuery") {
+      const printed = this.query(table, scope.ctes);
+      ref = { sqlAlias, columns: columnsOf(printed.columns) };
+      this.sources.set(ref, sql`(${printed.sql})`);
+    } else if (table.node === "Placeholder") {
+      return fail("Unresolved placeholder in FROM.");
+    } else {
+      return fail(
+        `Unsupported table expression: ${table.node}. Only tables, CTEs and subqueries can be selected from.`,
+      );
+    }
+    if (name !== null) {
+      if (scope.tables.has(name)) fail(`Duplicate table alias: ${name}.`);
+      scope.tables.set(name, ref);
+    }
+    scope.order.push(ref);
+    return ref;
+  }
+
+  /** One SELECT list item: its output columns (several for `*`). */
+  private selectItem(item: HogQLNode, scope: Scope): Array<{ name: string; printed: Printed }> {
+    if (item.node === "Field") {
+      const chain = (item["chain"] as unknown[]).map(String);
+      if (chain[chain.length - 1] === "*") return this.star(chain.slice(0, -1), scope);
+      return [{ name: chain[chain.length - 1]!, printed: this.expr(item, scope) }];
+    }
+    if (item.node === "Alias") {
+      const alias = String(item["alias"]);
+      scope.printingAliases.add(alias);
+      try {
+        return [{ name: alias, printed: this.expr(item["expr"] as HogQLNode, scope) }];
+      } finally {
+        scope.printingAliases.delete(alias);
+      }
+    }
+    return [{ name: hogqlText(item), printed: this.expr(item, scope) }];
+  }
+
+  private star(prefix: string[], scope: Scope): Array<{ name: string; printed: Printed }> {
+    let refs: TableRef[];
+    if (prefix.length === 0) refs = scope.order;
+    else {
+      const ref = scope.tables.get(prefix.join("."));
+      if (!ref) fail(`Unable to resolve field: ${[...prefix, "*"].join(".")}`);
+      refs = [ref];
+    }
+    if (refs.length === 0) fail("SELECT * needs a FROM.");
+    const columns: Array<{ name: string; printed: Printed }> = [];
+    for (const ref of refs) {
+      for (const [name, column] of ref.columns) {
+        if (column.hidden) continue;
+        columns.push({
+          name,
+          printed: out(sql`${raw(ref.sqlAlias)}.${quoteIdent(name)}`, column.type, column.nullable),
+        });
+      }
+    }
+    return columns;
+  }
+
+  /** A boolean condition (WHERE, HAVING, ON). */
+  private condition(node: HogQLNode, scope: Scope): Prisma.Sql {
+    return this.expr(node, scope).sql;
+  }
+
+  private orderExpr(node: HogQLNode, scope: Scope): Prisma.Sql {
+    if (node.node !== "OrderExpr") fail(`Unsupported HogQL construct: ${node.node} in ORDER BY.`);
+    const direction = String(node["order"]) === "DESC" ? "DESC" : "ASC";
+    // ClickHouse sorts NULLs last in both directions.
+    return sql`${this.expr(node["expr"] as HogQLNode, scope).sql} ${raw(direction)} NULLS LAST`;
+  }
+
+  /** Any expression. */
+  expr(node: HogQLNode, scope: Scope): Printed {
+    switch (node.node) {
+      case "Constant":
+        return this.constant(node);
+      case "Field":
+        return this.field((node["chain"] as unknown[]).map(String), scope);
+      case "Alias": {
+        const alias = String(node["alias"]);
+        scope.printingAliases.add(alias);
+        try {
+          return this.expr(node["expr"] as HogQLNode, scope);
+        } finally {
+          scope.printingAliases.delete(alias);
+        }
+      }
+      case "And":
+      case "Or": {
+        const parts = nodes(node["exprs"]).map((part) => this.expr(part, scope));
+        if (parts.length === 0)
+          return out(sql`${node.node === "And" ? raw("TRUE") : raw("FALSE")}`, "Bool", false);
+        return out(
+          sql`(${join(
+            parts.map((part) => part.sql),
+            node.node === "And" ? " AND " : " OR ",
+          )})`,
+          "Bool",
+          parts.some((part) => part.nullable),
+        );
+      }
+      case "Not": {
+        const inner = this.expr(node["expr"] as HogQLNode, scope);
+        return out(sql`(NOT ${inner.sql})`, "Bool", inner.nullable);
+      }
+      case "CompareOperation":
+        return this.compare(node, scope);
+      case "ArithmeticOperation":
+        return this.arithmetic(node, scope);
+      case "BetweenExpr": {
+        const value = this.expr(node["expr"] as HogQLNode, scope);
+        const low = coerce(this.expr(node["low"] as HogQLNode, scope), value);
+        const high = coerce(this.expr(node["high"] as HogQLNode, scope), value);
+        const [v] = coercePair(value, low);
+        const negated = node["negated"] === true;
+        const between = sql`(${v.sql} ${negated ? raw("NOT BETWEEN") : raw("BETWEEN")} ${low.sql} AND ${high.sql})`;
+        return out(sql`COALESCE(${between}, ${negated ? raw("TRUE") : raw("FALSE")})`, "Bool", false);
+      }
+      case "Call":
+        return this.call(node, scope);
+      case "TypeCast": {
+        const fn = CAST_FUNCTIONS[String(node["type_name"]).toLowerCase()];
+        if (!fn) fail(`Unsupported type cast: ::${String(node["type_name"])}.`);
+        return this.call({ node: "Call", name: fn, args: [node["expr"]], distinct: false }, scope);
+      }
+      case "Array": {
+        const items = nodes(node["exprs"]).map((item) => this.expr(item, scope));
+        if (items.length === 0) return out(sql`'{}'::text[]`, "Array", false);
+        return out(
+          sql`ARRAY[${join(
+            items.map((item) => item.sql),
+            ", ",
+          )}]`,
+          "Array",
+          false,
+        );
+      }
+      case "ArrayAccess":
+        return this.arrayAccess(node, scope);
+      case "WindowFunction":
+        return this.windowFunction(node, scope);
+      case "SelectQuery":
+      case "SelectSetQuery": {
+        const printed = this.query(node, scope.ctes);
+        if (printed.columns.length !== 1) fail("A subquery used as a value must select one column.");
+        return out(sql`(${printed.sql})`, printed.columns[0]!.type, true);
+      }
+      case "RelativeDate":
+        return this.relativeDate(node);
+      case "FiltersExpr":
+        return this.filters(scope);
+      case "Placeholder":
+        return fail(`Unresolved placeholder: ${hogqlText(node)}`);
+      case "Lambda":
+        return fail("Lambdas (x -> ...) are not supported: rewrite with arrayJoin() or a subquery.");
+      case "Tuple":
+        return fail("Tuples are supported only on the right of IN.");
+      case "TupleAccess":
+        return fail("Tuple access (.1) is not supported.");
+      case "Dict":
+        return fail("Dictionaries ({key: value}) are not supported.");
+      default:
+        return fail(`Unsupported HogQL construct: ${node.node}.`);
+    }
+  }
+
+  private constant(node: HogQLNode): Printed {
+    const value = node["value"];
+    if (value === null || value === undefined) return out(sql`NULL`, "Null", true);
+    if (typeof value === "boolean") return out(sql`${value}::boolean`, "Bool", false);
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) fail("Numbers must be finite.");
+      return Number.isSafeInteger(value)
+        ? out(sql`${value}::bigint`, "Int64", false)
+        : out(sql`${value}::float8`, "Float64", false);
+    }
+    if (typeof value === "string") {
+      if (node["value_type"] === "number") return out(sql`${value}::numeric`, "Float64", false);
+      return out(sql`${value}::text`, "String", false);
+    }
+    return fail("Unsupported constant.");
+  }
+
+  private field(chain: string[], scope: Scope): Printed {
+    const [head, ...rest] = chain;
+    if (head === undefined) return fail("Empty field.");
+    if (head === "*") return fail("* is supported only in the SELECT list and in count(*).");
+    if (rest.length === 0 && scope.selectAliases.has(head) && !scope.printingAliases.has(head)) {
+      scope.printingAliases.add(head);
+      try {
+        return this.expr(scope.selectAliases.get(head)!, scope);
+      } finally {
+        scope.printingAliases.delete(head);
+      }
+    }
+    const cte = scope.ctes.get(head);
+    if (rest.length === 0 && cte?.kind === "column") return this.expr(cte.expr, scope);
+    const byAlias = scope.tables.get(head);
+    if (byAlias && rest.length > 0) return this.fieldOn(byAlias, rest, chain);
+    const candidates = scope.order.filter(
+      (ref) => ref.columns.has(head) || (head === "person" && ref.table?.hasPersonJoin === true),
+    );
+    if (candidates.length === 0) fail(`Unable to resolve field: ${chain.join(".")}`);
+    if (candidates.length > 1) fail(`Ambiguous query. Found multiple sources for field: ${chain.join(".")}`);
+    return this.fieldOn(candidates[0]!, chain, chain);
+  }
+
+  private fieldOn(ref: TableRef, path: string[], chain: string[]): Printed {
+    const [name, ...rest] = path as [string, ...string[]];
+    if (name === "person" && ref.table?.hasPersonJoin && rest.length > 0) {
+      ref.personJoin ??= `${ref.sqlAlias}_person`;
+      return this.columnPath(ref.personJoin, PERSON_FIELDS, rest, chain, "person", true);
+    }
+    return this.columnPath(
+      ref.sqlAlias,
+      ref.columns,
+      path,
+      chain,
+      ref.table?.name === "persons" ? "person" : ref.table?.name === "events" ? "event" : null,
+      false,
+    );
+  }
+
+  private columnPath(
+    alias: string,
+    columns: ReadonlyMap<string, TableColumn>,
+    path: string[],
+    chain: string[],
+    propertyKind: "event" | "person" | null,
+    joined: boolean,
+  ): Printed {
+    const [name, ...keys] = path as [string, ...string[]];
+    const column = columns.get(name);
+    if (!column) fail(`Unable to resolve field: ${chain.join(".")}`);
+    const base = sql`${raw(alias)}.${quoteIdent(name)}`;
+    if (keys.length === 0) return out(base, column.type, column.nullable || joined);
+    if (column.type !== "JSON") fail(`Unable to resolve field: ${chain.join(".")}`);
+    return this.property(base, keys, name === "properties" ? propertyKind : null);
+  }
+
+  /** `properties.a.b`: the JSON value as text (NULL when missing or JSON null), typed by its definition. */
+  private property(base: Prisma.Sql, keys: string[], kind: "event" | "person" | null): Printed {
+    const path = keys.slice(0, -1).reduce((acc, key) => sql`(${acc} -> ${key}::text)`, base);
+    const text = sql`(${path} ->> ${keys[keys.length - 1]!}::text)`;
+    const definition = kind && keys.length === 1 ? this.options.propertyTypes[kind].get(keys[0]!) : undefined;
+    switch (definition) {
+      case "Numeric":
+        return out(sql`hogql_to_float(${text})`, "Float64", true);
+      case "Boolean":
+        return out(sql`(CASE ${text} WHEN 'true' THEN true WHEN 'false' THEN false END)`, "Bool", true);
+      case "DateTime":
+        return out(sql`hogql_to_timestamptz(${text})`, "DateTime", true);
+      default:
+        return out(text, "String", true);
+    }
+  }
+
+  private arrayAccess(node: HogQLNode, scope: Scope): Printed {
+    const property = node["property"] as HogQLNode;
+    const array = node["array"] as HogQLNode;
+    const chain = fieldChainOf(array);
+    if (chain && property.node === "Constant" && typeof property["value"] === "string") {
+      return this.field([...chain, property["value"] as string], scope);
+    }
+    const target = this.expr(array, scope);
+    const index = this.expr(property, scope);
+    if (target.type === "Array" && NUMERIC_TYPES.has(index.type)) {
+      // ClickHouse: 1-based, negative counts from the end.
+      return out(
+        sql`(${target.sql})[CASE WHEN (${index.sql}) < 0 THEN cardinality(${target.sql}) + 1 + (${index.sql})::int ELSE (${index.sql})::int END]`,
+        "Unknown",
+        true,
+      );
+    }
+    return fail("Array access needs an array and an integer index, or properties and a constant key.");
+  }
+
+  private compare(node: HogQLNode, scope: Scope): Printed {
+    const op = String(node["op"]);
+    const operator = COMPARE_SQL[op];
+    if (!operator) fail(`Unsupported comparison operator: ${op}.`);
+    const leftNode = node["left"] as HogQLNode;
+    const rightNode = node["right"] as HogQLNode;
+    const left = this.expr(leftNode, scope);
+    const isNullConstant = rightNode.node === "Constant" && rightNode["value"] === null;
+    if (isNullConstant && (op === "==" || op === "!=")) {
+      return out(sql`(${left.sql} ${op === "==" ? raw("IS NULL") : raw("IS NOT NULL")})`, "Bool", false);
+    }
+    let body: Prisma.Sql;
+    let nullable: boolean;
+    if (op === "in" || op === "not in") {
+      ({ body, nullable } = this.inList(left, rightNode, operator, scope));
+    } else {
+      let right = this.expr(rightNode, scope);
+      let l = left;
+      if (TEXT_OPERATORS.has(op)) {
+        l = textOf(left);
+        right = textOf(right);
+      } else {
+        right = coerce(right, left);
+        [l] = coercePair(left, right);
+      }
+      body = sql`(${l.sql} ${raw(operator)} ${right.sql})`;
+      nullable = l.nullable || right.nullable;
+    }
+    if (!nullable) return out(body, "Bool", false);
+    return out(sql`COALESCE(${body}, ${NULL_TRUE.has(op) ? raw("TRUE") : raw("FALSE")})`, "Bool", false);
+  }
+
+  private inList(
+    left: Printed,
+    right: HogQLNode,
+    operator: string,
+    scope: Scope,
+  ): { body: Prisma.Sql; nullable: boolean } {
+    if (right.node === "SelectQuery" || right.node === "SelectSetQuery") {
+      const printed = this.query(right, scope.ctes);
+      if (printed.columns.length !== 1) fail("A subquery after IN must select one column.");
+      const l = coercePair(left, out(Prisma.empty, printed.columns[0]!.type, true))[0];
+      return { body: sql`(${l.sql} ${raw(operator)} (${printed.sql}))`, nullable: true };
+    }
+    const items = right.node === "Tuple" || right.node === "Array" ? nodes(right["exprs"]) : [right];
+    if (items.length === 0) {
+      return { body: operator === "IN" ? sql`FALSE` : sql`TRUE`, nullable: false };
+    }
+    const printed = items.map((item) => coerce(this.expr(item, scope), left));
+    if (right.node !== "Tuple" && right.node !== "Array" && printed[0]!.type === "Array") {
+      const any =
+        operator === "IN"
+          ? sql`(${left.sql} = ANY(${printed[0]!.sql}))`
+          : sql`(${left.sql} <> ALL(${printed[0]!.sql}))`;
+      return { body: any, nullable: true };
+    }
+    const [l] = coercePair(left, printed[0]!);
+    return {
+      body: sql`(${l.sql} ${raw(operator)} (${join(
+        printed.map((item) => item.sql),
+        ", ",
+      )}))`,
+      nullable: l.nullable || printed.some((item) => item.nullable),
+    };
+  }
+
+  private arithmetic(node: HogQLNode, scope: Scope): Printed {
+    const op = String(node["op"]);
+    const left = this.expr(node["left"] as HogQLNode, scope);
+    const right = this.expr(node["right"] as HogQLNode, scope);
+    const nullable = left.nullable || right.nullable;
+    switch (op) {
+      case "/":
+        // ClickHouse's `/` is always float division; dividing by zero answers NULL here (not inf/nan).
+        return out(sql`((${left.sql})::float8 / NULLIF((${right.sql})::float8, 0))`, "Float64", true);
+      case "%":
+        return out(sql`((${left.sql}) % NULLIF(${right.sql}, 0))`, numericOf(left, right), true);
+      case "+":
+      case "-":
+      case "*": {
+        const type =
+          left.type === "DateTime" || right.type === "DateTime"
+            ? "DateTime"
+            : left.type === "Date" && right.type === "Interval"
+              ? "DateTime"
+              : left.type === "Date" || right.type === "Date"
+                ? op === "-" && left.type === "Date" && right.type === "Date"
+                  ? "Int64"
+                  : "Date"
+                : left.type === "Interval" && right.type === "Interval"
+                  ? "Interval"
+                  : numericOf(left, right);
+        const l =
+          left.type === "String" && (right.type === "Interval" || right.type === "DateTime")
+            ? out(asTimestamp(left), "DateTime", true)
+            : left;
+        return out(sql`(${l.sql} ${raw(op)} ${right.sql})`, type, nullable);
+      }
+      default:
+        return fail(`Unsupported arithmetic operator: ${op}.`);
+    }
+  }
+
+  private call(node: HogQLNode, scope: Scope): Printed {
+    const name = String(node["name"]);
+    const argNodes = nodes(node["args"]);
+    const operator = operatorCall(name, argNodes);
+    if (operator) return this.expr(operator, scope);
+    if (argNodes.some((arg) => arg.node === "Lambda")) {
+      fail(`Lambdas (x -> ...) are not supported: ${name}(...) cannot be printed for PostgreSQL.`);
+    }
+    const def = findFunction(name);
+    if (!def) {
+      const close = closestFunction(name);
+      fail(`Unsupported function call '${name}(...)'${close ? `. Perhaps you meant '${close}(...)'?` : ""}`);
+    }
+    if (node["filter_expr"])
+      fail(`${name}(...) FILTER (WHERE ...) is not supported: use the -If form (countIf, sumIf).`);
+    if (node["order_by"]) fail(`${name}(... ORDER BY ...) is not supported.`);
+    const paramNodes = nodes(node["params"]);
+    const [minParams, maxParams] = def.params ?? [0, 0];
+    if (paramNodes.length < minParams || paramNodes.length > maxParams) {
+      fail(
+        maxParams === 0
+          ? `Function '${name}' takes no parameters.`
+          : `Function '${name}' takes ${minParams === maxParams ? minParams : `${minParams} to ${maxParams}`} parameter(s).`,
+      );
+    }
+    const isCountStar =
+      name === "count" &&
+      argNodes.length === 1 &&
+      argNodes[0]!.node === "Field" &&
+      (argNodes[0]!["chain"] as unknown[])[0] === "*";
+    const effectiveArgs = isCountStar ? [] : argNodes;
+    if (effectiveArgs.length < def.minArgs || effectiveArgs.length > def.maxArgs) {
+      const expected = def.minArgs === def.maxArgs ? `${def.minArgs}` : `${def.minArgs} to ${def.maxArgs}`;
+      fail(`Function '${name}' expects ${expected} argument(s), got ${effectiveArgs.length}.`);
+    }
+    const args = effectiveArgs.map((arg) => this.expr(arg, scope));
+    const info: CallInfo = {
+      name,
+      argNodes: effectiveArgs,
+      params: paramNodes.map((param) => this.expr(param, scope)),
+      paramNodes,
+      distinct: node["distinct"] === true,
+      timezone: this.options.timezone,
+    };
+    return def.print(args, info);
+  }
+
+  private windowFunction(node: HogQLNode, scope: Scope): Printed {
+    const name = String(node["name"]);
+    const fn = WINDOW_FUNCTIONS[name];
+    if (!fn) fail(`Unsupported window function '${name}'.`);
+    if (nodes(node["args"]).length > 0) fail(`Window function '${name}' takes no parameters.`);
+    const args = nodes(node["exprs"]).map((arg) => this.expr(arg, scope));
+    const over = node["over_identifier"]
+      ? quoteIdent(String(node["over_identifier"]))
+      : sql`(${this.windowSpec(node["over_expr"] as HogQLNode, scope)})`;
+    const argList = args.map((arg) => (fn === "avg" ? sql`(${arg.sql})::float8` : arg.sql));
+    const type: HogQLType = ["row_number", "rank", "dense_rank", "ntile", "count"].includes(fn)
+      ? "UInt64"
+      : ["percent_rank", "cume_dist", "avg"].includes(fn)
+        ? "Float64"
+        : (args[0]?.type ?? "Unknown");
+    const call =
+      argList.length > 0
+        ? sql`${raw(fn)}(${join(argList, ", ")})`
+        : fn === "count"
+          ? sql`count(*)`
+          : sql`${raw(fn)}()`;
+    return out(sql`${call} OVER ${over}`, type, true);
+  }
+
+  private windowSpec(spec: HogQLNode | null, scope: Scope): Prisma.Sql {
+    if (!spec) return Prisma.empty;
+    const parts: Prisma.Sql[] = [];
+    const partition = nodes(spec["partition_by"]);
+    if (partition.length > 0) {
+      parts.push(
+        sql`PARTITION BY ${join(
+          partition.map((p) => this.expr(p, scope).sql),
+          ", ",
+        )}`,
+      );
+    }
+    const order = nodes(spec["order_by"]);
+    if (order.length > 0) {
+      parts.push(
+        sql`ORDER BY ${join(
+          order.map((o) => this.orderExpr(o, scope)),
+          ", ",
+        )}`,
+      );
+    }
+    if (spec["frame_method"]) {
+      const method = String(spec["frame_method"]) === "RANGE" ? "RANGE" : "ROWS";
+      const start = frameBound(spec["frame_start"] as HogQLNode | null);
+      const end = spec["frame_end"] ? frameBound(spec["frame_end"] as HogQLNode) : null;
+      parts.push(end ? raw(`${method} BETWEEN ${start} AND ${end}`) : raw(`${method} ${start}`));
+    }
+    return parts.length > 0 ? join(parts, " ") : Prisma.empty;
+  }
+
+  /** A relative date (`-7d`, `mStart`) resolved at run time in the project's timezone. */
+  private relativeDate(node: HogQLNode): Printed {
+    const date = parseRelativeDate(String(node["text"]));
+    if (!date) fail(`Unsupported relative date: ${String(node["text"])}.`);
+    return out(relativeDateSql(date), "DateTime", false);
+  }
+
+  /** `{filters}` over the first events table of the SELECT (TRUE when no filters were given). */
+  private filters(scope: Scope): Printed {
+    if (!this.options.filters) return out(sql`TRUE`, "Bool", false);
+    const events = scope.order.find((ref) => ref.table?.name === "events");
+    if (!events) fail("The {filters} placeholder needs the events table in FROM.");
+    events.filterPersonJoin ??= `${events.sqlAlias}_fperson`;
+    return out(
+      sql`(${this.options.filters({ event: events.sqlAlias, person: events.filterPersonJoin })})`,
+      "Bool",
+      false,
+    );
+  }
+}
+
+const COMPARE_CALLS: Record<string, string> = {
+  equals: "==",
+  notEquals: "!=",
+  less: "<",
+  lessOrEquals: "<=",
+  greater: ">",
+  greaterOrEquals: ">=",
+  notLike: "not like",
+  notILike: "not ilike",
+  in: "in",
+  notIn: "not in",
+};
+const ARITHMETIC_CALLS: Record<string, string> = {
+  plus: "+",
+  minus: "-",
+  multiply: "*",
+  divide: "/",
+  modulo: "%",
+};
+
+/**
+ * HogQL's function spellings of operators (`and(a, b)`, `NOT(x)`, `equals(a, b)`, `plus(a, b)`,
+ * as PostHog's printer writes them) as the operator nodes, so they get the operators' semantics.
+ */
+function operatorCall(name: string, args: HogQLNode[]): HogQLNode | null {
+  const lower = name.toLowerCase();
+  if ((lower === "and" || lower === "or") && args.length >= 1)
+    return { node: lower === "and" ? "And" : "Or", exprs: args };
+  if (lower === "not" && args.length === 1) return { node: "Not", expr: args[0] };
+  if (COMPARE_CALLS[name] && args.length === 2)
+    return { node: "CompareOperation", op: COMPARE_CALLS[name], left: args[0], right: args[1] };
+  if (ARITHMETIC_CALLS[name] && args.length === 2)
+    return { node: "ArithmeticOperation", op: ARITHMETIC_CALLS[name], left: args[0], right: args[1] };
+  return null;
+}
+
+function frameBound(bound: HogQLNode | null): string {
+  if (!bound) return "UNBOUNDED PRECEDING";
+  const type = String(bound["frame_type"]);
+  if (type === "CURRENT ROW") return "CURRENT ROW";
+  if (type !== "PRECEDING" && type !== "FOLLOWING") fail(`Unsupported window frame: ${type}.`);
+  const value = bound["frame_value"];
+  if (value === null || value === undefined) return `UNBOUNDED ${type}`;
+  if (!Number.isSafeInteger(value) || (value as number) < 0)
+    fail("Window frame offsets must be non-negative integers.");
+  return `${value as number} ${type}`;
+}
+
+function fieldChainOf(node: HogQLNode): string[] | null {
+  if (node.node === "Field") return (node["chain"] as unknown[]).map(String);
+  if (node.node === "ArrayAccess") {
+    const property = node["property"] as HogQLNode;
+    const inner = fieldChainOf(node["array"] as HogQLNode);
+    if (inner && property.node === "Constant" && typeof property["value"] === "string")
+      return [...inner, property["value"] as string];
+  }
+  return null;
+}
+
+function columnsOf(columns: PrintedColumn[]): Map<string, TableColumn> {
+  return new Map(columns.map((column) => [column.name, { type: column.type, nullable: column.nullable }]));
+}
+
+function numericOf(a: Printed, b: Printed): HogQLType {
+  return a.type === "Float64" || b.type === "Float64" ? "Float64" : "Int64";
+}
+
+function textOf(value: Printed): Printed {
+  return value.type === "String" ? value : out(sql`(${value.sql})::text`, "String", value.nullable);
+}
+
+/** `value` made comparable with `other`: text read as a timestamp beside timestamps, numbers as text beside text. */
+function coerce(value: Printed, other: Printed): Printed {
+  if ((other.type === "DateTime" || other.type === "Date") && value.type === "String") {
+    return out(asTimestamp(value), "DateTime", true);
+  }
+  if (
+    other.type === "String" &&
+    (NUMERIC_TYPES.has(value.type) || value.type === "UUID" || value.type === "Bool" || value.type === "JSON")
+  ) {
+    return textOf(value);
+  }
+  if (other.type === "UUID" && value.type === "String") return value;
+  if (other.type === "Bool" && NUMERIC_TYPES.has(value.type))
+    return out(sql`((${value.sql}) <> 0)`, "Bool", value.nullable);
+  return value;
+}
+
+/** Both sides of a comparison made comparable (the left side adjusted to the right's type). */
+function coercePair(left: Printed, right: Printed): [Printed, Printed] {
+  if (left.type === "UUID" && right.type === "String") return [textOf(left), right];
+  if (left.type === "String" && (right.type === "DateTime" || right.type === "Date"))
+    return [out(asTimestamp(left), "DateTime", true), right];
+  if (left.type === "String" && (NUMERIC_TYPES.has(right.type) || right.type === "UUID"))
+    return [left, textOf(right)];
+  if (left.type === "JSON") return [textOf(left), right];
+  return [left, right];
+}
+
+/**
+ * Prints a HogQL query (placeholders already replaced) as one parameterised PostgreSQL SELECT whose
+ * output columns are named `_0`, `_1`, ... (HogQL's names, which may repeat, are in `columns`).
+ * @throws ValidationError naming the first construct, table, field or function that is not supported.
+ */
+export function printHogQL(ast: HogQLNode, options: PrintOptions): PrintedQuery {
+  return new Printer(options).query(ast, new Map(), true);
+}

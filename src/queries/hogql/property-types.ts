@@ -1,0 +1,48 @@
+/**
+ * The property types the printer coerces by (PostHog `posthog/hogql/transforms/property_types.py`):
+ * for the property names a query mentions, the project's event (type 1) and person (type 2)
+ * property definitions whose type is `Numeric`, `Boolean` or `DateTime`. One statement.
+ */
+import type { PrismaClient } from "../../generated/prisma/client.js";
+import type { HogQLNode } from "./parser.js";
+import type { PropertyTypes } from "./printer.js";
+
+/** Every name in field chains and every string constant of the AST (a superset of the property keys). */
+function mentionedNames(node: unknown, names: Set<string>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) mentionedNames(item, names);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  const record = node as HogQLNode;
+  if (record.node === "Field") {
+    for (const part of record["chain"] as unknown[]) if (typeof part === "string") names.add(part);
+  } else if (record.node === "Constant" && typeof record["value"] === "string") {
+    names.add(record["value"] as string);
+  }
+  for (const value of Object.values(record)) mentionedNames(value, names);
+}
+
+/** The typed property definitions of `projectId` among the names `ast` mentions. */
+export async function loadPropertyTypes(
+  db: PrismaClient,
+  projectId: number,
+  ast: HogQLNode,
+): Promise<PropertyTypes> {
+  const names = new Set<string>();
+  mentionedNames(ast, names);
+  const event = new Map<string, string>();
+  const person = new Map<string, string>();
+  if (names.size === 0) return { event, person };
+  const rows = await db.propertyDefinition.findMany({
+    where: {
+      projectId,
+      type: { in: [1, 2] },
+      name: { in: [...names].slice(0, 10_000) },
+      propertyType: { in: ["Numeric", "Boolean", "DateTime"] },
+    },
+    select: { name: true, type: true, propertyType: true },
+  });
+  for (const row of rows) (row.type === 1 ? event : person).set(row.name, row.propertyType!);
+  return { event, person };
+}

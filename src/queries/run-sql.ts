@@ -1,0 +1,105 @@
+/**
+ * One query run's statement: in a read-only transaction, with `statement_timeout` and the session
+ * `TimeZone` (the project's, so that HogQL's dates, truncations and naive timestamps are the
+ * project's) set for that transaction only. A database error is the query's fault (a type
+ * mismatch, a bad regular expression, a cast) and answers 400 `Query execution failed: ...`, as
+ * PostHog's endpoint run does (posthog-behavior.md §4.7); a timeout answers 400 naming the limit.
+ */
+import { ValidationError } from "../core/errors.js";
+import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+
+/** A statement as sent: its text with `$n` placeholders and the values bound to them. */
+export interface BoundStatement {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * `query` with each distinct value bound once (equal values of the same JS type share one `$n`).
+ * PostgreSQL matches a SELECT expression with its GROUP BY expression only when they are the same
+ * text, so `properties ->> $1` must not become `properties ->> $2` the second time the key appears.
+ * Values stay bound parameters.
+ */
+export function bindOnce(query: Prisma.Sql): BoundStatement {
+  const values: unknown[] = [];
+  const indexByKey = new Map<string, number>();
+  let text = query.strings[0] ?? "";
+  query.values.forEach((value, i) => {
+    const key = `${typeof value}:${typeof value === "bigint" ? value.toString() : JSON.stringify(value)}`;
+    let index = indexByKey.get(key);
+    if (index === undefined) {
+      values.push(value);
+      index = values.length;
+      indexByKey.set(key, index);
+    }
+    text += `$${index}${query.strings[i + 1] ?? ""}`;
+  });
+  return { text, values };
+}
+
+/** The PostgreSQL error inside whatever the driver adapter and Prisma wrapped it in. */
+function databaseError(error: unknown): { code: string | null; message: string } | null {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current && typeof current === "object"; depth++) {
+    const record = current as Record<string, unknown>;
+    const meta = record["meta"] as Record<string, unknown> | undefined;
+    const cause = (meta?.["driverAdapterError"] as Record<string, unknown> | undefined)?.["cause"] as
+      | Record<string, unknown>
+      | undefined;
+    if (cause && typeof cause["message"] === "string") {
+      const code = cause["originalCode"] ?? cause["code"];
+      return {
+        code: typeof code === "string" ? code : null,
+        message: (cause["originalMessage"] as string) ?? cause["message"],
+      };
+    }
+    if (typeof meta?.["message"] === "string") {
+      return { code: typeof meta["code"] === "string" ? meta["code"] : null, message: meta["message"] };
+    }
+    if (
+      typeof record["code"] === "string" &&
+      /^[0-9A-Z]{5}$/.test(record["code"]) &&
+      typeof record["message"] === "string"
+    ) {
+      return { code: record["code"], message: record["message"] };
+    }
+    current = record["cause"];
+  }
+  return null;
+}
+
+/**
+ * Runs `query` read-only with a statement timeout of `timeoutMs` and the session TimeZone `timezone`.
+ * @throws ValidationError `Query execution failed: <database message>` for errors of the query, or
+ *   `Query exceeded the statement timeout of <n> ms.` (code `query_timeout`).
+ */
+export async function runReadOnly<R>(
+  db: PrismaClient,
+  query: Prisma.Sql,
+  options: { timeoutMs: number; timezone: string },
+): Promise<R[]> {
+  try {
+    return await db.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe("SET TRANSACTION READ ONLY");
+        await tx.$queryRaw`SELECT set_config('statement_timeout', ${String(options.timeoutMs)}, true),
+          set_config('TimeZone', ${options.timezone}, true)`;
+        const statement = bindOnce(query);
+        return tx.$queryRawUnsafe<R[]>(statement.text, ...statement.values);
+      },
+      { timeout: options.timeoutMs + 10_000, maxWait: 10_000 },
+    );
+  } catch (error) {
+    const cause = databaseError(error);
+    if (cause?.code === "57014") {
+      throw new ValidationError(`Query exceeded the statement timeout of ${options.timeoutMs} ms.`, {
+        code: "query_timeout",
+      });
+    }
+    // Connection, resource and shutdown failures (classes 08, 53, 57P) are the server's, not the query's.
+    if (cause && !/^(08|53|57P)/.test(cause.code ?? "")) {
+      throw new ValidationError(`Query execution failed: ${cause.message}`, { code: "query_error" });
+    }
+    throw error;
+  }
+}
