@@ -49,6 +49,7 @@ import { propertyDefinitionRoutes } from "./property-definitions/property-defini
 import { hogqlQueryKind } from "./queries/hogql-query.js";
 import { queryRoutes } from "./queries/queries.rest.js";
 import { createQueryService } from "./queries/query.service.js";
+import { trendsQueryKind } from "./queries/trends/trends-query-kind.js";
 import "./property-definitions/graphql/index.js";
 import { createPropertyDefinitionService } from "./property-definitions/property-definitions.service.js";
 import "./projects/projects.graphql.js";
@@ -82,7 +83,7 @@ export function createServices(
     persons,
     projects: createProjectService(),
     propertyDefinitions: createPropertyDefinitionService(deps),
-    queries: createQueryService(deps, [hogqlQueryKind]),
+    queries: createQueryService(deps, [hogqlQueryKind, trendsQueryKind]),
     users: createUserService(),
   };
 }

@@ -20,6 +20,15 @@ describeEachBackend("Trends: PostHog's vectors", (server) => {
   });
   const run = (query: Record<string, unknown>) => runOn(server(), query);
 
+  it("answers the same through the query door (POST /api/projects/:id/query/), the project's events only", async () => {
+    const s = server();
+    const answer = await s.request("POST", `/api/projects/${s.projectId}/query/`, {
+      body: { query: { kind: "TrendsQuery", series: [pageviews()], dateRange: RANGE } },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.results[0]).toMatchObject({ data: [1, 0, 1, 3, 1, 0, 2, 0, 1, 0, 1], count: 10 });
+  });
+
   describe("totals", () => {
     it("counts $pageview and $pageleave per day, with PostHog's days and labels", async () => {
       const response = await run({ series: [pageviews(), pageleaves()], dateRange: RANGE });
