@@ -12,6 +12,9 @@ import { cohortRoutes } from "./cohorts/cohorts.rest.js";
 import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
 import { createActivityLogService } from "./core/activity-log.js";
+import { dashboardRoutes } from "./dashboards/dashboards.rest.js";
+import "./dashboards/graphql/index.js";
+import { createDashboardService } from "./dashboards/dashboards.service.js";
 import { eventDefinitionRoutes } from "./event-definitions/event-definitions.rest.js";
 import "./event-definitions/graphql/index.js";
 import type { BackgroundTaskModule } from "./core/background-tasks.js";
@@ -59,12 +62,20 @@ export function createServices(deps: ServiceDeps = { now: () => new Date() }): S
   const groups = createGroupService(deps);
   const persons = createPersonService(deps);
   const flagEvaluation = createFlagEvaluationService(deps, flagDefinitions);
+  const dashboards = createDashboardService(deps);
   return {
     activityLog: createActivityLogService(),
     cohorts,
+    dashboards,
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
-    featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups, evaluation: flagEvaluation }),
+    featureFlags: createFeatureFlagService(deps, {
+      cohorts,
+      persons,
+      groups,
+      evaluation: flagEvaluation,
+      dashboards,
+    }),
     flagDefinitions,
     flagEvaluation,
     groups,
@@ -88,6 +99,7 @@ export const REST_MODULES: readonly RestModule[] = [
   eventDefinitionRoutes,
   eventSchemaRoutes,
   propertyDefinitionRoutes,
+  dashboardRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */
