@@ -16,7 +16,7 @@ import type { InsightRecord, TileRecord } from "../dashboards.service.js";
 
 /** The integer dashboard id of an argument: PostHog's integer or the `Dashboard`'s global id; null for neither. */
 export function parseDashboardId(raw: string | number): number | null {
-  return parseIntegerObjectId(raw, "Dashboard");
+  return parseIntegerObjectId(raw, "Dashboard", "project");
 }
 
 /** The `TrendsSeries` object type: one `TrendResult` of the engine. */

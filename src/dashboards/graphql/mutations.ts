@@ -27,7 +27,7 @@ const FlagUsageDashboardInput = builder.inputType("FlagUsageDashboardInput", {
 
 /** The flag id of an input. @throws NotFoundError for an id that names no flag. */
 function flagId(raw: string): number {
-  const id = parseIntegerObjectId(raw, "FeatureFlag");
+  const id = parseIntegerObjectId(raw, "FeatureFlag", "project");
   if (id === null) throw new NotFoundError();
   return id;
 }
