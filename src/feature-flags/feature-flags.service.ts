@@ -201,17 +201,34 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
   }
 
   /**
-   * Rules on the fields beside `filters`: dashboards (none exist yet), encrypted payloads (not built),
-   * evaluation tags a subset of the same request's tags.
+   * `analytics_dashboards` (§2.4): an id that is no dashboard of the project is DRF's "does not
+   * exist"; linking existing ones (PostHog's `FeatureFlagDashboards`) is not built: 501.
    */
-  function checkFieldsBesideFilters(input: UpdateFlagInput) {
-    if (input.analytics_dashboards?.length) {
-      // Dashboards are not part of this service yet, so no dashboard id can exist.
-      throw new ValidationError(`Invalid pk "${input.analytics_dashboards[0]}" - object does not exist.`, {
+  async function checkAnalyticsDashboards(ctx: ServiceContext, projectId: number, input: UpdateFlagInput) {
+    const ids = input.analytics_dashboards ?? [];
+    if (ids.length === 0) return;
+    const found = await ctx.db.dashboard.findMany({
+      where: { projectId, deleted: false, id: { in: ids } },
+      select: { id: true },
+    });
+    const known = new Set(found.map((d) => d.id));
+    const missing = ids.find((id) => !known.has(id));
+    if (missing !== undefined) {
+      throw new ValidationError(`Invalid pk "${missing}" - object does not exist.`, {
         attr: "analytics_dashboards",
         code: "does_not_exist",
       });
     }
+    throw new NotImplementedError(
+      "Linking analytics dashboards to a flag is not supported by this service yet: only its usage dashboard is kept.",
+    );
+  }
+
+  /**
+   * Rules on the fields beside `filters`: encrypted payloads (not built), evaluation tags a subset
+   * of the same request's tags.
+   */
+  function checkFieldsBesideFilters(input: UpdateFlagInput) {
     if (input.has_encrypted_payloads) {
       throw new NotImplementedError(
         "Encrypted payloads are not supported by this service yet: payloads are stored as given.",
@@ -299,6 +316,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     const key = input.key ?? current.key;
     if (input.key !== undefined && input.key !== current.key)
       await validateKey(ctx, projectId, key, current.id);
+    await checkAnalyticsDashboards(ctx, projectId, input);
     checkFieldsBesideFilters(input);
 
     let summaries: Map<number, FlagSummary> | null = null;
@@ -706,6 +724,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       const project = await authorizeProject(ctx, projectId, "feature_flag:write");
       const input: CreateFlagInput = parseInput(createFlagSchema, body, ctx.limits);
       await validateKey(ctx, project.id, input.key, null);
+      await checkAnalyticsDashboards(ctx, project.id, input);
       checkFieldsBesideFilters(input);
       const filters =
         input.filters === undefined

@@ -157,6 +157,7 @@ describeEachBackend("REST auth matrix", (server) => {
         schema_property_groups: t.schemaPropertyGroup,
         event_schemas: t.eventSchema,
         property_definitions: t.propertyDefinition,
+        dashboards: t.dashboard,
       },
     };
   });
@@ -357,6 +358,7 @@ describeEachBackend("REST auth matrix", (server) => {
             schema_property_groups: t.otherSchemaPropertyGroup,
             event_schemas: t.otherEventSchema,
             property_definitions: t.otherPropertyDefinition,
+            dashboards: t.otherDashboard,
           },
         };
         // A route that answers its own project's object with 405 (flag DELETE: PostHog's
@@ -411,6 +413,7 @@ interface NodeIds {
   eventSchema: string;
   /** A property definition's UUID. */
   propertyDefinition: string;
+  dashboard: number;
 }
 
 /**
@@ -432,6 +435,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   SchemaPropertyGroup: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.schemaPropertyGroup}` },
   EventSchema: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventSchema}` },
   PropertyDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.propertyDefinition}` },
+  Dashboard: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.dashboard}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -460,6 +464,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       schemaPropertyGroup: t.schemaPropertyGroup,
       eventSchema: t.eventSchema,
       propertyDefinition: t.propertyDefinition,
+      dashboard: t.dashboard,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };

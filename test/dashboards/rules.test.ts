@@ -30,7 +30,9 @@ describe("renamedUsageInsight", () => {
   });
 
   it("leaves an insight whose filters were changed", () => {
-    const query = structuredClone(volume!.query) as { source: { properties: { values: unknown[] } } };
+    const query = structuredClone(volume!.query) as unknown as {
+      source: { properties: { values: unknown[] } };
+    };
     query.source.properties.values.push({ type: "AND", values: [] });
     expect(renamedUsageInsight({ ...insight, query }, totalVolumeDescription, "old", "new")).toBeNull();
   });

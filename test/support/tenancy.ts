@@ -27,6 +27,10 @@ export interface Tenancy {
   staticCohort: number;
   /** A person of the bootstrap project (its integer id and uuid), with group type 0 and its group `x`. */
   person: { id: number; uuid: string };
+  /** The usage dashboard of `flag` (written with it). */
+  dashboard: number;
+  /** The usage dashboard of `otherFlag`. */
+  otherDashboard: number;
   /** A person of `otherProject`. */
   otherPerson: { id: number; uuid: string };
   /** A dynamic and a static cohort of `otherProject`. */
@@ -71,6 +75,8 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
   const otherEventDefinition = await createEventDefinition(s, otherProject, `${label} other event`);
   const schemaPropertyGroup = await createSchemaPropertyGroup(s, s.projectId, `${label} own group`);
   const otherSchemaPropertyGroup = await createSchemaPropertyGroup(s, otherProject, `${label} other group`);
+  const flag = await createFlag(s, { key: `${label}-own` });
+  const otherFlag = await createFlag(s, { key: `${label}-other` }, otherProject);
   return {
     cohort: await cohort(s.projectId, { name: `${label} dynamic` }),
     staticCohort: await cohort(s.projectId, {
@@ -97,9 +103,11 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     otherPropertyDefinition: await createPropertyDefinition(s, otherProject, `${label} other property`),
     project: s.projectId,
     organization: s.organizationId,
-    flag: (await createFlag(s, { key: `${label}-own` })).id,
+    flag: flag.id,
+    dashboard: flag.usage_dashboard,
     otherProject,
-    otherFlag: (await createFlag(s, { key: `${label}-other` }, otherProject)).id,
+    otherFlag: otherFlag.id,
+    otherDashboard: otherFlag.usage_dashboard,
     secondOrganization: second.id,
     foreignOrganization: foreign.organizationId,
     foreignProject,
