@@ -500,6 +500,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         eventSchema: overrides.eventSchema ?? (foreign ? t.otherEventSchema : t.eventSchema),
         propertyDefinition:
           overrides.propertyDefinition ?? (foreign ? t.otherPropertyDefinition : t.propertyDefinition),
+        dashboard: foreign ? t.otherDashboard : t.dashboard,
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -613,7 +614,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         const key = await s.createKey(pathScopes.length ? [...new Set(pathScopes)] : [unrelatedScope([])]);
         // Fresh objects: a success may change or (event definitions, groups, event schemas) delete them.
         // The fresh group is attached to the tenancy's event only, so adding it to the fresh event succeeds.
-        const flag = (await createFlag(s, { key: freshKey() }, t.project)).id;
+        // With enriched analytics, so that `enrichFlagUsageDashboard` may add its insights.
+        const flag = (await createFlag(s, { key: freshKey(), has_enriched_analytics: true }, t.project)).id;
         const eventDefinition = await createEventDefinition(s, t.project, freshKey());
         const propertyDefinition = await createPropertyDefinition(s, t.project, freshKey());
         const schemaPropertyGroup = await createSchemaPropertyGroup(s, t.project, freshKey());

@@ -147,7 +147,7 @@ describeEachBackend(
     it("createFlagUsageDashboard writes another dashboard and links it", async () => {
       const s = server();
       const answer = await execute(s, CreateUsageDashboard, {
-        input: { projectId: String(s.projectId), flagId: flagNode() },
+        input: { projectId: String(s.projectId), featureFlagId: flagNode() },
       });
       const result = answer.data.createFlagUsageDashboard;
       if (result?.__typename !== "CreateFlagUsageDashboardSuccess") throw new Error(JSON.stringify(answer));
@@ -158,7 +158,7 @@ describeEachBackend(
 
     it("enrichFlagUsageDashboard refuses with REST's message, then enriches", async () => {
       const s = server();
-      const input = { projectId: String(s.projectId), flagId: String(flag.id) };
+      const input = { projectId: String(s.projectId), featureFlagId: String(flag.id) };
       const refused = await execute(s, EnrichUsageDashboard, { input });
       expect(refused.data.enrichFlagUsageDashboard).toMatchObject({
         __typename: "ValidationError",
@@ -186,7 +186,7 @@ describeEachBackend(
     it("answers typed errors for an unknown flag and a missing scope", async () => {
       const s = server();
       const unknown = await execute(s, CreateUsageDashboard, {
-        input: { projectId: String(s.projectId), flagId: "987654" },
+        input: { projectId: String(s.projectId), featureFlagId: "987654" },
       });
       expect(unknown.data.createFlagUsageDashboard?.__typename).toBe("NotFoundError");
       const before = await s.db.dashboard.count();
@@ -194,7 +194,7 @@ describeEachBackend(
       const denied = await execute(
         s,
         CreateUsageDashboard,
-        { input: { projectId: String(s.projectId), flagId: String(flag.id) } },
+        { input: { projectId: String(s.projectId), featureFlagId: String(flag.id) } },
         flagsOnly,
       );
       expect(denied.data.createFlagUsageDashboard?.__typename).toBe("PermissionDeniedError");

@@ -18,7 +18,7 @@ const FlagUsageDashboardInput = builder.inputType("FlagUsageDashboardInput", {
       description:
         "The flag's project: PostHog's integer id (REST's `:project_id`) or the project's global `id`.",
     }),
-    flagId: t.id({
+    featureFlagId: t.id({
       required: true,
       description: "The flag: PostHog's integer id (REST's `:id`) or the flag's global `id`.",
     }),
@@ -54,7 +54,7 @@ builder.mutationField("createFlagUsageDashboard", (t) =>
       ctx.services.dashboards.createFlagUsageDashboard(
         await ctx.serviceContext(),
         parseProjectId(input.projectId),
-        flagId(input.flagId),
+        flagId(input.featureFlagId),
       ),
   }),
 );
@@ -81,7 +81,7 @@ builder.mutationField("enrichFlagUsageDashboard", (t) =>
       ctx.services.dashboards.enrichFlagUsageDashboard(
         await ctx.serviceContext(),
         parseProjectId(input.projectId),
-        flagId(input.flagId),
+        flagId(input.featureFlagId),
       ),
   }),
 );
