@@ -15,7 +15,10 @@ import { loadConfig } from "./config.js";
 import { createActivityLogService } from "./core/activity-log.js";
 import { endpointRoutes } from "./endpoints/endpoints.rest.js";
 import "./endpoints/graphql/index.js";
+import { dashboardRoutes } from "./dashboards/dashboards.rest.js";
 import { createEndpointService } from "./endpoints/endpoints.service.js";
+import "./dashboards/graphql/index.js";
+import { createDashboardService } from "./dashboards/dashboards.service.js";
 import { eventDefinitionRoutes } from "./event-definitions/event-definitions.rest.js";
 import "./event-definitions/graphql/index.js";
 import type { JobModule } from "./core/jobs/jobs.js";
@@ -69,13 +72,21 @@ export function createServices(
   const groups = createGroupService(deps);
   const persons = createPersonService(deps);
   const flagEvaluation = createFlagEvaluationService(deps, flagDefinitions);
+  const dashboards = createDashboardService(deps);
   return {
     activityLog: createActivityLogService(),
     cohorts,
     endpoints: createEndpointService(deps),
+    dashboards,
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
-    featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups, evaluation: flagEvaluation }),
+    featureFlags: createFeatureFlagService(deps, {
+      cohorts,
+      persons,
+      groups,
+      evaluation: flagEvaluation,
+      dashboards,
+    }),
     flagDefinitions,
     flagEvaluation,
     groups,
@@ -102,6 +113,7 @@ export const REST_MODULES: readonly RestModule[] = [
   propertyDefinitionRoutes,
   endpointRoutes,
   queryRoutes,
+  dashboardRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */

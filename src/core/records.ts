@@ -23,6 +23,27 @@ export interface UserBasic {
 /** A project as every door shows it (PostHog's team). */
 export type ProjectRecord = Project;
 
+/**
+ * A dashboard as both doors show it (PostHog's `DashboardBasicSerializer` fields this service has;
+ * read by src/dashboards/dashboards.service.ts). Neutral, so the flags' `usageDashboard` can name it.
+ */
+export interface DashboardRecord {
+  id: number;
+  projectId: number;
+  name: string | null;
+  description: string;
+  pinned: boolean;
+  /** PostHog's `creation_mode`: `default`, `template` or `duplicate`. */
+  creationMode: string;
+  /** Stored dashboard filters (`{"date_from": "-30d"}`, ...). */
+  filters: Prisma.JsonValue;
+  createdBy: UserBasic | null;
+  createdAt: Date;
+  deleted: boolean;
+  /** Tag names, sorted. */
+  tags: string[];
+}
+
 /** A cohort as both doors show it: its columns and its creator (read by src/cohorts/cohorts.queries.ts). */
 export type CohortRecord = Cohort & { createdBy: UserBasic | null };
 

@@ -1,5 +1,5 @@
 /**
- * Feature flags on PostHog's REST paths (spec rows 1–7, 10–15, 17 and 18, and the newer
+ * Feature flags on PostHog's REST paths (spec rows 1–15, 17 and 18, and the newer
  * `:id/dependent_flags/`): request parsing and PostHog's shapes. Behaviour lives in
  * feature-flags.service.ts and, for evaluation (`evaluation_reasons`, `my_flags`, the persons of
  * `create_static_cohort_for_flag`), evaluation/evaluation.service.ts.
@@ -10,14 +10,15 @@ import { serializeCohort } from "../cohorts/cohorts.responses.js";
 import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import {
+  type DomainError,
   MethodNotAllowedError,
   NotFoundError,
   ProjectNotFoundError,
   ValidationError,
 } from "../core/errors.js";
+import { USAGE_DASHBOARD_ERROR } from "../dashboards/dashboards.service.js";
 import { activityRoutes } from "../rest/activity-routes.js";
 import { errorBodySchema } from "../rest/error-body.js";
-import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import { pathId, type RestModule } from "../rest/routes.js";
 import { serializeUserBasic } from "../rest/serializers.js";
@@ -105,25 +106,19 @@ export function serializeFlag(
 }
 
 /**
- * Flag operations of the spec (rows 8 and 9) that this service does not provide yet, each with
- * its scopes (posthog-behavior.md §1.7 and decision 2) and the reason. They authorize like the built
- * ones (project, key limits, scopes, membership) and then answer 501, instead of being mistaken for
- * `:id/` routes.
+ * `:id/dashboard` and `:id/enrich_usage_dashboard`'s answer (§2.10): `{"success": true}`, or on a
+ * refusal 400 `{"success": false, "error": <PostHog's message>}`.
  */
-const NOT_BUILT: readonly NotBuiltOperation[] = [
-  {
-    method: "POST",
-    path: ":id/dashboard/",
-    scopes: ["dashboard:write"],
-    reason: "dashboards are not part of this service yet",
-  },
-  {
-    method: "POST",
-    path: ":id/enrich_usage_dashboard/",
-    scopes: ["dashboard:write"],
-    reason: "dashboards are not part of this service yet",
-  },
-];
+const usageDashboardAnswerSchema = z
+  .object({ success: z.boolean(), error: z.string().optional() })
+  .meta({ id: "FlagUsageDashboardAnswer" });
+
+/** PostHog's body for a usage-dashboard refusal (`{"success": false, "error": ...}`); other errors keep theirs. */
+function usageDashboardErrorBody(error: DomainError): unknown {
+  return error instanceof ValidationError && error.code === USAGE_DASHBOARD_ERROR
+    ? { success: false, error: error.detail }
+    : undefined;
+}
 
 /**
  * The list's query parameters as the REST door receives them: paging, and the filters of
@@ -387,6 +382,45 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       (...args) => flags.activity(...args),
       limits.maxPageSize,
     ),
-    ...notBuiltRoutes(BASE, NOT_BUILT),
+    {
+      method: "POST",
+      path: `${BASE}:id/dashboard/`,
+      summary:
+        "Create (another) usage dashboard for the flag and make it the flag's `usage_dashboard`; the body is not read.",
+      scopes: ["dashboard:write"],
+      responses: {
+        200: usageDashboardAnswerSchema,
+        400: z.union([usageDashboardAnswerSchema, errorBodySchema]),
+      },
+      errorBody: usageDashboardErrorBody,
+      handler: async ({ params, ctx }) => {
+        await services.dashboards.createFlagUsageDashboard(
+          ctx,
+          pathId(params, "project_id"),
+          pathId(params, "id"),
+        );
+        return { body: { success: true } };
+      },
+    },
+    {
+      method: "POST",
+      path: `${BASE}:id/enrich_usage_dashboard/`,
+      summary:
+        "Add PostHog's `$feature_view`/`$feature_interaction` insights to the flag's usage dashboard; the body is not read.",
+      scopes: ["dashboard:write"],
+      responses: {
+        200: usageDashboardAnswerSchema,
+        400: z.union([usageDashboardAnswerSchema, errorBodySchema]),
+      },
+      errorBody: usageDashboardErrorBody,
+      handler: async ({ params, ctx }) => {
+        await services.dashboards.enrichFlagUsageDashboard(
+          ctx,
+          pathId(params, "project_id"),
+          pathId(params, "id"),
+        );
+        return { body: { success: true } };
+      },
+    },
   ];
 };

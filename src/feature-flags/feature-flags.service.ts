@@ -29,6 +29,7 @@ import type { CohortRecord } from "../core/records.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
 import { parseInput, parseIntegerId } from "../core/validation.js";
+import type { DashboardService } from "../dashboards/dashboards.service.js";
 import { prismaReader } from "../db/sql-reader.js";
 import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -144,6 +145,8 @@ export interface FlagServiceCollaborators {
   persons: Pick<PersonService, "countMatching">;
   /** Counts the groups a condition selects (blast radius of a group flag). */
   groups: Pick<GroupService, "countMatching">;
+  /** Writes a new flag's usage dashboard and renames its insights with the key (§2.4, §2.7, §2.11). */
+  dashboards: Pick<DashboardService, "writeUsageDashboard" | "renameUsageDashboardKey">;
 }
 
 /** `POST :id/has_active_dependents`'s answer (§2.6): the flags that depend on a flag, and PostHog's warning. */
@@ -169,7 +172,7 @@ export interface BlastRadius {
 
 /** Creates the feature-flag service. */
 export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceCollaborators) {
-  const { cohorts } = others;
+  const { cohorts, dashboards } = others;
   /** Key rules in PostHog's order: unique among non-deleted flags, then the character set (§2.4). */
   async function validateKey(ctx: ServiceContext, projectId: number, key: string, exceptId: number | null) {
     const clash = await ctx.db.featureFlag.findFirst({
@@ -198,17 +201,34 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
   }
 
   /**
-   * Rules on the fields beside `filters`: dashboards (none exist yet), encrypted payloads (not built),
-   * evaluation tags a subset of the same request's tags.
+   * `analytics_dashboards` (§2.4): an id that is no dashboard of the project is DRF's "does not
+   * exist"; linking existing ones (PostHog's `FeatureFlagDashboards`) is not built: 501.
    */
-  function checkFieldsBesideFilters(input: UpdateFlagInput) {
-    if (input.analytics_dashboards?.length) {
-      // Dashboards are not part of this service yet, so no dashboard id can exist.
-      throw new ValidationError(`Invalid pk "${input.analytics_dashboards[0]}" - object does not exist.`, {
+  async function checkAnalyticsDashboards(ctx: ServiceContext, projectId: number, input: UpdateFlagInput) {
+    const ids = input.analytics_dashboards ?? [];
+    if (ids.length === 0) return;
+    const found = await ctx.db.dashboard.findMany({
+      where: { projectId, deleted: false, id: { in: ids } },
+      select: { id: true },
+    });
+    const known = new Set(found.map((d) => d.id));
+    const missing = ids.find((id) => !known.has(id));
+    if (missing !== undefined) {
+      throw new ValidationError(`Invalid pk "${missing}" - object does not exist.`, {
         attr: "analytics_dashboards",
         code: "does_not_exist",
       });
     }
+    throw new NotImplementedError(
+      "Linking analytics dashboards to a flag is not supported by this service yet: only its usage dashboard is kept.",
+    );
+  }
+
+  /**
+   * Rules on the fields beside `filters`: encrypted payloads (not built), evaluation tags a subset
+   * of the same request's tags.
+   */
+  function checkFieldsBesideFilters(input: UpdateFlagInput) {
     if (input.has_encrypted_payloads) {
       throw new NotImplementedError(
         "Encrypted payloads are not supported by this service yet: payloads are stored as given.",
@@ -296,6 +316,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     const key = input.key ?? current.key;
     if (input.key !== undefined && input.key !== current.key)
       await validateKey(ctx, projectId, key, current.id);
+    await checkAnalyticsDashboards(ctx, projectId, input);
     checkFieldsBesideFilters(input);
 
     let summaries: Map<number, FlagSummary> | null = null;
@@ -393,6 +414,16 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
         },
       });
       if (swapped.count !== 1) throw new VersionMoved();
+      // A key rename rewrites the usage dashboard's insights to the new key (§2.7).
+      if (next.key !== current.key && current.usageDashboardId !== null) {
+        await dashboards.renameUsageDashboardKey(
+          tx,
+          projectId,
+          current.usageDashboardId,
+          current.key,
+          next.key,
+        );
+      }
       if (input.tags !== undefined) await setTags(tx, projectId, current.id, next.tags, "tags");
       if (input.evaluation_tags !== undefined) {
         await setTags(tx, projectId, current.id, next.evaluationTags, "evaluationTags");
@@ -693,6 +724,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       const project = await authorizeProject(ctx, projectId, "feature_flag:write");
       const input: CreateFlagInput = parseInput(createFlagSchema, body, ctx.limits);
       await validateKey(ctx, project.id, input.key, null);
+      await checkAnalyticsDashboards(ctx, project.id, input);
       checkFieldsBesideFilters(input);
       const filters =
         input.filters === undefined
@@ -736,6 +768,15 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
           });
           if (tags.length) await setTags(tx, project.id, flag.id, tags, "tags");
           if (evaluationTags.length) await setTags(tx, project.id, flag.id, evaluationTags, "evaluationTags");
+          // PostHog's create writes the usage dashboard unless asked not to (§2.4, §2.11).
+          if (input._should_create_usage_dashboard !== false) {
+            const usageDashboardId = await dashboards.writeUsageDashboard(
+              tx,
+              { projectId: project.id, key: flag.key },
+              userId,
+            );
+            await tx.featureFlag.update({ where: { id: flag.id }, data: { usageDashboardId } });
+          }
           await recordActivity(tx, {
             projectId: project.id,
             userId,

@@ -1,12 +1,13 @@
 /**
  * References to the object types that several domains return from their own fields: `User` (who
  * created or changed a record), `Project` (the tenant every domain adds fields to), `Organization`
- * and `Cohort` (the flags' `createStaticCohortForFeatureFlag` returns one). Declared here, neutral;
+ * `Cohort` (the flags' `createStaticCohortForFeatureFlag` returns one) and `Dashboard` (a flag's
+ * `usageDashboard`). Declared here, neutral;
  * implemented by their own domains (users/users.graphql.ts, projects/projects.graphql.ts,
  * cohorts/graphql/cohort.type.ts), so a domain never imports another domain's GraphQL module to
  * use them.
  */
-import type { CohortRecord, ProjectRecord, UserBasic } from "../core/records.js";
+import type { CohortRecord, DashboardRecord, ProjectRecord, UserBasic } from "../core/records.js";
 import type { Organization } from "../generated/prisma/client.js";
 import { builder } from "./builder.js";
 
@@ -21,3 +22,6 @@ export const OrganizationRef = builder.objectRef<Organization>("Organization");
 
 /** The `Cohort` object type (a node); implemented in cohorts/graphql/cohort.type.ts. */
 export const CohortRef = builder.objectRef<CohortRecord>("Cohort");
+
+/** The `Dashboard` object type (a node); implemented in dashboards/graphql/dashboard.type.ts. */
+export const DashboardRef = builder.objectRef<DashboardRecord>("Dashboard");

@@ -160,6 +160,7 @@ describeEachBackend("REST auth matrix", (server) => {
         schema_property_groups: t.schemaPropertyGroup,
         event_schemas: t.eventSchema,
         property_definitions: t.propertyDefinition,
+        dashboards: t.dashboard,
       },
       name: t.endpoint,
       version_number: 1,
@@ -393,6 +394,36 @@ describeEachBackend("REST auth matrix", (server) => {
           await refused(route, "object of another project", foreign, s.key, 404, notFound);
         },
       );
+      itWhere(kinds.has("id"))("answers an object of another project with 404", async () => {
+        const s = server();
+        const foreign = {
+          ...own,
+          ids: {
+            feature_flags: t.otherFlag,
+            cohorts: t.otherCohort,
+            persons: t.otherPerson.id,
+            event_definitions: t.otherEventDefinition,
+            schema_property_groups: t.otherSchemaPropertyGroup,
+            event_schemas: t.otherEventSchema,
+            property_definitions: t.otherPropertyDefinition,
+            dashboards: t.otherDashboard,
+          },
+        };
+        // A route that answers its own project's object with 405 (flag DELETE: PostHog's
+        // ForbidDestroyModel) or 501 (not built yet) never reads the object: any id gets that answer.
+        const reference = await call(route, await withFreshObject(s, route), s.key);
+        if (reference.status === 405 || reference.status === 501) {
+          await refused(route, "object of another project", foreign, s.key, reference.status, reference.body);
+          return;
+        }
+        const emptyBody = route.emptyBodyOn?.(new NotFoundError()) ?? false;
+        // A route with PostHog's own body for a missing object (a flag's status) answers that.
+        const ownBody = route.errorBody?.(new NotFoundError());
+        const notFound = emptyBody
+          ? undefined
+          : (ownBody ?? errorBody("invalid_request", "not_found", "Not found."));
+        await refused(route, "object of another project", foreign, s.key, 404, notFound);
+      });
     });
   }
 });
@@ -432,6 +463,7 @@ interface NodeIds {
   propertyDefinition: string;
   /** A saved-query endpoint's UUID. */
   endpoint: string;
+  dashboard: number;
 }
 
 /**
@@ -454,6 +486,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   EventSchema: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.eventSchema}` },
   PropertyDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.propertyDefinition}` },
   Endpoint: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.endpoint}` },
+  Dashboard: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.dashboard}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -483,6 +516,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       eventSchema: t.eventSchema,
       propertyDefinition: t.propertyDefinition,
       endpoint: t.endpointId,
+      dashboard: t.dashboard,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -520,6 +554,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         propertyDefinition:
           overrides.propertyDefinition ?? (foreign ? t.otherPropertyDefinition : t.propertyDefinition),
         endpoint: overrides.endpoint ?? (foreign ? t.otherEndpointId : t.endpointId),
+        dashboard: foreign ? t.otherDashboard : t.dashboard,
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -635,7 +670,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         const key = await s.createKey(pathScopes.length ? [...new Set(pathScopes)] : [unrelatedScope([])]);
         // Fresh objects: a success may change or (event definitions, groups, event schemas) delete them.
         // The fresh group is attached to the tenancy's event only, so adding it to the fresh event succeeds.
-        const flag = (await createFlag(s, { key: freshKey() }, t.project)).id;
+        // With enriched analytics, so that `enrichFlagUsageDashboard` may add its insights.
+        const flag = (await createFlag(s, { key: freshKey(), has_enriched_analytics: true }, t.project)).id;
         const eventDefinition = await createEventDefinition(s, t.project, freshKey());
         const propertyDefinition = await createPropertyDefinition(s, t.project, freshKey());
         const schemaPropertyGroup = await createSchemaPropertyGroup(s, t.project, freshKey());

@@ -1,5 +1,5 @@
 /**
- * Every documented flag path (spec rows 1–7, 10–14 and 18, and `:id/dependent_flags`) answers bad
+ * Every documented flag path (spec rows 1–14 and 18, and `:id/dependent_flags`) answers bad
  * input, a missing scope and a wrong project the way PostHog does; success cases live beside each
  * feature's own tests.
  */
@@ -101,6 +101,22 @@ const CASES: PathCase[] = [
     scope: "feature_flag:read",
   },
   {
+    name: "usage dashboard",
+    method: "POST",
+    path: (p, id) => `${base(p)}${id}/dashboard/`,
+    body: {},
+    bad: { path: (p) => `${base(p)}0/dashboard/`, status: 404, code: "not_found" },
+    scope: "dashboard:write",
+  },
+  {
+    name: "enrich usage dashboard",
+    method: "POST",
+    path: (p, id) => `${base(p)}${id}/enrich_usage_dashboard/`,
+    body: {},
+    bad: { path: (p) => `${base(p)}0/enrich_usage_dashboard/`, status: 404, code: "not_found" },
+    scope: "dashboard:write",
+  },
+  {
     name: "remote config",
     method: "GET",
     path: (p, id) => `${base(p)}${id}/remote_config/`,
@@ -196,23 +212,4 @@ describeEachBackend("every flag path", (server) => {
       expect(outside.status).toBe(403);
     });
   }
-});
-
-describeEachBackend("flag operations not built yet", (server) => {
-  const NOT_BUILT: Array<[string, string]> = [
-    ["POST", "1/dashboard/"],
-    ["POST", "1/enrich_usage_dashboard/"],
-  ];
-
-  it("answer 501 with the reason, after authentication, instead of passing for other routes", async () => {
-    const s = server();
-    for (const [method, suffix] of NOT_BUILT) {
-      const path = `${base(s.projectId)}${suffix}`;
-      const response = await s.request(method, path, method === "POST" ? { body: {} } : {});
-      expect(response.status, `${method} ${suffix}`).toBe(501);
-      expect(response.body).toMatchObject({ type: "server_error", code: "not_implemented", attr: null });
-      expect(response.body.detail).toMatch(/is not implemented yet: .+\.$/);
-      expect((await s.request(method, path, { key: null })).status).toBe(401);
-    }
-  });
 });

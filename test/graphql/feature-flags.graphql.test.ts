@@ -325,7 +325,7 @@ describeEachBackend("feature flags over GraphQL", (server) => {
     });
 
     const dashboards = await execute(s, CreateFlag, {
-      input: { projectId: String(s.projectId), key: "with-dashboards", analyticsDashboards: [7] },
+      input: { projectId: String(s.projectId), key: "with-dashboards", analyticsDashboards: [987654] },
     });
     expect(dashboards.data.createFeatureFlag).toMatchObject({
       __typename: "ValidationError",

@@ -98,7 +98,11 @@ describe("the OpenAPI document", () => {
     expect(detail?.patch?.requestBody).toMatchObject({ required: false });
     expect(Object.keys(detail?.patch?.responses ?? {})).toContain("409");
     expect(detail?.delete?.responses?.["405"]).toEqual({ description: "Method Not Allowed" });
-    const notBuilt = document.paths?.["/api/projects/{project_id}/feature_flags/{id}/dashboard/"];
+    const usageDashboard = document.paths?.["/api/projects/{project_id}/feature_flags/{id}/dashboard/"];
+    expect(Object.keys(usageDashboard?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(["200", "400"]),
+    );
+    const notBuilt = document.paths?.["/api/projects/{project_id}/dashboards/"];
     expect(Object.keys(notBuilt?.post?.responses ?? {})).toContain("501");
     const flag = document.components?.schemas?.["FeatureFlag"] as { properties: Record<string, unknown> };
     expect(flag.properties["last_called_at"]).toEqual({ type: ["string", "null"], format: "date-time" });

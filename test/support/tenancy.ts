@@ -27,6 +27,10 @@ export interface Tenancy {
   staticCohort: number;
   /** A person of the bootstrap project (its integer id and uuid), with group type 0 and its group `x`. */
   person: { id: number; uuid: string };
+  /** The usage dashboard of `flag` (written with it). */
+  dashboard: number;
+  /** The usage dashboard of `otherFlag`. */
+  otherDashboard: number;
   /** A person of `otherProject`. */
   otherPerson: { id: number; uuid: string };
   /** A dynamic and a static cohort of `otherProject`. */
@@ -78,6 +82,8 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
   const otherSchemaPropertyGroup = await createSchemaPropertyGroup(s, otherProject, `${label} other group`);
   const ownEndpoint = await createEndpointRecord(s, s.projectId, `${endpointName(label)}_own`);
   const otherEndpoint = await createEndpointRecord(s, otherProject, `${endpointName(label)}_other`);
+  const flag = await createFlag(s, { key: `${label}-own` });
+  const otherFlag = await createFlag(s, { key: `${label}-other` }, otherProject);
   return {
     cohort: await cohort(s.projectId, { name: `${label} dynamic` }),
     staticCohort: await cohort(s.projectId, {
@@ -108,9 +114,11 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     otherEndpointId: otherEndpoint.id,
     project: s.projectId,
     organization: s.organizationId,
-    flag: (await createFlag(s, { key: `${label}-own` })).id,
+    flag: flag.id,
+    dashboard: flag.usage_dashboard,
     otherProject,
-    otherFlag: (await createFlag(s, { key: `${label}-other` }, otherProject)).id,
+    otherFlag: otherFlag.id,
+    otherDashboard: otherFlag.usage_dashboard,
     secondOrganization: second.id,
     foreignOrganization: foreign.organizationId,
     foreignProject,

@@ -43,7 +43,8 @@ const CreateFeatureFlagInput = builder.inputType("CreateFeatureFlagInput", {
       description: "Bucketing identifier; DISTINCT_ID when absent.",
     }),
     analyticsDashboards: t.intList({
-      description: "Dashboard ids to link (no dashboards exist yet: any id is refused).",
+      description:
+        "Dashboard ids to link: an id that is no dashboard of the project is refused; linking existing ones is not supported yet (NotImplementedError).",
     }),
     creationContext: t.field({ type: CreationContextEnum, description: "The product creating the flag." }),
     createInFolder: t.string({

@@ -1,9 +1,11 @@
+import type { DashboardRecord } from "../../core/records.js";
 import { parseIntegerId } from "../../core/validation.js";
 import { activityPageField } from "../../graphql/activity-log.graphql.js";
 import { builder } from "../../graphql/builder.js";
-import { parseIntegerObjectId, projectOwnedLocalId } from "../../graphql/ids.js";
+import type { GraphQLContext } from "../../graphql/context.js";
+import { parseIntegerObjectId, parseProjectOwnedLocalId, projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
-import { UserRef } from "../../graphql/refs.js";
+import { DashboardRef, UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import {
   FLAG_PARTS,
@@ -55,6 +57,7 @@ const FIELD_PARTS: Readonly<Record<string, readonly FlagPart[]>> = {
   isSimpleFlag: ["filters"],
   rolloutPercentage: ["filters"],
   remoteConfig: ["filters", "isRemoteConfiguration"],
+  usageDashboard: ["usageDashboardId"],
 };
 
 /** Whether `name` names a part a page may leave out. */
@@ -93,6 +96,31 @@ const statusInput = (flag: FlagView) => ({
   createdAt: part(flag, "createdAt"),
   filters: part(flag, "filters"),
 });
+
+/**
+ * Dashboards by project-owned key (`<project>:<id>`), null where none: one read per project of the
+ * keys (flags' `usageDashboard` over a page), through the dashboards service (scope `dashboard:read`).
+ */
+async function loadProjectDashboards(
+  keys: readonly string[],
+  ctx: GraphQLContext,
+): Promise<(DashboardRecord | null)[]> {
+  const serviceContext = await ctx.serviceContext();
+  const wanted = new Map<number, number[]>();
+  for (const key of keys) {
+    const owned = parseProjectOwnedLocalId(key);
+    const id = owned ? parseIntegerId(owned.key) : null;
+    if (!owned || id === null) continue;
+    wanted.set(owned.projectId, [...(wanted.get(owned.projectId) ?? []), id]);
+  }
+  const found = new Map<string, DashboardRecord>();
+  for (const [projectId, ids] of wanted) {
+    for (const dashboard of await ctx.services.dashboards.getMany(serviceContext, projectId, ids)) {
+      if (dashboard) found.set(projectOwnedLocalId(projectId, dashboard.id), dashboard);
+    }
+  }
+  return keys.map((key) => found.get(key) ?? null);
+}
 
 /** The `FeatureFlag` object type. */
 export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").implement({
@@ -151,6 +179,19 @@ export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").impleme
     performedRollback: t.exposeBoolean("performedRollback", {
       nullable: true,
       description: "Whether a rollback was performed; re-enabling the flag resets it to false.",
+    }),
+    usageDashboard: t.loadable({
+      type: DashboardRef,
+      nullable: true,
+      description:
+        "The flag's usage dashboard (PostHog's `usage_dashboard`, §2.11); null when it has none or it was deleted. " +
+        "Scope `dashboard:read`; loaded once per request for a page of flags.",
+      extensions: requiresScopes("dashboard:read"),
+      load: (keys: string[], ctx) => loadProjectDashboards(keys, ctx),
+      resolve: (flag) => {
+        const id = part(flag, "usageDashboardId");
+        return id === null ? null : projectOwnedLocalId(flag.projectId, id);
+      },
     }),
     hasEnrichedAnalytics: t.exposeBoolean("hasEnrichedAnalytics", {
       description: "Whether enriched analytics are collected for the flag.",

@@ -47,7 +47,8 @@ const UpdateFeatureFlagInput = builder.inputType("UpdateFeatureFlagInput", {
     evaluationRuntime: t.field({ type: EvaluationRuntimeEnum, description: "Where the flag is evaluated." }),
     bucketingIdentifier: t.field({ type: BucketingIdentifierEnum, description: "Bucketing identifier." }),
     analyticsDashboards: t.intList({
-      description: "Dashboard ids to link (no dashboards exist yet: any id is refused).",
+      description:
+        "Dashboard ids to link: an id that is no dashboard of the project is refused; linking existing ones is not supported yet (NotImplementedError).",
     }),
   }),
 });

@@ -1,0 +1,513 @@
+/**
+ * The dashboards service: dashboards with their insight tiles, each tile's Trends result computed
+ * by the Trends engine (src/queries/trends) with the dashboard's filters, and the feature-flag usage
+ * dashboards (posthog-behavior.md §2.4, §2.7, §2.10, §2.11): written with a flag, renamed with its
+ * key, created again on demand, enriched with PostHog's `$feature_view`/`$feature_interaction` insights.
+ *
+ * Writes run in one transaction with their activity-log entry (scope `Dashboard`, PostHog's
+ * `ModelActivityMixin` on `Dashboard` logs `created`). Reads never see soft-deleted dashboards,
+ * tiles or insights.
+ */
+
+import { randomInt } from "node:crypto";
+import { recordActivity } from "../core/activity-log.js";
+import { authorizeProject } from "../core/auth/access.js";
+import type { ServiceContext } from "../core/context.js";
+import { DomainError, NotFoundError, ValidationError } from "../core/errors.js";
+import type { OffsetPage } from "../core/paging.js";
+import type { DashboardRecord, UserBasic } from "../core/records.js";
+
+export type { DashboardRecord };
+
+import type { ServiceDeps } from "../core/services.js";
+import { ensureTags } from "../core/tags.js";
+import { Prisma } from "../generated/prisma/client.js";
+import { runTrendsQuery, type TrendsQueryResponse } from "../queries/trends/run-trends.js";
+import { dashboardDateFilters, tileTrendsQuery } from "./rules/dashboard-filters.js";
+import {
+  ENRICHED_EVENTS,
+  ENRICHED_FLAG_PROPERTY,
+  enrichedInsightTemplates,
+  hasEnrichedInsights,
+  type InsightTemplate,
+  renamedUsageInsight,
+  TOTAL_VOLUME_INSIGHT_NAME,
+  totalVolumeDescription,
+  UNIQUE_USERS_INSIGHT_NAME,
+  uniqueUsersDescription,
+  usageDashboardTemplate,
+  usageInsightTemplates,
+} from "./rules/usage-dashboard.js";
+
+/** The code of the flag-action refusals answered as PostHog's `{"success": false, "error": ...}`. */
+export const USAGE_DASHBOARD_ERROR = "usage_dashboard";
+
+/** PostHog's refusal messages of `:id/dashboard` and `:id/enrich_usage_dashboard` (§2.10). */
+export const USAGE_DASHBOARD_MESSAGES = {
+  unableToGenerate: "Unable to generate usage dashboard",
+  notFound: "Usage dashboard not found",
+  alreadyEnriched: "Usage dashboard already has enriched data",
+  noEnrichedAnalytics: "No enriched analytics available for this feature flag",
+  unableToEnrich: "Unable to enrich usage dashboard",
+} as const;
+
+const refusal = (message: string) => new ValidationError(message, { code: USAGE_DASHBOARD_ERROR });
+
+/** An insight as a tile shows it, with its Trends result computed for the dashboard. */
+export interface InsightRecord {
+  id: number;
+  shortId: string;
+  name: string | null;
+  description: string;
+  /** The stored query (PostHog's `InsightVizNode` around a `TrendsQuery`). */
+  query: Prisma.JsonValue;
+  isSample: boolean;
+  createdBy: UserBasic | null;
+  createdAt: Date;
+  /** The engine's answer for the query with the dashboard's filters; null when the query is not a TrendsQuery. */
+  result: TrendsQueryResponse | null;
+}
+
+/** A tile of a dashboard with its insight. */
+export interface TileRecord {
+  id: number;
+  layouts: Prisma.JsonValue;
+  color: string | null;
+  insight: InsightRecord;
+}
+
+/** A dashboard with its tiles, in tile order (oldest first). */
+export interface DashboardWithTiles extends DashboardRecord {
+  tiles: TileRecord[];
+}
+
+const USER_SELECT = {
+  id: true,
+  uuid: true,
+  distinctId: true,
+  firstName: true,
+  lastName: true,
+  email: true,
+  isEmailVerified: true,
+  hedgehogConfig: true,
+  roleAtOrganization: true,
+} as const;
+
+const DASHBOARD_SELECT = {
+  id: true,
+  projectId: true,
+  name: true,
+  description: true,
+  pinned: true,
+  creationMode: true,
+  filters: true,
+  createdAt: true,
+  deleted: true,
+  createdBy: { select: USER_SELECT },
+  tags: { select: { tag: { select: { name: true } } } },
+} as const;
+
+type DashboardRow = Prisma.DashboardGetPayload<{ select: typeof DASHBOARD_SELECT }>;
+
+function dashboardRecord(row: DashboardRow): DashboardRecord {
+  const { tags, ...rest } = row;
+  return { ...rest, tags: tags.map((t) => t.tag.name).sort() };
+}
+
+const SHORT_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+/** PostHog's `generate_short_id`: 8 random letters and digits. */
+function shortId(): string {
+  let id = "";
+  for (let i = 0; i < 8; i++) id += SHORT_ID_ALPHABET[randomInt(SHORT_ID_ALPHABET.length)];
+  return id;
+}
+
+/** Writes insights and their tiles on `dashboardId` (`_create_tile_for_insight`). */
+async function writeTiles(
+  tx: Prisma.TransactionClient,
+  projectId: number,
+  dashboardId: number,
+  userId: number | null,
+  templates: readonly InsightTemplate[],
+): Promise<void> {
+  for (const template of templates) {
+    const insight = await tx.insight.create({
+      data: {
+        projectId,
+        shortId: shortId(),
+        name: template.name,
+        description: template.description,
+        query: template.query as unknown as Prisma.InputJsonValue,
+        isSample: true,
+        createdById: userId,
+      },
+      select: { id: true },
+    });
+    await tx.dashboardTile.create({
+      data: {
+        projectId,
+        dashboardId,
+        insightId: insight.id,
+        layouts: template.layouts as Prisma.InputJsonValue,
+        color: template.color,
+      },
+    });
+  }
+}
+
+/** What the flag side hands over to write or rename a usage dashboard inside its own transaction. */
+export interface UsageDashboardFlag {
+  projectId: number;
+  key: string;
+}
+
+/** Creates the dashboards service. */
+export function createDashboardService(deps: ServiceDeps) {
+  /**
+   * Writes flag `flag`'s usage dashboard (§2.11: name, description, `creation_mode` "template",
+   * filters `{"date_from": "-30d"}`, tag `feature flags`, the two usage insights) and its activity
+   * entry, inside the caller's transaction. Returns the dashboard's id; the caller links it.
+   */
+  async function writeUsageDashboard(
+    tx: Prisma.TransactionClient,
+    flag: UsageDashboardFlag,
+    userId: number | null,
+  ): Promise<number> {
+    const template = usageDashboardTemplate(flag.key);
+    const dashboard = await tx.dashboard.create({
+      data: {
+        projectId: flag.projectId,
+        name: template.name,
+        description: template.description,
+        creationMode: template.creationMode,
+        filters: template.filters,
+        createdById: userId,
+      },
+      select: { id: true },
+    });
+    const tagIds = await ensureTags(tx, flag.projectId, template.tags);
+    await tx.dashboardTag.createMany({
+      data: tagIds.map((tagId) => ({ projectId: flag.projectId, dashboardId: dashboard.id, tagId })),
+    });
+    await writeTiles(tx, flag.projectId, dashboard.id, userId, usageInsightTemplates(flag.key));
+    await recordActivity(tx, {
+      projectId: flag.projectId,
+      userId,
+      scope: "Dashboard",
+      itemId: String(dashboard.id),
+      activity: "created",
+      name: template.name,
+      changes: [],
+    });
+    return dashboard.id;
+  }
+
+  /**
+   * Rewrites the usage insights of dashboard `dashboardId` for a key rename, inside the caller's
+   * transaction (§2.7, `update_feature_flag_dashboard`): each of the two insights, found by name,
+   * gets the new key in its `$feature_flag` filter and description, unless it was edited (see
+   * `renamedUsageInsight`).
+   */
+  async function renameUsageDashboardKey(
+    tx: Prisma.TransactionClient,
+    projectId: number,
+    dashboardId: number,
+    oldKey: string,
+    newKey: string,
+  ): Promise<void> {
+    const describe = new Map([
+      [TOTAL_VOLUME_INSIGHT_NAME, totalVolumeDescription],
+      [UNIQUE_USERS_INSIGHT_NAME, uniqueUsersDescription],
+    ]);
+    const insights = await tx.insight.findMany({
+      where: {
+        projectId,
+        deleted: false,
+        name: { in: [...describe.keys()] },
+        tiles: { some: { dashboardId, deleted: false } },
+      },
+      select: { id: true, name: true, description: true, query: true },
+      orderBy: { id: "asc" },
+    });
+    const seen = new Set<string>();
+    for (const insight of insights) {
+      // PostHog takes the first insight of each name (`.filter(name=...).first()`).
+      if (!insight.name || seen.has(insight.name)) continue;
+      seen.add(insight.name);
+      const renamed = renamedUsageInsight(insight, describe.get(insight.name)!, oldKey, newKey);
+      if (!renamed) continue;
+      await tx.insight.update({
+        where: { id: insight.id },
+        data: {
+          description: renamed.description,
+          query: renamed.query as unknown as Prisma.InputJsonValue,
+        },
+      });
+    }
+  }
+
+  /** The flag `flagId` of the project (soft-deleted ones included, as PostHog's `get_object`). @throws NotFoundError */
+  async function readFlag(ctx: ServiceContext, projectId: number, flagId: number) {
+    const flag = await ctx.db.featureFlag.findFirst({
+      where: { id: flagId, projectId },
+      select: { id: true, key: true, usageDashboardId: true, hasEnrichedAnalytics: true },
+    });
+    if (!flag) throw new NotFoundError();
+    return flag;
+  }
+
+  /**
+   * Whether flag `key` has enriched analytics: the flag says so (`has_enriched_analytics`, which
+   * PostHog's analytics task sets when it sees them), or the project has `$feature_view` or
+   * `$feature_interaction` events naming the flag in `feature_flag`.
+   */
+  async function enrichedAnalyticsAvailable(
+    ctx: ServiceContext,
+    projectId: number,
+    flag: { key: string; hasEnrichedAnalytics: boolean },
+  ): Promise<boolean> {
+    if (flag.hasEnrichedAnalytics) return true;
+    const rows = await ctx.reader.rows<{ found: boolean }>(
+      Prisma.sql`SELECT EXISTS (
+        SELECT 1 FROM events
+        WHERE project_id = ${projectId}::int
+          AND event IN (${Prisma.join([...ENRICHED_EVENTS])})
+          AND properties ->> ${ENRICHED_FLAG_PROPERTY} = ${flag.key}
+      ) AS found`,
+    );
+    return rows[0]?.found === true;
+  }
+
+  /** Whether dashboard `dashboardId` already holds enriched insights (by name, as PostHog). */
+  async function dashboardIsEnriched(
+    db: Pick<Prisma.TransactionClient, "insight">,
+    projectId: number,
+    dashboardId: number,
+  ): Promise<boolean> {
+    const insights = await db.insight.findMany({
+      where: { projectId, tiles: { some: { dashboardId, deleted: false } } },
+      select: { name: true },
+    });
+    return hasEnrichedInsights(insights.map((i) => i.name));
+  }
+
+  /** The insight of a tile with its result for the dashboard's filters. */
+  async function computeTiles(
+    ctx: ServiceContext,
+    project: { id: number; timezone: string },
+    dashboard: DashboardRecord,
+  ): Promise<TileRecord[]> {
+    const tiles = await ctx.db.dashboardTile.findMany({
+      where: {
+        dashboardId: dashboard.id,
+        projectId: project.id,
+        deleted: false,
+        insight: { deleted: false },
+      },
+      orderBy: { id: "asc" },
+      select: {
+        id: true,
+        layouts: true,
+        color: true,
+        insight: {
+          select: {
+            id: true,
+            shortId: true,
+            name: true,
+            description: true,
+            query: true,
+            isSample: true,
+            createdAt: true,
+            createdBy: { select: USER_SELECT },
+          },
+        },
+      },
+    });
+    const filters = dashboardDateFilters(dashboard.filters);
+    const now = deps.now();
+    const out: TileRecord[] = [];
+    for (const tile of tiles) {
+      const query = tileTrendsQuery(tile.insight.query, filters);
+      const result =
+        query === null
+          ? null
+          : await runTrendsQuery({ reader: ctx.reader, db: ctx.db }, project, query, { now });
+      out.push({ ...tile, insight: { ...tile.insight, result } });
+    }
+    return out;
+  }
+
+  return {
+    /**
+     * The project's non-deleted dashboards, oldest first, one page (`GET dashboards/`).
+     * Scope `dashboard:read`.
+     */
+    async list(
+      ctx: ServiceContext,
+      projectId: number,
+      page: OffsetPage,
+    ): Promise<{ count: number; results: DashboardRecord[] }> {
+      const project = await authorizeProject(ctx, projectId, "dashboard:read");
+      const where = { projectId: project.id, deleted: false };
+      const [count, rows] = await Promise.all([
+        ctx.db.dashboard.count({ where }),
+        ctx.db.dashboard.findMany({
+          where,
+          orderBy: { id: "asc" },
+          skip: page.offset,
+          take: page.limit,
+          select: DASHBOARD_SELECT,
+        }),
+      ]);
+      return { count, results: rows.map(dashboardRecord) };
+    },
+
+    /**
+     * Dashboards of the project by id, in the order asked, null where none or deleted (a batch for
+     * GraphQL's loaders). Scope `dashboard:read`.
+     */
+    async getMany(
+      ctx: ServiceContext,
+      projectId: number,
+      ids: readonly number[],
+    ): Promise<(DashboardRecord | null)[]> {
+      const project = await authorizeProject(ctx, projectId, "dashboard:read");
+      const rows = await ctx.db.dashboard.findMany({
+        where: { projectId: project.id, deleted: false, id: { in: [...ids] } },
+        select: DASHBOARD_SELECT,
+      });
+      const byId = new Map(rows.map((row) => [row.id, dashboardRecord(row)]));
+      return ids.map((id) => byId.get(id) ?? null);
+    },
+
+    /**
+     * One dashboard with its tiles, each insight's Trends result computed now with the dashboard's
+     * date filters over the insight's `dateRange` (`GET dashboards/:id/`). Scope `dashboard:read`.
+     * @throws NotFoundError for a dashboard not in the project or soft-deleted; ValidationError
+     *   when a stored query is one the engine refuses.
+     */
+    async get(ctx: ServiceContext, projectId: number, id: number): Promise<DashboardWithTiles> {
+      const project = await authorizeProject(ctx, projectId, "dashboard:read");
+      const row = await ctx.db.dashboard.findFirst({
+        where: { id, projectId: project.id, deleted: false },
+        select: DASHBOARD_SELECT,
+      });
+      if (!row) throw new NotFoundError();
+      const dashboard = dashboardRecord(row);
+      return { ...dashboard, tiles: await computeTiles(ctx, project, dashboard) };
+    },
+
+    /**
+     * The tiles of dashboard `dashboard` (read by `getMany` or `list`) with their results: for
+     * GraphQL's `Dashboard.tiles`. Scope `dashboard:read`.
+     */
+    async tiles(ctx: ServiceContext, dashboard: DashboardRecord): Promise<TileRecord[]> {
+      const project = await authorizeProject(ctx, dashboard.projectId, "dashboard:read");
+      return computeTiles(ctx, project, dashboard);
+    },
+
+    writeUsageDashboard,
+    renameUsageDashboardKey,
+
+    /**
+     * `POST feature_flags/:id/dashboard` (§2.10): creates (another) usage dashboard for the flag,
+     * links it as the flag's `usage_dashboard`, and adds the enriched insights when the flag has
+     * enriched analytics. Scope `dashboard:write` (decision 2). Returns the new dashboard.
+     * @throws NotFoundError for no such flag; ValidationError `usage_dashboard` "Unable to generate
+     *   usage dashboard" when the write fails (PostHog's answer to any failure there).
+     */
+    async createFlagUsageDashboard(
+      ctx: ServiceContext,
+      projectId: number,
+      flagId: number,
+    ): Promise<DashboardRecord> {
+      const project = await authorizeProject(ctx, projectId, "dashboard:write");
+      const flag = await readFlag(ctx, project.id, flagId);
+      const enrich = await enrichedAnalyticsAvailable(ctx, project.id, flag);
+      const userId = ctx.actor.user.id;
+      try {
+        const id = await ctx.db.$transaction(async (tx) => {
+          const dashboardId = await writeUsageDashboard(tx, { projectId: project.id, key: flag.key }, userId);
+          if (enrich) {
+            await writeTiles(tx, project.id, dashboardId, userId, enrichedInsightTemplates(flag.key));
+          }
+          await tx.featureFlag.update({ where: { id: flag.id }, data: { usageDashboardId: dashboardId } });
+          return dashboardId;
+        });
+        const row = await ctx.db.dashboard.findUniqueOrThrow({ where: { id }, select: DASHBOARD_SELECT });
+        return dashboardRecord(row);
+      } catch (error) {
+        if (error instanceof DomainError) throw error;
+        throw refusal(USAGE_DASHBOARD_MESSAGES.unableToGenerate);
+      }
+    },
+
+    /**
+     * `POST feature_flags/:id/enrich_usage_dashboard` (§2.10): adds PostHog's two enriched insights
+     * to the flag's usage dashboard. Scope `dashboard:write` (decision 2).
+     * Returns the dashboard. @throws NotFoundError for no such flag; ValidationError `usage_dashboard` with PostHog's
+     *   message, in its order: no usage dashboard, already enriched, no enriched analytics (neither
+     *   `has_enriched_analytics` nor any `$feature_view`/`$feature_interaction` event for the flag).
+     */
+    async enrichFlagUsageDashboard(
+      ctx: ServiceContext,
+      projectId: number,
+      flagId: number,
+    ): Promise<DashboardRecord> {
+      const project = await authorizeProject(ctx, projectId, "dashboard:write");
+      const flag = await readFlag(ctx, project.id, flagId);
+      const dashboardId = flag.usageDashboardId;
+      const dashboard =
+        dashboardId === null
+          ? null
+          : await ctx.db.dashboard.findFirst({
+              where: { id: dashboardId, projectId: project.id, deleted: false },
+              select: { id: true },
+            });
+      if (!dashboard) throw refusal(USAGE_DASHBOARD_MESSAGES.notFound);
+      if (await dashboardIsEnriched(ctx.db, project.id, dashboard.id)) {
+        throw refusal(USAGE_DASHBOARD_MESSAGES.alreadyEnriched);
+      }
+      if (!(await enrichedAnalyticsAvailable(ctx, project.id, flag))) {
+        throw refusal(USAGE_DASHBOARD_MESSAGES.noEnrichedAnalytics);
+      }
+      const userId = ctx.actor.user.id;
+      try {
+        await ctx.db.$transaction(async (tx) => {
+          // Checked again inside the write: two concurrent calls add the insights once.
+          await tx.$executeRaw`SELECT id FROM dashboards WHERE id = ${dashboard.id}::int FOR UPDATE`;
+          if (await dashboardIsEnriched(tx, project.id, dashboard.id)) {
+            throw refusal(USAGE_DASHBOARD_MESSAGES.alreadyEnriched);
+          }
+          await writeTiles(tx, project.id, dashboard.id, userId, enrichedInsightTemplates(flag.key));
+        });
+      } catch (error) {
+        if (error instanceof DomainError) throw error;
+        throw refusal(USAGE_DASHBOARD_MESSAGES.unableToEnrich);
+      }
+      const row = await ctx.db.dashboard.findUniqueOrThrow({
+        where: { id: dashboard.id },
+        select: DASHBOARD_SELECT,
+      });
+      return dashboardRecord(row);
+    },
+  };
+}
+
+/** The dashboards service's operations. */
+export type DashboardService = ReturnType<typeof createDashboardService>;
+
+declare module "../core/services.js" {
+  interface Services {
+    /** See `createDashboardService`. */
+    dashboards: DashboardService;
+  }
+}
+
+declare module "../core/activity-log.js" {
+  interface ActivityScopes {
+    /** Dashboards' entries (PostHog's `ModelActivityMixin` on `Dashboard`). */
+    Dashboard: true;
+  }
+}
