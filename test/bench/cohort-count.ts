@@ -16,21 +16,18 @@
  * Environment: BENCH_BACKENDS (default `pglite,postgres`), BENCH_ONLY (runs when it names
  * `cohort-count`), BENCH_COHORT_RUNS.
  */
-import { randomBytes } from "node:crypto";
 import os from "node:os";
-import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
 import pino from "pino";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { type Database, openDatabase } from "../../src/db/database.js";
 import { applyMigrations } from "../../src/db/migrations.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
 import { loadCohortDefinitions } from "../../src/properties/cohort-definitions.js";
 import { type PropertyGroup, propertyGroupSchema } from "../../src/properties/property-filters.js";
 import { toSql } from "../../src/properties/to-sql.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
-import { adminQuery, databaseUrl, postgresAnswers } from "../support/postgres.js";
+import { postgresAnswers } from "../support/postgres.js";
+import { openBenchDatabase, timed } from "./sequential.js";
 
 const PERSONS = 100_000;
 const RUNS = Number(process.env["BENCH_COHORT_RUNS"] ?? 9);
@@ -58,57 +55,10 @@ const HAND_WRITTEN = `SELECT count(*) AS count FROM persons
     AND ((lower(properties ->> 'plan') = 'pro' AND (properties ->> 'age')::numeric > 30)
       OR strpos(lower(properties ->> 'email'), '@acme.com') > 0)`;
 
-/** Runs a raw query on the backend's own driver, returning the first row's `count`. */
-type RawCount = (sql: string, params: unknown[]) => Promise<number>;
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-async function timed(runs: number, action: () => Promise<unknown>): Promise<{ ms: number; last: unknown }> {
-  const times: number[] = [];
-  let last: unknown;
-  await action(); // warm-up
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    last = await action();
-    times.push(performance.now() - start);
-  }
-  return { ms: median(times), last };
-}
-
-async function open(backend: string): Promise<{ database: Database; raw: RawCount; close(): Promise<void> }> {
-  if (backend === "pglite") {
-    const pglite = new PGlite();
-    const database = await openDatabase({ kind: "pglite", pglite });
-    const raw: RawCount = async (sql, params) =>
-      Number((await pglite.query<{ count: number | bigint }>(sql, params)).rows[0]!.count);
-    return {
-      database,
-      raw,
-      close: async () => {
-        await database.close();
-        await pglite.close();
-      },
-    };
-  }
-  const name = `sbx_bench_${randomBytes(4).toString("hex")}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
-  const database = await openDatabase({ kind: "postgres", url: databaseUrl(name) });
-  const pool = new pg.Pool({ connectionString: databaseUrl(name), max: 2 });
-  const raw: RawCount = async (sql, params) =>
-    Number((await pool.query<{ count: string }>(sql, params)).rows[0]!.count);
-  return {
-    database,
-    raw,
-    close: async () => {
-      await pool.end();
-      await database.close();
-      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    },
-  };
-}
-
 async function benchBackend(label: string, backend: string): Promise<void> {
-  const { database, raw, close } = await open(backend);
+  const { database, raw: rawRows, close } = await openBenchDatabase(backend);
+  const raw = async (sql: string, params: unknown[]) =>
+    Number((await rawRows<{ count: number | bigint | string }>(sql, params))[0]!.count);
   try {
     await applyMigrations(database.migrationTarget);
     const db = database.prisma;

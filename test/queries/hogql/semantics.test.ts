@@ -518,7 +518,9 @@ describeEachBackend("HogQLQuery", (server) => {
         body: { query: { kind: "FunnelsQuery" } },
       });
       expect(kind.status).toBe(400);
-      expect(kind.body.detail).toBe("Unsupported query kind: FunnelsQuery. Supported: HogQLQuery.");
+      expect(kind.body.detail).toBe(
+        "Unsupported query kind: FunnelsQuery. Supported: HogQLQuery, TrendsQuery.",
+      );
     });
   });
 });

@@ -1,0 +1,167 @@
+/**
+ * The query-engine figures of `npm run bench` (issue 10): over 1,000,000 events on PostgreSQL,
+ * one request at a time, the median of `BENCH_QUERY_RUNS` runs (default 5) of
+ * - `trends daily`: a TrendsQuery (`$pageview`, total per day, the last 30 days, project in UTC)
+ *   through the query door `POST /api/projects/:id/query/`, beside the same daily counts written by
+ *   hand (one `GROUP BY` day over the same rows, on the raw driver);
+ * - `hogql group-by`: `SELECT properties.$browser AS browser, count() AS c FROM events WHERE
+ *   timestamp > now() - INTERVAL 30 DAY GROUP BY browser ORDER BY c DESC` through the same door,
+ *   beside the same statement written by hand.
+ * Every run computes (the door keeps no cache): these are the cold figures. Ours and the hand-written
+ * answers must agree (checked). A second project holds 100,000 events of its own, which neither
+ * may count. The ratio is hand-written time / ours (higher is better; the goal is ≥ 0.80).
+ *
+ * Environment: BENCH_ONLY (runs when it names `queries`), BENCH_QUERY_RUNS. PostgreSQL at
+ * TEST_DATABASE_URL or 127.0.0.1:5432; skipped loudly when none answers.
+ */
+import os from "node:os";
+import pino from "pino";
+import { buildApp } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
+import { applyMigrations } from "../../src/db/migrations.js";
+import { createProjectForUser } from "../../src/projects/create-project.js";
+import { bootstrap } from "../../src/users/bootstrap.js";
+import { postgresAnswers } from "../support/postgres.js";
+import { openBenchDatabase, type RawRows, timed } from "./sequential.js";
+
+const EVENTS = 1_000_000;
+const OTHER_EVENTS = 100_000;
+const RUNS = Number(process.env["BENCH_QUERY_RUNS"] ?? 5);
+const ONLY = process.env["BENCH_ONLY"]?.split(",").map((name) => name.trim());
+
+/** Inserts `count` events for `projectId` over the last 29 days (inside every 30-day window however long the run): 4 names, 5 browsers, 10,000 users. */
+function seedEvents(raw: RawRows, projectId: number, count: number) {
+  return raw(
+    `INSERT INTO events (project_id, uuid, event, distinct_id, properties, timestamp)
+     SELECT $1, gen_random_uuid(),
+            (ARRAY['$pageview', '$pageleave', 'signed up', 'button clicked'])[1 + g % 4],
+            'user-' || (g % 10000),
+            jsonb_build_object('$browser', (ARRAY['Chrome', 'Firefox', 'Safari', 'Edge', 'Opera'])[1 + g % 5],
+                               'plan', CASE WHEN g % 3 = 0 THEN 'pro' ELSE 'free' END),
+            now() - (g % (29 * 24 * 60)) * interval '1 minute'
+     FROM generate_series(1, $2::int) AS g`,
+    [projectId, count],
+  );
+}
+
+const TRENDS = {
+  kind: "TrendsQuery",
+  series: [{ kind: "EventsNode", event: "$pageview" }],
+  interval: "day",
+  dateRange: { date_from: "-30d" },
+};
+const HOGQL =
+  "SELECT properties.$browser AS browser, count() AS c FROM events WHERE timestamp > now() - INTERVAL 30 DAY GROUP BY browser ORDER BY c DESC";
+
+async function benchPostgres(): Promise<void> {
+  const { database, raw, close } = await openBenchDatabase("postgres");
+  try {
+    await applyMigrations(database.migrationTarget);
+    const db = database.prisma;
+    const boot = await bootstrap(db, {
+      email: "bench@example.com",
+      organizationName: "Bench",
+      projectName: "Bench",
+    });
+    const projectId = boot.project_id;
+    const other = await createProjectForUser(db, { email: "bench@example.com", name: "Other" });
+    await seedEvents(raw, projectId, EVENTS);
+    await seedEvents(raw, other.project_id, OTHER_EVENTS);
+    await raw("ANALYZE events", []);
+
+    const app = await buildApp({
+      config: loadConfig({ PORT: "0" }),
+      database,
+      logger: pino({ level: "silent" }),
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const address = app.server.address();
+      if (!address || typeof address === "string") throw new Error("no port");
+      const door = `http://127.0.0.1:${address.port}/api/projects/${projectId}/query/`;
+      const headers = {
+        authorization: `Bearer ${boot.personal_api_key}`,
+        "content-type": "application/json",
+      };
+      const query = async <T>(body: unknown): Promise<T> => {
+        const response = await fetch(door, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ query: body }),
+        });
+        if (response.status !== 200)
+          throw new Error(`query door answered ${response.status}: ${await response.text()}`);
+        return (await response.json()) as T;
+      };
+
+      const trends = await timed(RUNS, () =>
+        query<{
+          results: Array<{ data: number[]; days: string[] }>;
+          resolved_date_range: { date_from: string; date_to: string };
+        }>(TRENDS),
+      );
+      const range = trends.last.resolved_date_range;
+      const trendsHand = await timed(RUNS, () =>
+        raw<{ day: string; count: string }>(
+          `SELECT to_char(date_trunc('day', timestamp AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, count(*) AS count
+           FROM events WHERE project_id = $1 AND event = '$pageview' AND timestamp >= $2 AND timestamp <= $3
+           GROUP BY 1 ORDER BY 1`,
+          [projectId, range.date_from, range.date_to],
+        ),
+      );
+      const series = trends.last.results[0]!;
+      const byDay = new Map(trendsHand.last.map((row) => [row.day, Number(row.count)]));
+      const handData = series.days.map((day) => byDay.get(day) ?? 0);
+      if (JSON.stringify(handData) !== JSON.stringify(series.data)) {
+        throw new Error(`trends disagree: ours ${series.data.join(",")} vs hand ${handData.join(",")}`);
+      }
+
+      const hogql = await timed(RUNS, () =>
+        query<{ results: unknown[][] }>({ kind: "HogQLQuery", query: HOGQL }),
+      );
+      const hogqlHand = await timed(RUNS, () =>
+        raw<{ browser: string; c: string }>(
+          `SELECT properties ->> '$browser' AS browser, count(*) AS c FROM events
+           WHERE project_id = $1 AND timestamp > now() - interval '30 days' GROUP BY 1 ORDER BY 2 DESC LIMIT 101`,
+          [projectId],
+        ),
+      );
+      const ours = JSON.stringify(hogql.last.results.map(([browser, c]) => [browser, Number(c)]));
+      const hand = JSON.stringify(hogqlHand.last.map((row) => [row.browser, Number(row.c)]));
+      if (ours !== hand) throw new Error(`hogql disagrees: ours ${ours} vs hand ${hand}`);
+
+      const [load1] = os.loadavg();
+      console.log(
+        `\nPostgreSQL 127.0.0.1: queries over ${EVENTS.toLocaleString("en")} events (and ${OTHER_EVENTS.toLocaleString("en")} of another project), ` +
+          `median of ${RUNS} runs, one at a time; load average ${load1!.toFixed(1)} on ${os.availableParallelism()} CPUs`,
+      );
+      const row = (name: string, ms: number, handMs: number) =>
+        console.log(
+          `${name.padEnd(40)} ${ms.toFixed(1).padStart(8)} ms | hand-written SQL ${handMs.toFixed(1).padStart(8)} ms | ratio ${(handMs / ms).toFixed(2)}×`,
+        );
+      row("trends daily $pageview, 30 days (cold)", trends.ms, trendsHand.ms);
+      row("hogql group-by $browser, 30 days (cold)", hogql.ms, hogqlHand.ms);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await close();
+  }
+}
+
+async function main(): Promise<void> {
+  if (ONLY && !ONLY.includes("queries")) return;
+  if (!(await postgresAnswers())) {
+    console.warn("\n!! No PostgreSQL at 127.0.0.1:5432 (or TEST_DATABASE_URL): query engine figures SKIPPED");
+    return;
+  }
+  await benchPostgres();
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,62 @@
+/**
+ * What the one-request-at-a-time figures of `npm run bench` share (cohort-count.ts, queries.ts): a
+ * fresh database per backend with a raw driver beside it for the hand-written baseline, and the
+ * median of timed runs.
+ */
+import { randomBytes } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { type Database, openDatabase } from "../../src/db/database.js";
+import { adminQuery, databaseUrl } from "../support/postgres.js";
+
+/** Runs a hand-written query on the backend's own driver (not through our code), returning its rows. */
+export type RawRows = <R = Record<string, unknown>>(sql: string, params: unknown[]) => Promise<R[]>;
+
+/** The median of `values`. */
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Runs `action` once to warm up, then `runs` times: the median time in ms and the last result. */
+export async function timed<T>(runs: number, action: () => Promise<T>): Promise<{ ms: number; last: T }> {
+  const times: number[] = [];
+  let last = await action();
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    last = await action();
+    times.push(performance.now() - start);
+  }
+  return { ms: median(times), last };
+}
+
+/**
+ * A fresh, empty database of `backend` (`pglite` in memory, or a new PostgreSQL database dropped
+ * on close) and a raw driver on it.
+ */
+export async function openBenchDatabase(
+  backend: string,
+): Promise<{ database: Database; raw: RawRows; close(): Promise<void> }> {
+  if (backend === "pglite") {
+    const pglite = new PGlite();
+    const database = await openDatabase({ kind: "pglite", pglite });
+    return {
+      database,
+      raw: async <R>(sql: string, params: unknown[]) => (await pglite.query<R>(sql, params)).rows,
+      close: async () => {
+        await database.close();
+        await pglite.close();
+      },
+    };
+  }
+  const name = `sbx_bench_${randomBytes(4).toString("hex")}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const database = await openDatabase({ kind: "postgres", url: databaseUrl(name) });
+  const pool = new pg.Pool({ connectionString: databaseUrl(name), max: 2 });
+  return {
+    database,
+    raw: async <R>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as R[],
+    close: async () => {
+      await pool.end();
+      await database.close();
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
