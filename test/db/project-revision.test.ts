@@ -26,7 +26,8 @@ describeEachBackend("project revision", (server) => {
     // (migration `analytics_data`): they are the one deliberate exception. Experience-continuity
     // hash keys (migration `flag_hash_key_overrides`) are per-person data written by `/flags`
     // requests, part of no project's configuration: bumping the revision on each would invalidate
-    // every cached definition and ETag with SDK traffic.
+    // every cached definition and ETag with SDK traffic. The endpoints' execution log (migration
+    // `endpoints`) is written by every run, a read; `last_execution_times` (a POST) reads it.
     const dataTables = new Set([
       "events",
       "persons",
@@ -34,6 +35,7 @@ describeEachBackend("project revision", (server) => {
       "groups",
       "cohort_people",
       "feature_flag_hash_key_overrides",
+      "endpoint_executions",
     ]);
     expect(tables.map((t) => t.table_name)).toEqual(
       expect.arrayContaining(["activity_logs", "feature_flag_tags", "feature_flags", "tags"]),
