@@ -16,9 +16,11 @@ import { createActivityLogService } from "./core/activity-log.js";
 import { endpointRoutes } from "./endpoints/endpoints.rest.js";
 import "./endpoints/graphql/index.js";
 import { createEndpointService } from "./endpoints/endpoints.service.js";
+import { endpointJobs } from "./endpoints/materialization/materialization.jobs.js";
+import { createMaterializationService } from "./endpoints/materialization/materialization.service.js";
 import { eventDefinitionRoutes } from "./event-definitions/event-definitions.rest.js";
 import "./event-definitions/graphql/index.js";
-import type { JobModule } from "./core/jobs/jobs.js";
+import type { JobModule, JobQueue } from "./core/jobs/jobs.js";
 import type { ServiceDeps, Services } from "./core/services.js";
 import { createEventDefinitionService } from "./event-definitions/event-definitions.service.js";
 import { schemaPropertiesByEvent } from "./event-definitions/event-schemas.queries.js";
@@ -69,10 +71,13 @@ export function createServices(
   const groups = createGroupService(deps);
   const persons = createPersonService(deps);
   const flagEvaluation = createFlagEvaluationService(deps, flagDefinitions);
+  const queries = createQueryService(deps, [hogqlQueryKind, trendsQueryKind]);
+  const endpointMaterialization = createMaterializationService(deps, queries);
   return {
     activityLog: createActivityLogService(),
     cohorts,
-    endpoints: createEndpointService(deps),
+    endpoints: createEndpointService(deps, { materialization: endpointMaterialization }),
+    endpointMaterialization,
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
     featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups, evaluation: flagEvaluation }),
@@ -83,7 +88,7 @@ export function createServices(
     persons,
     projects: createProjectService(),
     propertyDefinitions: createPropertyDefinitionService(deps),
-    queries: createQueryService(deps, [hogqlQueryKind, trendsQueryKind]),
+    queries,
     users: createUserService(),
   };
 }
@@ -108,7 +113,12 @@ export const REST_MODULES: readonly RestModule[] = [
 export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes, ofrepSdkRoutes];
 
 /** Every domain's jobs (scheduled and queued work, run by the server's job queue: src/core/jobs/). */
-export const JOB_MODULES: readonly JobModule[] = [featureFlagJobs];
+export const JOB_MODULES: readonly JobModule[] = [featureFlagJobs, endpointJobs];
+
+/** Hands the started job queue to the services that enqueue work themselves (endpoint materialization). */
+export async function attachJobQueue(services: Services, queue: JobQueue): Promise<void> {
+  await services.endpointMaterialization.attachQueue(queue);
+}
 
 /**
  * The executable GraphQL schema: the root types and every domain's types. codegen.ts prints it,
