@@ -26,7 +26,9 @@ describeEachBackend("project revision", (server) => {
     // (migration `analytics_data`): they are the one deliberate exception. Experience-continuity
     // hash keys (migration `flag_hash_key_overrides`) are per-person data written by `/flags`
     // requests, part of no project's configuration: bumping the revision on each would invalidate
-    // every cached definition and ETag with SDK traffic.
+    // every cached definition and ETag with SDK traffic. A materialized endpoint's result rows
+    // (migration `endpoint_materialization`) are query output no management GET shows; the
+    // materialization's status row beside them is tracked.
     const dataTables = new Set([
       "events",
       "persons",
@@ -34,6 +36,7 @@ describeEachBackend("project revision", (server) => {
       "groups",
       "cohort_people",
       "feature_flag_hash_key_overrides",
+      "endpoint_materialized_rows",
     ]);
     expect(tables.map((t) => t.table_name)).toEqual(
       expect.arrayContaining(["activity_logs", "feature_flag_tags", "feature_flags", "tags"]),
