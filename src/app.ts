@@ -19,7 +19,14 @@ import fastify, {
 } from "fastify";
 import type { OpenAPIObject } from "openapi3-ts/oas31";
 import type { Logger } from "pino";
-import { createServices, JOB_MODULES, REST_MODULES, SDK_MODULES, schema } from "./composition.js";
+import {
+  attachJobQueue,
+  createServices,
+  JOB_MODULES,
+  REST_MODULES,
+  SDK_MODULES,
+  schema,
+} from "./composition.js";
 import type { Config, Limits } from "./config.js";
 import { dataAccessOf } from "./core/context.js";
 import type { JobDeps, JobQueue } from "./core/jobs/jobs.js";
@@ -100,6 +107,7 @@ async function startJobs(app: FastifyInstance, database: Database, config: Confi
   app.addHook("onClose", async () => {
     await jobs.stop();
   });
+  await attachJobQueue(deps.services, jobs);
 }
 
 /**

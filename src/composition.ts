@@ -19,9 +19,11 @@ import { dashboardRoutes } from "./dashboards/dashboards.rest.js";
 import { createEndpointService } from "./endpoints/endpoints.service.js";
 import "./dashboards/graphql/index.js";
 import { createDashboardService } from "./dashboards/dashboards.service.js";
+import { endpointJobs } from "./endpoints/materialization/materialization.jobs.js";
+import { createMaterializationService } from "./endpoints/materialization/materialization.service.js";
 import { eventDefinitionRoutes } from "./event-definitions/event-definitions.rest.js";
 import "./event-definitions/graphql/index.js";
-import type { JobModule } from "./core/jobs/jobs.js";
+import type { JobModule, JobQueue } from "./core/jobs/jobs.js";
 import type { ServiceDeps, Services } from "./core/services.js";
 import { createEventDefinitionService } from "./event-definitions/event-definitions.service.js";
 import { schemaPropertiesByEvent } from "./event-definitions/event-schemas.queries.js";
@@ -73,11 +75,14 @@ export function createServices(
   const persons = createPersonService(deps);
   const flagEvaluation = createFlagEvaluationService(deps, flagDefinitions);
   const dashboards = createDashboardService(deps);
+  const queries = createQueryService(deps, [hogqlQueryKind, trendsQueryKind]);
+  const endpointMaterialization = createMaterializationService(deps, queries);
   return {
     activityLog: createActivityLogService(),
     cohorts,
-    endpoints: createEndpointService(deps),
     dashboards,
+    endpoints: createEndpointService(deps, { materialization: endpointMaterialization }),
+    endpointMaterialization,
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
     featureFlags: createFeatureFlagService(deps, {
@@ -94,7 +99,7 @@ export function createServices(
     persons,
     projects: createProjectService(),
     propertyDefinitions: createPropertyDefinitionService(deps),
-    queries: createQueryService(deps, [hogqlQueryKind, trendsQueryKind]),
+    queries,
     users: createUserService(),
   };
 }
@@ -120,7 +125,12 @@ export const REST_MODULES: readonly RestModule[] = [
 export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes, ofrepSdkRoutes];
 
 /** Every domain's jobs (scheduled and queued work, run by the server's job queue: src/core/jobs/). */
-export const JOB_MODULES: readonly JobModule[] = [featureFlagJobs];
+export const JOB_MODULES: readonly JobModule[] = [featureFlagJobs, endpointJobs];
+
+/** Hands the started job queue to the services that enqueue work themselves (endpoint materialization). */
+export async function attachJobQueue(services: Services, queue: JobQueue): Promise<void> {
+  await services.endpointMaterialization.attachQueue(queue);
+}
 
 /**
  * The executable GraphQL schema: the root types and every domain's types. codegen.ts prints it,

@@ -71,6 +71,7 @@ const envSchema = z.object({
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(500_000),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   QUERY_MAX_CONCURRENT_PER_PROJECT: z.coerce.number().int().positive().default(4),
+  ENDPOINT_MATERIALIZATION_INTERVAL_SCALE: z.coerce.number().positive().max(1).default(1),
 });
 
 /** Rows per page when a list request gives no size (DRF `PAGE_SIZE` in posthog/settings/web.py). */
@@ -146,6 +147,12 @@ export interface Config {
    * what the catalogue costs capture (`npm run bench`, figure `catalogue`).
    */
   skipCatalogueUpdates: boolean;
+  /**
+   * Test-only: every materialization `sync_frequency` interval is multiplied by this
+   * (`ENDPOINT_MATERIALIZATION_INTERVAL_SCALE`, in (0, 1], default 1), so that tests can watch
+   * several scheduled refreshes of a `5min` endpoint in seconds. Leave it at 1 in production.
+   */
+  materializationIntervalScale: number;
   /** The job queue that runs scheduled and queued work (src/core/jobs/). */
   jobs: {
     /** Jobs one process runs at once on PostgreSQL (`JOB_CONCURRENCY`, default 2); the embedded runner runs one at a time. */
@@ -185,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     flagCallRollupIntervalMs: e.FLAG_CALL_ROLLUP_INTERVAL_MS,
     skipCatalogueUpdates: e.SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP,
+    materializationIntervalScale: e.ENDPOINT_MATERIALIZATION_INTERVAL_SCALE,
     jobs: { concurrency: e.JOB_CONCURRENCY, pollIntervalMs: e.JOB_POLL_INTERVAL_MS },
     limits: {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,

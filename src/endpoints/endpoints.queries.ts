@@ -9,6 +9,7 @@ import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import type { EndpointListFilters } from "./endpoints.schemas.js";
+import type { MaterializationState } from "./materialization/materialization.store.js";
 
 /** A database client or an interactive transaction's client. */
 export type Db = Pick<PrismaClient, "$queryRaw">;
@@ -29,6 +30,8 @@ export interface EndpointVersionRecord {
   cacheAgeSeconds: number | null;
   isMaterialized: boolean;
   syncFrequency: string | null;
+  /** The refresh state while the version is materialized; null otherwise. */
+  materialization: MaterializationState | null;
   /** Whether the version may be run. */
   isActive: boolean;
   createdAt: Date;
@@ -60,8 +63,14 @@ const VERSION_COLUMNS = (v: string, u: string) => {
     ${a}.version AS "vVersion", ${a}.query AS "vQuery", ${a}.description AS "vDescription",
     ${a}.cache_age_seconds AS "vCacheAgeSeconds", ${a}.is_materialized AS "vIsMaterialized",
     ${a}.sync_frequency AS "vSyncFrequency", ${a}.is_active AS "vIsActive", ${a}.created_at AS "vCreatedAt",
-    ${userBasicJson(u)} AS "vCreatedBy"`;
+    ${userBasicJson(u)} AS "vCreatedBy",
+    CASE WHEN vm.version_id IS NULL THEN NULL ELSE json_build_object('status', vm.status,
+      'syncFrequency', vm.sync_frequency, 'lastRunAt', vm.last_run_at, 'latestError', vm.latest_error) END
+      AS "vMaterialization"`;
 };
+
+/** The version's materialization state, joined as `vm` beside version `v`. */
+const JOIN_MATERIALIZATION = Prisma.sql`LEFT JOIN endpoint_materializations vm ON vm.version_id = v.id`;
 
 const SELECT_ENDPOINT = Prisma.sql`
   SELECT e.id::text AS id, e.project_id AS "projectId", e.name, e.is_active AS "isActive",
@@ -73,7 +82,8 @@ const SELECT_ENDPOINT = Prisma.sql`
   FROM endpoints e
   JOIN endpoint_versions v ON v.endpoint_id = e.id AND v.version = e.current_version
   LEFT JOIN users u ON u.id = e.created_by_id
-  LEFT JOIN users vu ON vu.id = v.created_by_id`;
+  LEFT JOIN users vu ON vu.id = v.created_by_id
+  ${JOIN_MATERIALIZATION}`;
 
 type VersionRow = {
   vId: string;
@@ -88,6 +98,7 @@ type VersionRow = {
   vIsActive: boolean;
   vCreatedAt: Date;
   vCreatedBy: UserBasic | null;
+  vMaterialization: (Omit<MaterializationState, "lastRunAt"> & { lastRunAt: string | null }) | null;
 };
 
 type EndpointRow = Omit<EndpointRecord, "current"> & VersionRow;
@@ -103,6 +114,12 @@ function toVersion(row: VersionRow): EndpointVersionRecord {
     cacheAgeSeconds: row.vCacheAgeSeconds,
     isMaterialized: row.vIsMaterialized,
     syncFrequency: row.vSyncFrequency,
+    materialization: row.vMaterialization
+      ? {
+          ...row.vMaterialization,
+          lastRunAt: row.vMaterialization.lastRunAt ? new Date(row.vMaterialization.lastRunAt) : null,
+        }
+      : null,
     isActive: row.vIsActive,
     createdAt: row.vCreatedAt,
     createdBy: row.vCreatedBy,
@@ -173,7 +190,7 @@ export async function selectEndpointPage(
 }
 
 const SELECT_VERSION = Prisma.sql`SELECT ${VERSION_COLUMNS("v", "vu")}
-  FROM endpoint_versions v LEFT JOIN users vu ON vu.id = v.created_by_id`;
+  FROM endpoint_versions v LEFT JOIN users vu ON vu.id = v.created_by_id ${JOIN_MATERIALIZATION}`;
 
 /** One page of an endpoint's versions, highest number first, with the total. */
 export async function selectVersionPage(

@@ -7,17 +7,39 @@ import { z } from "zod";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { EndpointRecord, EndpointVersionRecord } from "./endpoints.queries.js";
-import type { LastExecutionTimes } from "./endpoints.service.js";
-import type { MaterializationCheck } from "./rules/materialization.js";
+import type { LastExecutionTimes, MaterializationView } from "./endpoints.service.js";
 
 /** `materialization` / `materialization_status` of an endpoint that is not materialized. */
-export const materializationSchema = z
+export const materializationCheckSchema = z
   .object({
     can_materialize: z
       .boolean()
       .describe("Whether the query could be materialized (PostHog's `can_materialize()`)."),
     reason: z.string().nullable().describe("Why not; null when it can."),
   })
+  .meta({ id: "EndpointMaterializationCheck" });
+
+/** `materialization` / `materialization_status` of a materialized endpoint (§4.6). */
+export const materializedSchema = z
+  .object({
+    status: z
+      .string()
+      .describe(
+        "The last refresh's status: `Running`, `Completed`, `Failed`, `Modified`; `Unknown` before one.",
+      ),
+    can_materialize: z.literal(true),
+    last_materialized_at: z.iso
+      .datetime()
+      .nullable()
+      .describe("When the last successful refresh started; null before one."),
+    error: z.string().describe("The last failed refresh's error; empty when none."),
+    sync_frequency: z.string().describe("How often it is refreshed: `5min` … `30day`."),
+  })
+  .meta({ id: "EndpointMaterializationStatus" });
+
+/** Either shape (PostHog's `materialization_status`). */
+export const materializationSchema = z
+  .union([materializedSchema, materializationCheckSchema])
   .meta({ id: "EndpointMaterialization" });
 
 const queryNode = z
@@ -118,11 +140,18 @@ function endpointPath(endpoint: EndpointRecord): string {
   return `/api/projects/${endpoint.projectId}/endpoints/${endpoint.name}/run`;
 }
 
-/** The `materialization` object (schema: `materializationSchema`). */
-export function serializeMaterialization(
-  check: MaterializationCheck,
-): z.output<typeof materializationSchema> {
-  return { can_materialize: check.canMaterialize, reason: check.canMaterialize ? null : check.reason };
+/** The `materialization` object (schema: `materializationSchema`): the status while materialized, else the check. */
+export function serializeMaterialization(view: MaterializationView): z.output<typeof materializationSchema> {
+  if (view.materialized) {
+    return {
+      status: view.materialized.status,
+      can_materialize: true,
+      last_materialized_at: view.materialized.lastMaterializedAt?.toISOString() ?? null,
+      error: view.materialized.error,
+      sync_frequency: view.materialized.syncFrequency,
+    };
+  }
+  return { can_materialize: view.canMaterialize, reason: view.canMaterialize ? null : view.reason };
 }
 
 /**
@@ -131,7 +160,7 @@ export function serializeMaterialization(
  */
 export function serializeEndpoint(
   endpoint: EndpointRecord,
-  materialization: MaterializationCheck,
+  materialization: MaterializationView,
   origin: Origin,
 ): z.output<typeof endpointSchema> {
   const path = endpointPath(endpoint);
@@ -160,7 +189,7 @@ export function serializeEndpoint(
 export function serializeEndpointVersion(
   endpoint: EndpointRecord,
   version: EndpointVersionRecord,
-  materialization: MaterializationCheck,
+  materialization: MaterializationView,
   origin: Origin,
 ): z.output<typeof endpointVersionSchema> {
   return {

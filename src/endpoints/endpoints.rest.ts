@@ -102,7 +102,6 @@ function familyRoutes(base: string, endpoints: EndpointService, maxPageSize: num
     responses: {
       200: z.union([endpointSchema, endpointVersionSchema]),
       404: z.union([versionNotFoundSchema, errorBodySchema]),
-      501: errorBodySchema,
     },
     errorBody: versionErrorBody,
     handler: async ({ params, query, body, url, ctx }) => {
@@ -149,10 +148,10 @@ function familyRoutes(base: string, endpoints: EndpointService, maxPageSize: num
       path: base,
       summary:
         "Create an endpoint (version 1) from a HogQLQuery or an insight query; unknown fields are refused. " +
-        "Materialization (is_materialized, sync_frequency) answers 501: not built yet.",
+        "A materializable HogQL query is materialized (sync_frequency, default 24hour) unless is_materialized is false.",
       scopes: ["endpoint:write"],
       request: { body: endpointRequestSchema },
-      responses: { 201: endpointSchema, 501: errorBodySchema },
+      responses: { 201: endpointSchema },
       handler: async ({ params, body, url, ctx }) => ({
         status: 201,
         body: await one(await endpoints.create(ctx, project(params), body), url),
@@ -199,7 +198,7 @@ function familyRoutes(base: string, endpoints: EndpointService, maxPageSize: num
     {
       method: "DELETE",
       path: `${base}:name/`,
-      summary: "Delete an endpoint and its versions.",
+      summary: "Delete an endpoint and its versions, with their materialized results and refresh jobs.",
       scopes: ["endpoint:write"],
       request: { params: nameParams },
       responses: { 204: null },
@@ -212,7 +211,7 @@ function familyRoutes(base: string, endpoints: EndpointService, maxPageSize: num
       method: "GET",
       path: `${base}:name/materialization_status/`,
       summary:
-        "Whether the endpoint's current query could be materialized, and why not (materialization is not built yet).",
+        "The current version's materialization: status, last run, error and frequency while materialized; else whether it could be, and why not.",
       scopes: ["endpoint:read"],
       request: { params: nameParams },
       responses: { 200: materializationSchema },

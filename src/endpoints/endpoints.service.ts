@@ -8,14 +8,17 @@
  * sorted keys); `description` and `cache_age_seconds` apply to every version; `is_active` of one
  * version changes only through `setVersionActive`.
  *
- * Not built yet, answered 501 with the reason: materialization (`is_materialized: true` or a
- * `sync_frequency`, after every validation) and running an endpoint (the query engine).
+ * Materialization (§4.3–4.6): a materializable HogQL endpoint is materialized on create (`24hour`);
+ * PATCH `is_materialized`/`sync_frequency` enable, disable or re-time it; a query change moves it to
+ * the new version with its frequency; deactivating or deleting disables it. The state is written in
+ * the write's transaction (materialization/materialization.store.ts); the refresh jobs are scheduled
+ * after the commit (materialization/materialization.service.ts).
  * Source: `products/endpoints/backend/api.py` EndpointViewSet (late 2025), `models.py`; §4.1–4.9.
  */
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import { NotFoundError, NotImplementedError, ValidationError } from "../core/errors.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
@@ -42,9 +45,37 @@ import {
   MAX_CACHE_AGE_SECONDS,
   MIN_CACHE_AGE_SECONDS,
 } from "./endpoints.schemas.js";
-import { canMaterialize, type MaterializationCheck } from "./rules/materialization.js";
+import type { MaterializationService } from "./materialization/materialization.service.js";
+import {
+  disableMaterialization,
+  enableMaterialization,
+  materializedVersionIds,
+} from "./materialization/materialization.store.js";
+import {
+  canMaterializeHere,
+  DEFAULT_SYNC_FREQUENCY,
+  type MaterializationCheck,
+  type SyncFrequency,
+} from "./rules/materialization.js";
 import { INVALID_NAME_MESSAGE, isEndpointName } from "./rules/name.js";
 import { ENDPOINT_QUERY_KINDS, isEndpointQueryKind, queryChanged } from "./rules/query.js";
+
+/**
+ * An endpoint version's materialization as both doors show it (§4.6): `materialized` holds PostHog's
+ * materialized status while it is on (`can_materialize` is then true), else null and the check says
+ * whether it could be.
+ */
+export interface MaterializationView extends MaterializationCheck {
+  materialized: {
+    /** PostHog's saved-query status (`Running`, `Completed`, `Failed`, `Modified`), `Unknown` before the first refresh. */
+    status: string;
+    /** When the last successful refresh started; null before one. */
+    lastMaterializedAt: Date | null;
+    /** The last failed refresh's message; `""` when none. */
+    error: string;
+    syncFrequency: string;
+  } | null;
+}
 
 /** How far back `last_execution_times` looks (the spec's Limits: 6 months). */
 const LOOK_BACK_MONTHS = 6;
@@ -88,6 +119,8 @@ function snapshot(endpoint: EndpointRecord): Record<string, unknown> {
     cache_age_seconds: endpoint.current.cacheAgeSeconds,
     current_version: endpoint.currentVersion,
     derived_from_insight: endpoint.derivedFromInsight,
+    is_materialized: endpoint.current.isMaterialized,
+    sync_frequency: endpoint.current.syncFrequency,
   };
 }
 
@@ -136,9 +169,8 @@ function checkCacheAge(seconds: number | null | undefined): void {
 }
 
 /**
- * PostHog's materialization rules of a write (`validate_update_request`), then 501 for a request
- * that would enable materialization, which this service does not build yet.
- * @throws ValidationError attr `is_materialized`/`sync_frequency`; NotImplementedError.
+ * PostHog's materialization rules of a write (`validate_update_request`).
+ * @throws ValidationError attr `is_materialized`/`sync_frequency`.
  */
 function checkMaterialization(data: EndpointRequest, willBeActive: boolean): void {
   if (!willBeActive && data.is_materialized === true) {
@@ -154,11 +186,25 @@ function checkMaterialization(data: EndpointRequest, willBeActive: boolean): voi
       attr: "sync_frequency",
     });
   }
-  if (data.is_materialized === true || data.sync_frequency != null) {
-    throw new NotImplementedError(
-      "Materialization is not implemented yet: endpoints run inline. Leave out `is_materialized` and " +
-        "`sync_frequency` (nothing was changed).",
-    );
+}
+
+/**
+ * The check of a query a request asks to materialize. @throws ValidationError attr `is_materialized`
+ * with the reason when it cannot be (PostHog refuses to enable materialization of such a query).
+ */
+async function requireMaterializable(query: Record<string, unknown>): Promise<void> {
+  const check = canMaterializeHere(query, await storedAst(query));
+  if (!check.canMaterialize) {
+    throw new ValidationError(`Cannot materialize endpoint: ${check.reason}`, { attr: "is_materialized" });
+  }
+}
+
+/** Runs `work` (scheduling after a commit), ignoring its failure: the queue's start restores schedules. */
+async function afterCommit(work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch {
+    // The state is committed; MaterializationService.attachQueue re-enqueues every materialized version.
   }
 }
 
@@ -173,8 +219,12 @@ function parseRequest(ctx: ServiceContext, body: unknown): EndpointRequest {
   return data;
 }
 
-/** Creates the endpoint service. */
-export function createEndpointService(deps: ServiceDeps) {
+/** Creates the endpoint service; `materialization` schedules the refreshes of materialized versions. */
+export function createEndpointService(
+  deps: ServiceDeps,
+  collaborators: { materialization: MaterializationService },
+) {
+  const { materialization: scheduler } = collaborators;
   /** The project's endpoint named or identified by `ref`. @throws NotFoundError. */
   async function read(db: Db, projectId: number, ref: EndpointKey): Promise<EndpointRecord> {
     const endpoint =
@@ -196,6 +246,27 @@ export function createEndpointService(deps: ServiceDeps) {
     const version = await selectVersion(db, endpoint.projectId, endpoint.id, number);
     if (!version) throw new VersionNotFoundError(number);
     return version;
+  }
+
+  /**
+   * `version`'s materialization: its status while materialized, else whether it could be
+   * (`canMaterializeHere`, rules/materialization.ts).
+   */
+  async function materializationOf(version: EndpointVersionRecord): Promise<MaterializationView> {
+    const state = version.materialization;
+    if (version.isMaterialized && state) {
+      return {
+        canMaterialize: true,
+        reason: null,
+        materialized: {
+          status: state.status ?? "Unknown",
+          lastMaterializedAt: state.lastRunAt,
+          error: state.latestError ?? "",
+          syncFrequency: state.syncFrequency,
+        },
+      };
+    }
+    return { ...canMaterializeHere(version.query, await storedAst(version.query)), materialized: null };
   }
 
   return {
@@ -264,9 +335,11 @@ export function createEndpointService(deps: ServiceDeps) {
     /**
      * Creates an endpoint and its version 1 (§4.3), checks in PostHog's order: unknown fields, field
      * types, `Must specify query`, `Endpoint must have a name.`, the name pattern, the query kind and
-     * HogQL text, the cache age, then the materialization rules (enabling it: 501). Writes activity
-     * `created`. Materialization is never enabled on its own. Scope `endpoint:write`.
-     * @throws ValidationError (a duplicate name: `Failed to create endpoint.`); NotImplementedError.
+     * HogQL text, the cache age, then the materialization rules. Writes activity `created`. A
+     * materializable HogQL query is materialized (`sync_frequency`, default `24hour`) unless
+     * `is_materialized: false` is sent; asking for it on a query that cannot be is a 400.
+     * Scope `endpoint:write`.
+     * @throws ValidationError (a duplicate name: `Failed to create endpoint.`).
      */
     async create(ctx: ServiceContext, projectId: number, body: unknown): Promise<EndpointRecord> {
       const project = await authorizeProject(ctx, projectId, "endpoint:write");
@@ -277,12 +350,22 @@ export function createEndpointService(deps: ServiceDeps) {
       if (!isEndpointName(data.name)) throw new ValidationError(INVALID_NAME_MESSAGE);
       const { query } = await checkedQuery(data.query);
       checkCacheAge(data.cache_age_seconds);
-      checkMaterialization(data, data.is_active ?? true);
+      const isActive = data.is_active ?? true;
+      checkMaterialization(data, isActive);
+      const asked = data.is_materialized === true || data.sync_frequency != null;
+      if (asked) await requireMaterializable(query);
+      // PostHog enables materialization of a materializable HogQL query on create (failures swallowed).
+      const materialize =
+        asked ||
+        (isActive &&
+          data.is_materialized !== false &&
+          canMaterializeHere(query, await storedAst(query)).canMaterialize);
+      const frequency = (data.sync_frequency ?? DEFAULT_SYNC_FREQUENCY) as SyncFrequency;
       const name = data.name;
       const userId = ctx.actor.user.id;
       const now = deps.now();
       try {
-        return await ctx.db.$transaction(async (tx) => {
+        const created = await ctx.db.$transaction(async (tx) => {
           const endpoint = await tx.endpoint.create({
             data: {
               projectId: project.id,
@@ -296,7 +379,8 @@ export function createEndpointService(deps: ServiceDeps) {
             },
             select: { id: true },
           });
-          await tx.endpointVersion.create({
+          const version = await tx.endpointVersion.create({
+            select: { id: true },
             data: {
               projectId: project.id,
               endpointId: endpoint.id,
@@ -308,6 +392,7 @@ export function createEndpointService(deps: ServiceDeps) {
               createdAt: now,
             },
           });
+          if (materialize) await enableMaterialization(tx, project.id, version.id, frequency);
           await recordActivity(tx, {
             projectId: project.id,
             userId,
@@ -319,6 +404,8 @@ export function createEndpointService(deps: ServiceDeps) {
           });
           return read(tx, project.id, name);
         });
+        if (materialize) await afterCommit(() => scheduler.refreshSoon([created.current.id]));
+        return created;
       } catch (error) {
         // PostHog answers any database failure of the insert, the duplicate name first, with this.
         if (error instanceof Prisma.PrismaClientKnownRequestError) {
@@ -333,9 +420,13 @@ export function createEndpointService(deps: ServiceDeps) {
      * `description` and `cache_age_seconds` apply to every version (`cache_age_seconds: null`
      * clears it); `is_active` to the endpoint; a query that differs from the current version's
      * (sorted-key JSON) makes version `current_version + 1`, copying description and cache age, and
-     * writes activity `version_created`. Writes activity `updated` with the changes (none: no entry).
-     * Scope `endpoint:write`.
-     * @throws NotFoundError; ValidationError (query, cache age, materialization rules); NotImplementedError.
+     * writes activity `version_created`. Materialization (§4.4): `is_materialized: true` (with an
+     * optional `sync_frequency`, else the current or `24hour`) enables it on the current version, or
+     * with the new query on the new one; `sync_frequency` alone re-times (or enables) it;
+     * `is_materialized: false` or deactivating disables it on every version; a changed query moves it
+     * to the new version keeping its frequency (status `Modified` until its first refresh). Writes
+     * activity `updated` with the changes (none: no entry). Scope `endpoint:write`.
+     * @throws NotFoundError; ValidationError (query, cache age, materialization rules and reasons).
      */
     async update(
       ctx: ServiceContext,
@@ -347,81 +438,123 @@ export function createEndpointService(deps: ServiceDeps) {
       const current = await read(ctx.db, project.id, name);
       const data = parseRequest(ctx, body);
       checkCacheAge(data.cache_age_seconds);
-      checkMaterialization(data, data.is_active ?? current.isActive);
+      const willBeActive = data.is_active ?? current.isActive;
+      checkMaterialization(data, willBeActive);
       const next = data.query ? (await checkedQuery(data.query)).query : null;
       const changed = next !== null && queryChanged(current.current.query, next);
+      const wasMaterialized = current.current.isMaterialized;
+      const asked = data.is_materialized === true || data.sync_frequency != null;
+      const disable = !willBeActive || data.is_materialized === false;
+      // The frequency the (new or current) version is materialized with after this write; null: not.
+      const frequency: SyncFrequency | null = disable
+        ? null
+        : asked || wasMaterialized
+          ? ((data.sync_frequency ??
+              current.current.syncFrequency ??
+              DEFAULT_SYNC_FREQUENCY) as SyncFrequency)
+          : null;
+      if (asked) await requireMaterializable(changed ? next! : current.current.query);
+      // A materialized endpoint whose new query cannot be materialized stops being materialized.
+      const moved =
+        changed && frequency !== null && canMaterializeHere(next!, await storedAst(next!)).canMaterialize;
       const hasCacheAge = body !== null && typeof body === "object" && "cache_age_seconds" in body;
       const userId = ctx.actor.user.id;
       const now = deps.now();
-      return ctx.db.$transaction(async (tx) => {
-        const versionData: Prisma.EndpointVersionUpdateManyMutationInput = {};
-        if (data.description != null) versionData.description = data.description;
-        if (hasCacheAge) versionData.cacheAgeSeconds = data.cache_age_seconds ?? null;
-        if (Object.keys(versionData).length > 0) {
-          await tx.endpointVersion.updateMany({ where: { endpointId: current.id }, data: versionData });
-        }
-        const newVersion = current.currentVersion + 1;
-        if (changed) {
-          await tx.endpointVersion.create({
-            data: {
+      return ctx.db
+        .$transaction(async (tx) => {
+          const versionData: Prisma.EndpointVersionUpdateManyMutationInput = {};
+          if (data.description != null) versionData.description = data.description;
+          if (hasCacheAge) versionData.cacheAgeSeconds = data.cache_age_seconds ?? null;
+          if (Object.keys(versionData).length > 0) {
+            await tx.endpointVersion.updateMany({ where: { endpointId: current.id }, data: versionData });
+          }
+          const newVersion = current.currentVersion + 1;
+          let created: { id: string } | null = null;
+          if (changed) {
+            created = await tx.endpointVersion.create({
+              select: { id: true },
+              data: {
+                projectId: project.id,
+                endpointId: current.id,
+                version: newVersion,
+                query: next as Prisma.InputJsonValue,
+                description: data.description ?? current.current.description,
+                cacheAgeSeconds: hasCacheAge
+                  ? (data.cache_age_seconds ?? null)
+                  : current.current.cacheAgeSeconds,
+                isMaterialized: false,
+                createdById: userId,
+                createdAt: now,
+              },
+            });
+          }
+          const off = disable || changed ? await materializedVersionIds(tx, project.id, current.id) : [];
+          await disableMaterialization(tx, project.id, off);
+          if (created && moved) {
+            await enableMaterialization(tx, project.id, created.id, frequency!, "Modified");
+          } else if (!changed && frequency !== null && asked) {
+            await enableMaterialization(tx, project.id, current.current.id, frequency);
+          }
+          const endpointChanged = changed || (data.is_active != null && data.is_active !== current.isActive);
+          if (endpointChanged || Object.keys(versionData).length > 0) {
+            // Compare-and-swap on the version: a concurrent new version fails the unique key above or this count.
+            const { count } = await tx.endpoint.updateMany({
+              where: { id: current.id, currentVersion: current.currentVersion },
+              data: {
+                ...(data.is_active != null ? { isActive: data.is_active } : {}),
+                ...(changed ? { currentVersion: newVersion } : {}),
+                updatedAt: now,
+              },
+            });
+            if (count === 0) throw new ValidationError("Failed to update endpoint.");
+          }
+          const updated = await read(tx, project.id, current.name);
+          if (changed) {
+            await recordActivity(tx, {
               projectId: project.id,
-              endpointId: current.id,
-              version: newVersion,
-              query: next as Prisma.InputJsonValue,
-              description: data.description ?? current.current.description,
-              cacheAgeSeconds: hasCacheAge
-                ? (data.cache_age_seconds ?? null)
-                : current.current.cacheAgeSeconds,
-              isMaterialized: false,
-              createdById: userId,
-              createdAt: now,
-            },
-          });
-        }
-        const endpointChanged = changed || (data.is_active != null && data.is_active !== current.isActive);
-        if (endpointChanged || Object.keys(versionData).length > 0) {
-          // Compare-and-swap on the version: a concurrent new version fails the unique key above or this count.
-          const { count } = await tx.endpoint.updateMany({
-            where: { id: current.id, currentVersion: current.currentVersion },
-            data: {
-              ...(data.is_active != null ? { isActive: data.is_active } : {}),
-              ...(changed ? { currentVersion: newVersion } : {}),
-              updatedAt: now,
-            },
-          });
-          if (count === 0) throw new ValidationError("Failed to update endpoint.");
-        }
-        const updated = await read(tx, project.id, current.name);
-        if (changed) {
+              userId,
+              scope: "Endpoint",
+              itemId: current.id,
+              activity: "version_created",
+              name: current.name,
+              changes: [
+                {
+                  type: "Endpoint",
+                  action: "created",
+                  field: "version",
+                  before: current.currentVersion,
+                  after: newVersion,
+                },
+              ],
+            });
+          }
           await recordActivity(tx, {
             projectId: project.id,
             userId,
             scope: "Endpoint",
             itemId: current.id,
-            activity: "version_created",
+            activity: "updated",
             name: current.name,
-            changes: [
-              {
-                type: "Endpoint",
-                action: "created",
-                field: "version",
-                before: current.currentVersion,
-                after: newVersion,
-              },
-            ],
+            changes: changesBetween("Endpoint", snapshot(current), snapshot(updated)),
           });
-        }
-        await recordActivity(tx, {
-          projectId: project.id,
-          userId,
-          scope: "Endpoint",
-          itemId: current.id,
-          activity: "updated",
-          name: current.name,
-          changes: changesBetween("Endpoint", snapshot(current), snapshot(updated)),
+          return { updated, off, created, moved };
+        })
+        .then(async ({ updated, off, created, moved }) => {
+          await afterCommit(async () => {
+            const on = updated.current;
+            const offNow = off.filter((id) => id !== on.id || !on.isMaterialized);
+            if (offNow.length > 0) await scheduler.unschedule(offNow);
+            if (!on.isMaterialized || !on.materialization) return;
+            if ((created && moved) || !wasMaterialized) await scheduler.refreshSoon([on.id]);
+            else if (on.syncFrequency !== current.current.syncFrequency)
+              await scheduler.reschedule(
+                on.id,
+                on.materialization.syncFrequency,
+                on.materialization.lastRunAt,
+              );
+          });
+          return updated;
         });
-        return updated;
-      });
     },
 
     /**
@@ -467,14 +600,16 @@ export function createEndpointService(deps: ServiceDeps) {
     },
 
     /**
-     * Deletes endpoint `name` and its versions (there is no materialization to clean up; its
-     * execution log keeps the name) and writes activity `deleted`; returns it as it was. Scope
-     * `endpoint:write`. @throws NotFoundError.
+     * Deletes endpoint `name` and its versions, with their materializations and stored rows (§4.5;
+     * their refresh jobs end after the commit; its execution log keeps the name) and writes activity
+     * `deleted`; returns it as it was. Scope `endpoint:write`. @throws NotFoundError.
      */
     async destroy(ctx: ServiceContext, projectId: number, name: EndpointKey): Promise<EndpointRecord> {
       const project = await authorizeProject(ctx, projectId, "endpoint:write");
       const current = await read(ctx.db, project.id, name);
-      await ctx.db.$transaction(async (tx) => {
+      const off = await ctx.db.$transaction(async (tx) => {
+        const materialized = await materializedVersionIds(tx, project.id, current.id);
+        await disableMaterialization(tx, project.id, materialized);
         await tx.endpoint.delete({ where: { id: current.id } });
         await recordActivity(tx, {
           projectId: project.id,
@@ -485,27 +620,30 @@ export function createEndpointService(deps: ServiceDeps) {
           name: current.name,
           changes: null,
         });
+        return materialized;
       });
+      await afterCommit(() => scheduler.unschedule(off));
       return current;
     },
 
-    /** Whether `version`'s query could be materialized (PostHog's `can_materialize()`, rules/materialization.ts). */
-    async materialization(version: EndpointVersionRecord): Promise<MaterializationCheck> {
-      return canMaterialize(version.query, await storedAst(version.query));
-    },
+    /**
+     * `version`'s materialization: its status while materialized, else whether it could be
+     * (`canMaterializeHere`, rules/materialization.ts).
+     */
+    materialization: materializationOf,
 
     /**
-     * `GET :name/materialization_status` for an endpoint that is not materialized (none is: §4.6's
-     * `{can_materialize, reason}`). Scope `endpoint:read` (decision 2). @throws NotFoundError.
+     * `GET :name/materialization_status` (§4.6): the current version's materialization. Scope
+     * `endpoint:read` (decision 2). @throws NotFoundError.
      */
     async materializationStatus(
       ctx: ServiceContext,
       projectId: number,
       name: EndpointKey,
-    ): Promise<MaterializationCheck> {
+    ): Promise<MaterializationView> {
       await authorizeProject(ctx, projectId, "endpoint:read");
       const endpoint = await read(ctx.db, projectId, name);
-      return canMaterialize(endpoint.current.query, await storedAst(endpoint.current.query));
+      return materializationOf(endpoint.current);
     },
 
     /**

@@ -27,7 +27,9 @@ describeEachBackend("project revision", (server) => {
     // hash keys (migration `flag_hash_key_overrides`) are per-person data written by `/flags`
     // requests, part of no project's configuration: bumping the revision on each would invalidate
     // every cached definition and ETag with SDK traffic. The endpoints' execution log (migration
-    // `endpoints`) is written by every run, a read; `last_execution_times` (a POST) reads it.
+    // `endpoints`) is written by every run, a read; `last_execution_times` (a POST) reads it. A
+    // materialized endpoint's result rows (migration `endpoint_materialization`) are query output no
+    // management GET shows; the materialization's status row beside them is tracked.
     const dataTables = new Set([
       "events",
       "persons",
@@ -36,6 +38,7 @@ describeEachBackend("project revision", (server) => {
       "cohort_people",
       "feature_flag_hash_key_overrides",
       "endpoint_executions",
+      "endpoint_materialized_rows",
     ]);
     expect(tables.map((t) => t.table_name)).toEqual(
       expect.arrayContaining(["activity_logs", "feature_flag_tags", "feature_flags", "tags"]),

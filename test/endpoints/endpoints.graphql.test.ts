@@ -1,7 +1,7 @@
 /**
  * Saved-query endpoints through the GraphQL door, on both backends: create (from `hogql` or a query
  * node), the `Project.endpoints` connection and its filters, lookups by id and name, the `Endpoint`
- * node with its versions and materialization check, update with versioning and the per-version
+ * node with its versions and materialization, update with versioning and the per-version
  * `isActive`, delete, last execution times, and the typed errors with REST's messages (decision 6).
  */
 import { expect, it } from "vitest";
@@ -247,11 +247,17 @@ describeEachBackend("saved-query endpoints over GraphQL", (server) => {
       });
     }
     const materialized = await execute(s, CreateEndpoint, {
-      input: { projectId: project, name: "mat", hogql: "SELECT 1", isMaterialized: true },
+      input: {
+        projectId: project,
+        name: "mat",
+        hogql: "SELECT count() FROM events WHERE event = {variables.e}",
+        isMaterialized: true,
+      },
     });
     expect(materialized.data.createEndpoint).toMatchObject({
-      __typename: "NotImplementedError",
-      code: "not_implemented",
+      __typename: "ValidationError",
+      message: expect.stringMatching(/^Cannot materialize endpoint: Variables not supported: /),
+      attr: "is_materialized",
     });
     const readOnly = await s.createKey(["endpoint:read"]);
     const refused = await execute(

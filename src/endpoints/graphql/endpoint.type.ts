@@ -13,20 +13,46 @@ import { resolveCountedConnection } from "../../graphql/offset-connection.js";
 import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import type { EndpointRecord, EndpointVersionRecord } from "../endpoints.queries.js";
-import type { MaterializationCheck } from "../rules/materialization.js";
+import type { MaterializationView } from "../endpoints.service.js";
 
-/** Whether a query could be materialized (PostHog's `can_materialize()`). */
+/** An endpoint version's materialization (REST `materialization_status`, posthog-behavior.md §4.6). */
 export const EndpointMaterializationRef = builder
-  .objectRef<MaterializationCheck>("EndpointMaterialization")
+  .objectRef<MaterializationView>("EndpointMaterialization")
   .implement({
     description:
-      "Whether an endpoint's query could be materialized, and why not (PostHog's `can_materialize()`). " +
-      "Materialization itself is not built yet: no endpoint is materialized.",
+      "An endpoint version's materialization: while materialized, its refresh status, last run, error and " +
+      "frequency (`isMaterialized` true); otherwise whether its query could be materialized, and why not.",
     fields: (t) => ({
+      isMaterialized: t.boolean({
+        description: "Whether the version is materialized (its result refreshed on a schedule).",
+        resolve: (view) => view.materialized !== null,
+      }),
       canMaterialize: t.exposeBoolean("canMaterialize", {
-        description: "Whether the query could be materialized.",
+        description: "Whether the query could be materialized (true while it is).",
       }),
       reason: t.exposeString("reason", { nullable: true, description: "Why not; null when it can." }),
+      status: t.string({
+        nullable: true,
+        description:
+          "The last refresh's status (`Running`, `Completed`, `Failed`, `Modified`; `Unknown` before one); null when not materialized.",
+        resolve: (view) => view.materialized?.status ?? null,
+      }),
+      lastMaterializedAt: t.field({
+        type: "DateTime",
+        nullable: true,
+        description: "When the last successful refresh started; null before one or when not materialized.",
+        resolve: (view) => view.materialized?.lastMaterializedAt ?? null,
+      }),
+      error: t.string({
+        nullable: true,
+        description: "The last failed refresh's error (empty when none); null when not materialized.",
+        resolve: (view) => view.materialized?.error ?? null,
+      }),
+      syncFrequency: t.string({
+        nullable: true,
+        description: "How often it is refreshed (`5min` … `30day`); null when not materialized.",
+        resolve: (view) => view.materialized?.syncFrequency ?? null,
+      }),
     }),
   });
 
@@ -47,7 +73,7 @@ export const EndpointVersionRef = builder.objectRef<EndpointVersionRecord>("Endp
       description: "Seconds a cached result stays fresh (300–86400); null for the default.",
     }),
     isMaterialized: t.exposeBoolean("isMaterialized", {
-      description: "Always false: materialization is not built yet.",
+      description: "Whether this version's result is materialized (refreshed on a schedule).",
     }),
     isActive: t.exposeBoolean("isActive", { description: "Whether this version may be run." }),
     createdAt: t.expose("createdAt", { type: "DateTime", description: "When the version was made." }),
@@ -95,7 +121,7 @@ export const EndpointRef = builder.objectRef<EndpointRecord>("Endpoint").impleme
       resolve: (endpoint) => `/api/projects/${endpoint.projectId}/endpoints/${endpoint.name}/run`,
     }),
     isMaterialized: t.boolean({
-      description: "Always false: materialization is not built yet.",
+      description: "Whether its current version is materialized.",
       resolve: (endpoint) => endpoint.current.isMaterialized,
     }),
     currentVersion: t.exposeInt("currentVersion", {
@@ -121,7 +147,7 @@ export const EndpointRef = builder.objectRef<EndpointRecord>("Endpoint").impleme
     }),
     materialization: t.field({
       type: EndpointMaterializationRef,
-      description: "Whether its current query could be materialized (REST `materialization_status`).",
+      description: "Its current version's materialization (REST `materialization_status`).",
       resolve: (endpoint, _args, ctx) => ctx.services.endpoints.materialization(endpoint.current),
     }),
     currentVersionDetail: t.field({

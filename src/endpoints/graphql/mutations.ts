@@ -77,9 +77,12 @@ const CreateEndpointInput = builder.inputType("CreateEndpointInput", {
     isActive: t.boolean({ description: "Whether it may be run; true when absent." }),
     cacheAgeSeconds: t.int({ description: "Seconds a cached result stays fresh, 300–86400." }),
     syncFrequency: t.string({
-      description: "Materialization interval (`5min` … `30day`): validated, then refused as not built yet.",
+      description: "Materialization interval (`5min` … `30day`, default `24hour`).",
     }),
-    isMaterialized: t.boolean({ description: "true is refused as not built yet." }),
+    isMaterialized: t.boolean({
+      description:
+        "Materialize the result on a schedule (a materializable HogQL query is materialized unless false).",
+    }),
     derivedFromInsight: t.string({ description: "The short id of the insight it was made from." }),
   }),
 });
@@ -122,9 +125,11 @@ const UpdateEndpointInput = builder.inputType("UpdateEndpointInput", {
       description: "Seconds a cached result stays fresh, 300–86400 (every version); null clears.",
     }),
     syncFrequency: t.string({
-      description: "Materialization interval: validated, then refused as not built yet.",
+      description: "A new materialization interval (`5min` … `30day`); enables materialization when off.",
     }),
-    isMaterialized: t.boolean({ description: "true is refused as not built yet." }),
+    isMaterialized: t.boolean({
+      description: "true materializes the current (or new) version; false stops materializing every version.",
+    }),
   }),
 });
 

@@ -2,9 +2,8 @@
  * Whether an endpoint's query could be materialized (PostHog's `EndpointVersion.can_materialize()`,
  * `products/endpoints/backend/models.py`, `products/endpoints/backend/materialization.py`
  * `analyze_variables_for_materialization`; posthog-behavior.md §4.6, query-and-experiments.md 1e),
- * and the sync intervals PostHog offers. Materialization itself is not built yet: the service
- * answers 501 to a request enabling it; these rules feed `materialization_status` and the
- * serialised `materialization` object.
+ * the sync intervals PostHog offers, and what this service materializes of it
+ * (`canMaterializeHere`): these rules decide enabling and feed `materialization_status`.
  */
 import type { HogQLNode } from "../../queries/hogql/parser.js";
 import { INSIGHT_QUERY_KINDS } from "./query.js";
@@ -23,6 +22,28 @@ export const SYNC_FREQUENCIES = [
 
 /** One of `SYNC_FREQUENCIES`. */
 export type SyncFrequency = (typeof SYNC_FREQUENCIES)[number];
+
+/** The frequency a materialization gets when none is given (PostHog's default). */
+export const DEFAULT_SYNC_FREQUENCY: SyncFrequency = "24hour";
+
+const MINUTE_MS = 60_000;
+
+/** Each frequency's interval in ms (`DataWarehouseSyncInterval` → `sync_frequency_interval`). */
+const SYNC_INTERVAL_MS: Record<SyncFrequency, number> = {
+  "5min": 5 * MINUTE_MS,
+  "30min": 30 * MINUTE_MS,
+  "1hour": 60 * MINUTE_MS,
+  "6hour": 6 * 60 * MINUTE_MS,
+  "12hour": 12 * 60 * MINUTE_MS,
+  "24hour": 24 * 60 * MINUTE_MS,
+  "7day": 7 * 24 * 60 * MINUTE_MS,
+  "30day": 30 * 24 * 60 * MINUTE_MS,
+};
+
+/** `frequency`'s interval in ms; an unknown value (never stored: validated on write) counts as the default. */
+export function syncIntervalMs(frequency: string): number {
+  return SYNC_INTERVAL_MS[frequency as SyncFrequency] ?? SYNC_INTERVAL_MS[DEFAULT_SYNC_FREQUENCY];
+}
 
 /** Query kinds PostHog can materialize. */
 export const MATERIALIZABLE_KINDS = ["HogQLQuery", ...INSIGHT_QUERY_KINDS] as const;
@@ -122,4 +143,33 @@ function variableProblem(ast: HogQLNode): string | null {
   const other = [...used].filter((name) => !allowed.has(name)).sort();
   if (other.length === 0) return null;
   return `variable(s) ${other.join(", ")} must be compared with a column in the WHERE clause (=, >=, >, <, <=, like, ilike, not like)`;
+}
+
+/**
+ * What this service can materialize: PostHog's `canMaterialize`, narrowed to what is built here.
+ * - Insight queries (PostHog converts them to HogQL before materializing; that conversion is not
+ *   built): `Query type '<kind>' cannot be materialized here: ...`.
+ * - HogQL with `{variables.x}` placeholders: PostHog's newer rewrite of the variable predicates into
+ *   columns (query-and-experiments.md 1e [newer]) is not built, so such queries keep PostHog's older
+ *   answer, `Variables not supported: ...`.
+ */
+export function canMaterializeHere(
+  query: Record<string, unknown>,
+  ast: HogQLNode | null,
+): MaterializationCheck {
+  const check = canMaterialize(query, ast);
+  if (!check.canMaterialize) return check;
+  if (query["kind"] !== "HogQLQuery") {
+    return no(
+      `Query type '${String(query["kind"])}' cannot be materialized here: only HogQLQuery endpoints are ` +
+        "materialized (converting insight queries to HogQL is not built).",
+    );
+  }
+  if (ast !== null && variablesUnder(ast).size > 0) {
+    return no(
+      "Variables not supported: materializing a query with variables (rewriting its variable " +
+        "predicates into columns) is not built.",
+    );
+  }
+  return yes;
 }

@@ -3,7 +3,11 @@
  * PostHog's own HogQL parser.
  */
 import { describe, expect, it } from "vitest";
-import { canMaterialize } from "../../../src/endpoints/rules/materialization.js";
+import {
+  canMaterialize,
+  canMaterializeHere,
+  syncIntervalMs,
+} from "../../../src/endpoints/rules/materialization.js";
 import { parseHogQLSelect } from "../../../src/queries/hogql/parser.js";
 
 const hogql = async (text: string) =>
@@ -49,5 +53,40 @@ describe("canMaterialize", () => {
         null,
       ),
     ).toEqual({ canMaterialize: false, reason: "Multiple breakdowns not supported for materialization" });
+  });
+});
+
+describe("canMaterializeHere (what this service materializes)", () => {
+  const hogqlCheck = async (text: string) =>
+    canMaterializeHere({ kind: "HogQLQuery", query: text }, await parseHogQLSelect(text));
+
+  it("materializes HogQL without variables", async () => {
+    expect(await hogqlCheck("SELECT count() FROM events")).toEqual({ canMaterialize: true, reason: null });
+  });
+
+  it("keeps PostHog's older answer for variables, even where the newer rewrite would apply", async () => {
+    const check = await hogqlCheck("SELECT count() FROM events WHERE event = {variables.e}");
+    expect(check.canMaterialize).toBe(false);
+    expect(check.reason).toMatch(/^Variables not supported: /);
+  });
+
+  it("refuses insight queries (their conversion to HogQL is not built), after PostHog's own rules", () => {
+    expect(canMaterializeHere({ kind: "TrendsQuery", series: [] }, null).reason).toMatch(
+      /^Query type 'TrendsQuery' cannot be materialized here: /,
+    );
+    expect(
+      canMaterializeHere(
+        { kind: "TrendsQuery", breakdownFilter: { breakdowns: [{ property: "a" }, { property: "b" }] } },
+        null,
+      ).reason,
+    ).toBe("Multiple breakdowns not supported for materialization");
+  });
+});
+
+describe("syncIntervalMs", () => {
+  it("gives each of PostHog's frequencies its interval", () => {
+    expect(syncIntervalMs("5min")).toBe(300_000);
+    expect(syncIntervalMs("24hour")).toBe(86_400_000);
+    expect(syncIntervalMs("30day")).toBe(30 * 86_400_000);
   });
 });

@@ -1,0 +1,270 @@
+/**
+ * Endpoint materialization (issue 10 part 3; posthog-behavior.md §4.6, query-and-experiments.md 1e):
+ * a materialized endpoint version's HogQL result is computed on a schedule by the job queue
+ * (src/core/jobs/) and stored (materialization.store.ts), so that `run` can answer it while fresh.
+ *
+ * Scheduling: one job of `ENDPOINT_MATERIALIZE_JOB` (payload `{versionId}`) per materialized version,
+ * under the job key `endpoint-materialize:<versionId>`. Enabling enqueues it to run now; each run
+ * enqueues its successor at `last run + sync interval` under the same key (the queue keeps one
+ * waiting job per key, so across server processes each scheduled refresh runs once: graphile-worker's
+ * job keys on PostgreSQL). Disabling or deleting re-enqueues the key to run now: the run finds the
+ * version no longer materialized and ends without a successor, which leaves no job behind. At queue
+ * start every materialized version's job is enqueued with `preserve_run_at` (a job lost between a
+ * commit and its enqueue is restored; one waiting keeps its time).
+ *
+ * A refresh runs the version's query through the query service (its statement timeout and per-project
+ * cap) as a system actor limited to the version's project with scope `query:read` only, with the query
+ * engine's largest row count (`MAX_SELECT_RETURNED_ROWS`, 50,000): PostHog's materialization has no
+ * row limit, and a result that reaches the cap fails the refresh rather than storing a truncated table.
+ */
+import type { DataAccess, ProjectAccess, ServiceContext } from "../../core/context.js";
+import { createServiceContext } from "../../core/context.js";
+import type { JobQueue } from "../../core/jobs/jobs.js";
+import type { ServiceDeps } from "../../core/services.js";
+import { Prisma } from "../../generated/prisma/client.js";
+import { MAX_SELECT_RETURNED_ROWS } from "../../queries/hogql/limits.js";
+import type { QueryService } from "../../queries/query.service.js";
+import { DEFAULT_SYNC_FREQUENCY, type SyncFrequency, syncIntervalMs } from "../rules/materialization.js";
+import { type MaterializationDb, readRows, storeResult } from "./materialization.store.js";
+
+/** The job that refreshes one materialized version. */
+export const ENDPOINT_MATERIALIZE_JOB = "endpoint-materialize";
+
+/** The job key of version `versionId`'s refresh: one waiting refresh per version. */
+export function materializeJobKey(versionId: string): string {
+  return `${ENDPOINT_MATERIALIZE_JOB}:${versionId}`;
+}
+
+/** What one refresh did (logged by the queue as the job's result). */
+export type RefreshOutcome =
+  | { outcome: "gone"; versionId: string }
+  | { outcome: "completed"; versionId: string; rows: number; nextRunAt: string }
+  | { outcome: "failed"; versionId: string; error: string; nextRunAt: string };
+
+/** A stored result `run` may answer (see `freshMaterializedResult`). */
+export interface MaterializedResult {
+  columns: string[];
+  /** `[name, ClickHouse type]` per column, as HogQLQueryResponse `types`. */
+  types: unknown[];
+  /** The rows, each an array in column order. */
+  results: unknown[][];
+  /** When the refresh that computed it started (PostHog's `last_run_at`, `endpoint_materialized_at`). */
+  materializedAt: Date;
+}
+
+/** The version fields `freshMaterializedResult` reads (an `EndpointVersionRecord` has them). */
+export interface MaterializedVersion {
+  id: string;
+  projectId: number;
+  isMaterialized: boolean;
+  materialization: { status: string | null; syncFrequency: string; lastRunAt: Date | null } | null;
+}
+
+interface RefreshTarget {
+  projectId: number;
+  query: Record<string, unknown>;
+  syncFrequency: string;
+  organizationId: string;
+}
+
+/** Creates the materialization service (built once per process by the composition root). */
+export function createMaterializationService(deps: ServiceDeps, queries: QueryService) {
+  let queue: JobQueue | null = null;
+  const scale = deps.config.materializationIntervalScale;
+  const data = (): DataAccess => {
+    if (!deps.data) throw new Error("the materialization service needs the database (ServiceDeps.data)");
+    return deps.data;
+  };
+  /** `frequency`'s interval in ms, scaled by the test-only `materializationIntervalScale`. */
+  const intervalMs = (frequency: string) => syncIntervalMs(frequency) * scale;
+
+  const jobs = (): JobQueue => {
+    if (!queue) throw new Error("the job queue is not started: materialization cannot be scheduled");
+    return queue;
+  };
+
+  /** Enqueues version `versionId`'s refresh at `runAt` (replacing the waiting one). */
+  async function schedule(versionId: string, runAt: Date): Promise<void> {
+    await jobs().enqueue(
+      ENDPOINT_MATERIALIZE_JOB,
+      { versionId },
+      { jobKey: materializeJobKey(versionId), runAt },
+    );
+  }
+
+  /** A service context for a refresh: a system actor that may only read queries of `target`'s project. */
+  function systemContext(target: RefreshTarget & { project: ProjectAccess }): ServiceContext {
+    return createServiceContext(
+      data(),
+      {
+        user: {
+          id: 0,
+          uuid: "00000000-0000-0000-0000-000000000000",
+          distinctId: "signalbox-materialization",
+          firstName: "Materialization",
+          lastName: "",
+          email: "",
+          isEmailVerified: null,
+          hedgehogConfig: null,
+          roleAtOrganization: null,
+          currentProjectId: target.projectId,
+        },
+        apiKey: {
+          id: "system:endpoint-materialize",
+          label: "endpoint materialization",
+          maskValue: "",
+          scopes: ["query:read"],
+          scopedTeams: [target.projectId],
+          scopedOrganizations: [],
+        },
+        organizationIds: [target.organizationId],
+        projects: [target.project],
+      },
+      deps.config.limits,
+    );
+  }
+
+  return {
+    /** Hands the started job queue to the service (src/app.ts, once the queue runs), and restores every schedule. */
+    async attachQueue(started: JobQueue): Promise<void> {
+      queue = started;
+      const rows = await data().prisma.endpointMaterialization.findMany({
+        select: { versionId: true, lastRunAt: true, syncFrequency: true },
+      });
+      for (const row of rows) {
+        const runAt = row.lastRunAt
+          ? new Date(row.lastRunAt.getTime() + intervalMs(row.syncFrequency))
+          : deps.now();
+        await started.enqueue(
+          ENDPOINT_MATERIALIZE_JOB,
+          { versionId: row.versionId },
+          { jobKey: materializeJobKey(row.versionId), jobKeyMode: "preserve_run_at", runAt },
+        );
+      }
+    },
+
+    /** Schedules a refresh of each version now (just enabled, or moved to a new version). */
+    async refreshSoon(versionIds: readonly string[]): Promise<void> {
+      for (const versionId of versionIds) await schedule(versionId, deps.now());
+    },
+
+    /**
+     * Reschedules version `versionId` after a frequency change: `lastRunAt + interval`, or now when it
+     * never ran.
+     */
+    async reschedule(versionId: string, frequency: string, lastRunAt: Date | null): Promise<void> {
+      await schedule(
+        versionId,
+        lastRunAt ? new Date(lastRunAt.getTime() + intervalMs(frequency)) : deps.now(),
+      );
+    },
+
+    /**
+     * Ends the schedule of versions no longer materialized: their job is re-enqueued to run now, finds
+     * nothing to refresh and enqueues no successor (the queue offers no removal; see the module comment).
+     */
+    async unschedule(versionIds: readonly string[]): Promise<void> {
+      for (const versionId of versionIds) await schedule(versionId, deps.now());
+    },
+
+    /**
+     * One refresh of version `versionId` (the job's handler): marks it `Running`, runs its query,
+     * replaces the stored result in one transaction and marks it `Completed` with `last_run_at` = the
+     * run's start (or `Failed` with `latest_error`), then enqueues the next refresh at start + interval.
+     * A version no longer materialized (disabled, deleted) is `gone`: nothing runs, nothing is enqueued.
+     */
+    async refresh(versionId: string): Promise<RefreshOutcome> {
+      const db = data().prisma;
+      const [target] = await db.$queryRaw<RefreshTarget[]>(Prisma.sql`
+        SELECT m.project_id AS "projectId", v.query, m.sync_frequency AS "syncFrequency",
+          p.organization_id::text AS "organizationId"
+        FROM endpoint_materializations m
+        JOIN endpoint_versions v ON v.id = m.version_id AND v.is_materialized
+        JOIN projects p ON p.id = m.project_id
+        WHERE m.version_id = ${versionId}::uuid`);
+      if (!target) return { outcome: "gone", versionId };
+      const startedAt = deps.now();
+      const nextRunAt = new Date(startedAt.getTime() + intervalMs(target.syncFrequency));
+      await db.endpointMaterialization.updateMany({
+        where: { projectId: target.projectId, versionId },
+        data: { status: "Running", runCount: { increment: 1 }, updatedAt: startedAt },
+      });
+      try {
+        const project = await db.project.findUniqueOrThrow({ where: { id: target.projectId } });
+        const ctx = systemContext({ ...target, project });
+        const response = await queries.run(ctx, target.projectId, target.query, {
+          limit: MAX_SELECT_RETURNED_ROWS,
+          timeoutMs: deps.config.limits.queryTimeoutMs,
+        });
+        const rows = response["results"] as unknown[][];
+        if (response["hasMore"] === true || rows.length >= MAX_SELECT_RETURNED_ROWS) {
+          throw new Error(
+            `The result has ${MAX_SELECT_RETURNED_ROWS} rows or more, the most the query engine answers; ` +
+              "a materialized result is never stored truncated.",
+          );
+        }
+        const stored = await db.$transaction((tx) =>
+          storeResult(
+            tx as MaterializationDb,
+            target.projectId,
+            versionId,
+            { columns: response["columns"], types: response["types"], rows },
+            startedAt,
+          ),
+        );
+        if (!stored) return { outcome: "gone", versionId };
+        await schedule(versionId, nextRunAt);
+        return { outcome: "completed", versionId, rows: rows.length, nextRunAt: nextRunAt.toISOString() };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const { count } = await db.endpointMaterialization.updateMany({
+          where: { projectId: target.projectId, versionId },
+          data: { status: "Failed", latestError: message, updatedAt: deps.now() },
+        });
+        if (count === 0) return { outcome: "gone", versionId };
+        await schedule(versionId, nextRunAt);
+        return { outcome: "failed", versionId, error: message, nextRunAt: nextRunAt.toISOString() };
+      }
+    },
+
+    /**
+     * The stored result of `version` when `run` may answer it, else null (query-and-experiments.md 1e):
+     * the version is materialized, its last refresh `Completed`, and `now < last_run_at + sync interval`.
+     * The caller decides the rest (PostHog: no variables or overrides given, `refresh` is not `direct`).
+     * `columns`/`types`/`results` are as the HogQLQueryResponse of the refresh; `materializedAt` its start.
+     */
+    async freshMaterializedResult(
+      ctx: Pick<ServiceContext, "db">,
+      version: MaterializedVersion,
+      now: Date,
+    ): Promise<MaterializedResult | null> {
+      const state = version.materialization;
+      if (!version.isMaterialized || !state || state.status !== "Completed" || !state.lastRunAt) return null;
+      if (now.getTime() >= state.lastRunAt.getTime() + intervalMs(state.syncFrequency)) return null;
+      const stored = await ctx.db.endpointMaterialization.findFirst({
+        where: { projectId: version.projectId, versionId: version.id, status: "Completed" },
+        select: { columns: true, types: true, lastRunAt: true },
+      });
+      if (!stored?.lastRunAt) return null;
+      return {
+        columns: (stored.columns ?? []) as string[],
+        types: (stored.types ?? []) as unknown[],
+        results: await readRows(ctx.db, version.projectId, version.id),
+        materializedAt: stored.lastRunAt,
+      };
+    },
+
+    /** The frequency a newly enabled materialization uses when none is given (PostHog's default). */
+    defaultFrequency: DEFAULT_SYNC_FREQUENCY as SyncFrequency,
+  };
+}
+
+/** The materialization service's operations. */
+export type MaterializationService = ReturnType<typeof createMaterializationService>;
+
+declare module "../../core/services.js" {
+  interface Services {
+    /** See `createMaterializationService`. */
+    endpointMaterialization: MaterializationService;
+  }
+}
