@@ -69,10 +69,11 @@ export function createServices(
   const groups = createGroupService(deps);
   const persons = createPersonService(deps);
   const flagEvaluation = createFlagEvaluationService(deps, flagDefinitions);
+  const queries = createQueryService(deps, [hogqlQueryKind, trendsQueryKind]);
   return {
     activityLog: createActivityLogService(),
     cohorts,
-    endpoints: createEndpointService(deps),
+    endpoints: createEndpointService(deps, { queries }),
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
     featureFlags: createFeatureFlagService(deps, { cohorts, persons, groups, evaluation: flagEvaluation }),
@@ -83,7 +84,7 @@ export function createServices(
     persons,
     projects: createProjectService(),
     propertyDefinitions: createPropertyDefinitionService(deps),
-    queries: createQueryService(deps, [hogqlQueryKind, trendsQueryKind]),
+    queries,
     users: createUserService(),
   };
 }

@@ -8,8 +8,9 @@
  * sorted keys); `description` and `cache_age_seconds` apply to every version; `is_active` of one
  * version changes only through `setVersionActive`.
  *
+ * Running an endpoint is ./run/endpoint-run.ts (PostHog's run rules, result cache, execution log).
  * Not built yet, answered 501 with the reason: materialization (`is_materialized: true` or a
- * `sync_frequency`, after every validation) and running an endpoint (the query engine).
+ * `sync_frequency`, after every validation).
  * Source: `products/endpoints/backend/api.py` EndpointViewSet (late 2025), `models.py`; §4.1–4.9.
  */
 import { changesBetween, recordActivity } from "../core/activity-log.js";
@@ -21,6 +22,7 @@ import type { ServiceDeps } from "../core/services.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { type HogQLNode, parseHogQLSelect } from "../queries/hogql/parser.js";
+import type { QueryService } from "../queries/query.service.js";
 import {
   type Db,
   type EndpointRecord,
@@ -45,6 +47,7 @@ import {
 import { canMaterialize, type MaterializationCheck } from "./rules/materialization.js";
 import { INVALID_NAME_MESSAGE, isEndpointName } from "./rules/name.js";
 import { ENDPOINT_QUERY_KINDS, isEndpointQueryKind, queryChanged } from "./rules/query.js";
+import { createEndpointRunner, type EndpointRunResult, type RunInput } from "./run/endpoint-run.js";
 
 /** How far back `last_execution_times` looks (the spec's Limits: 6 months). */
 const LOOK_BACK_MONTHS = 6;
@@ -173,8 +176,8 @@ function parseRequest(ctx: ServiceContext, body: unknown): EndpointRequest {
   return data;
 }
 
-/** Creates the endpoint service. */
-export function createEndpointService(deps: ServiceDeps) {
+/** Creates the endpoint service; `collaborators.queries` runs the endpoints' queries. */
+export function createEndpointService(deps: ServiceDeps, collaborators: { queries: QueryService }) {
   /** The project's endpoint named or identified by `ref`. @throws NotFoundError. */
   async function read(db: Db, projectId: number, ref: EndpointKey): Promise<EndpointRecord> {
     const endpoint =
@@ -198,7 +201,29 @@ export function createEndpointService(deps: ServiceDeps) {
     return version;
   }
 
+  const runner = createEndpointRunner(deps, collaborators.queries, read);
+
   return {
+    /**
+     * Runs endpoint `name` (`GET`/`POST :name/run/`, GraphQL `Endpoint.run`): PostHog's run rules,
+     * result cache and execution log (./run/endpoint-run.ts). Scope `endpoint:read`.
+     * @throws as `EndpointRunner.run`: NotFoundError, PermissionDeniedError, the version errors,
+     *   ValidationError, TooManyRequestsError.
+     */
+    run(
+      ctx: ServiceContext,
+      projectId: number,
+      name: EndpointKey,
+      input: RunInput,
+    ): Promise<EndpointRunResult> {
+      return runner.run(ctx, projectId, name, input);
+    },
+
+    /** Resolves when the execution-log writes of runs so far have finished (shutdown, tests). */
+    runsSettled(): Promise<void> {
+      return runner.settled();
+    },
+
     /**
      * One page of the project's endpoints, newest first, with the total; `query` holds the list
      * filters `is_active` and `created_by` (a user id). Scope `endpoint:read`.
