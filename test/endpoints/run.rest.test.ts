@@ -11,7 +11,7 @@ import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { capture, sendFixture } from "../queries/trends/fixture.js";
 import { itWhere } from "../support/it-where.js";
-import { describeEachBackend, startTestServer, type TestServer } from "../support/server.js";
+import { describeEachBackend, startTestServer } from "../support/server.js";
 
 const FAMILIES = ["environments", "projects"] as const;
 
