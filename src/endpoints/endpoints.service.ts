@@ -219,11 +219,6 @@ export function createEndpointService(deps: ServiceDeps, collaborators: { querie
       return runner.run(ctx, projectId, name, input);
     },
 
-    /** Resolves when the execution-log writes of runs so far have finished (shutdown, tests). */
-    runsSettled(): Promise<void> {
-      return runner.settled();
-    },
-
     /**
      * One page of the project's endpoints, newest first, with the total; `query` holds the list
      * filters `is_active` and `created_by` (a user id). Scope `endpoint:read`.

@@ -20,9 +20,10 @@
  * `endpoint_executions` (name, version, when, duration, rows, error); a successful run also sets
  * `Endpoint.last_executed_at` when it is unset or older than 30 minutes (`LAST_EXECUTED_THROTTLE`).
  * Every caller authenticates with a personal API key here, so every run counts as one (PostHog
- * counts only those). The writes happen after the answer is decided, off its critical path: a
- * failed write is reported as a process warning and never fails the run. `settled()` waits for the
- * writes in flight (shutdown, tests).
+ * counts only those). The writes happen once the answer is decided and before it is sent (two small
+ * statements): a failed write is reported as a process warning and never fails the run, and a
+ * caller's next request sees its run (a write after the response would let `last_execution_times`
+ * miss a run just answered, and would write after the request ended).
  */
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
@@ -122,7 +123,6 @@ function shape(
 /** Creates the run operation over the query service, with its own result cache and execution log. */
 export function createEndpointRunner<K>(deps: ServiceDeps, queries: QueryService, lookup: EndpointLookup<K>) {
   const cache = new ResultCache(deps.config.endpointCache);
-  const pending = new Set<Promise<void>>();
 
   /** Writes one execution row (and, on success, the throttled `last_executed_at`). */
   async function record(
@@ -160,16 +160,20 @@ export function createEndpointRunner<K>(deps: ServiceDeps, queries: QueryService
     }
   }
 
-  /** Starts `record` without waiting for it; its failure is a warning, never the run's. */
-  function recordLater(db: PrismaClient, row: Parameters<typeof record>[1]): void {
-    const write = record(db, row).catch((error: unknown) => {
+  /**
+   * `record`, whose failure is reported as a process warning and never fails the run. Awaited before
+   * the answer (two small statements), so a caller's next request sees its run (read-your-writes:
+   * `last_execution_times` right after a run), and nothing is written after a response is sent.
+   */
+  async function recordSafely(db: PrismaClient, row: Parameters<typeof record>[1]): Promise<void> {
+    try {
+      await record(db, row);
+    } catch (error) {
       process.emitWarning(
         `Endpoint execution log write failed for '${row.endpoint.name}': ${error instanceof Error ? error.message : String(error)}`,
         { code: "SIGNALBOX_ENDPOINT_EXECUTION_LOG" },
       );
-    });
-    pending.add(write);
-    void write.finally(() => pending.delete(write));
+    }
   }
 
   /** Steps 2–5 for an active endpoint. */
@@ -261,7 +265,7 @@ export function createEndpointRunner<K>(deps: ServiceDeps, queries: QueryService
       const started = performance.now();
       const resolved: { version: EndpointVersionRecord | null } = { version: null };
       const log = (rows: number | null, error: string | null) =>
-        recordLater(ctx.db, {
+        recordSafely(ctx.db, {
           id: executionId,
           endpoint,
           version: resolved.version?.version ?? null,
@@ -273,17 +277,12 @@ export function createEndpointRunner<K>(deps: ServiceDeps, queries: QueryService
       try {
         const result = await execute(ctx, project, endpoint, input, executionId, resolved);
         const results = result.body["results"];
-        log(Array.isArray(results) ? results.length : null, null);
+        await log(Array.isArray(results) ? results.length : null, null);
         return result;
       } catch (error) {
-        log(null, error instanceof DomainError ? error.detail : "An internal error occurred.");
+        await log(null, error instanceof DomainError ? error.detail : "An internal error occurred.");
         throw error;
       }
-    },
-
-    /** Resolves when the execution-log writes started so far have finished (each succeeded or warned). */
-    async settled(): Promise<void> {
-      await Promise.all([...pending]);
     },
   };
 }
