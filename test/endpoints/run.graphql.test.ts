@@ -106,7 +106,7 @@ describeEachBackend("endpoint run over GraphQL", (server) => {
     ]);
   });
 
-  it("answers REST's messages as typed errors, and logs the runs", async () => {
+  it("answers REST's messages as typed errors, and logs no refused request", async () => {
     const s = server();
     const unknown = await run("by_event", { variables: { nope: 1 } });
     expect(unknown.data.project?.endpoint?.run).toEqual({

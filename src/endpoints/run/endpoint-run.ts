@@ -16,7 +16,8 @@
  * Engine errors answer 400 `Query execution failed: <the engine's message>` (which keeps naming an
  * unsupported construct).
  *
- * Execution log: every run of a found, active endpoint, success or error, becomes a row of
+ * Execution log: every run of a found, active endpoint that passed validation, success or error
+ * (engine failure, 429), becomes a row of
  * `endpoint_executions` (name, version, when, duration, rows, error); a successful run also sets
  * `Endpoint.last_executed_at` when it is unset or older than 30 minutes (`LAST_EXECUTED_THROTTLE`).
  * Every caller authenticates with a personal API key here, so every run counts as one (PostHog
@@ -183,7 +184,7 @@ export function createEndpointRunner<K>(deps: ServiceDeps, queries: QueryService
     endpoint: EndpointRecord,
     input: RunInput,
     executionId: string,
-    resolved: { version: EndpointVersionRecord | null },
+    resolved: { version: EndpointVersionRecord | null; executing: boolean },
   ): Promise<EndpointRunResult> {
     const data = parseInput(endpointRunRequestSchema, input.body ?? {}, ctx.limits);
     forbidExtraFields(endpointRunRequestSchema, input.body ?? {});
@@ -222,6 +223,7 @@ export function createEndpointRunner<K>(deps: ServiceDeps, queries: QueryService
       limit: data.limit ?? null,
       offset: data.offset ?? null,
     };
+    resolved.executing = true;
     const now = deps.now();
     const hit =
       mode === "blocking"
@@ -263,7 +265,10 @@ export function createEndpointRunner<K>(deps: ServiceDeps, queries: QueryService
       const executionId = randomUUID();
       const executedAt = deps.now();
       const started = performance.now();
-      const resolved: { version: EndpointVersionRecord | null } = { version: null };
+      const resolved: { version: EndpointVersionRecord | null; executing: boolean } = {
+        version: null,
+        executing: false,
+      };
       const log = (rows: number | null, error: string | null) =>
         recordSafely(ctx.db, {
           id: executionId,
@@ -280,7 +285,11 @@ export function createEndpointRunner<K>(deps: ServiceDeps, queries: QueryService
         await log(Array.isArray(results) ? results.length : null, null);
         return result;
       } catch (error) {
-        await log(null, error instanceof DomainError ? error.detail : "An internal error occurred.");
+        // A request refused before it ran (bad body, version, overrides, variables) is not a run: it
+        // writes nothing, as every refused request. Failures of the run itself (the engine, 429) are logged.
+        if (resolved.executing) {
+          await log(null, error instanceof DomainError ? error.detail : "An internal error occurred.");
+        }
         throw error;
       }
     },
