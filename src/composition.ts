@@ -81,7 +81,7 @@ export function createServices(
     activityLog: createActivityLogService(),
     cohorts,
     dashboards,
-    endpoints: createEndpointService(deps, { materialization: endpointMaterialization }),
+    endpoints: createEndpointService(deps, { materialization: endpointMaterialization, queries }),
     endpointMaterialization,
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),

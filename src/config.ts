@@ -72,6 +72,12 @@ const envSchema = z.object({
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   QUERY_MAX_CONCURRENT_PER_PROJECT: z.coerce.number().int().positive().default(4),
   ENDPOINT_MATERIALIZATION_INTERVAL_SCALE: z.coerce.number().positive().max(1).default(1),
+  ENDPOINT_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).default(1000),
+  ENDPOINT_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(64 * 1024 * 1024),
 });
 
 /** Rows per page when a list request gives no size (DRF `PAGE_SIZE` in posthog/settings/web.py). */
@@ -153,6 +159,16 @@ export interface Config {
    * several scheduled refreshes of a `5min` endpoint in seconds. Leave it at 1 in production.
    */
   materializationIntervalScale: number;
+  /**
+   * The in-process cache of endpoint run results (src/endpoints/run/result-cache.ts): results are
+   * recomputable, so a restart only loses it. 0 entries or 0 bytes turns it off.
+   */
+  endpointCache: {
+    /** Most results kept (`ENDPOINT_CACHE_MAX_ENTRIES`, default 1000); least recently used go first. */
+    maxEntries: number;
+    /** Most bytes of result JSON kept (`ENDPOINT_CACHE_MAX_BYTES`, default 64 MiB). */
+    maxBytes: number;
+  };
   /** The job queue that runs scheduled and queued work (src/core/jobs/). */
   jobs: {
     /** Jobs one process runs at once on PostgreSQL (`JOB_CONCURRENCY`, default 2); the embedded runner runs one at a time. */
@@ -193,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     flagCallRollupIntervalMs: e.FLAG_CALL_ROLLUP_INTERVAL_MS,
     skipCatalogueUpdates: e.SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP,
     materializationIntervalScale: e.ENDPOINT_MATERIALIZATION_INTERVAL_SCALE,
+    endpointCache: { maxEntries: e.ENDPOINT_CACHE_MAX_ENTRIES, maxBytes: e.ENDPOINT_CACHE_MAX_BYTES },
     jobs: { concurrency: e.JOB_CONCURRENCY, pollIntervalMs: e.JOB_POLL_INTERVAL_MS },
     limits: {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,

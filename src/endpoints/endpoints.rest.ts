@@ -3,13 +3,11 @@
  * §4; `products/endpoints/backend/api.py` EndpointViewSet): every operation on both path families,
  * `/api/environments/:project_id/endpoints/` and `/api/projects/:project_id/endpoints/` (decision 3),
  * each with and without its trailing slash. Request parsing and PostHog's shapes only; behaviour
- * lives in endpoints.service.ts. `run` (GET and POST) is declared and answers 501 until the query
- * engine is wired in.
+ * lives in endpoints.service.ts. `run` (GET and POST) runs the endpoint (./run/endpoint-run.ts).
  */
 import { z } from "zod";
 import { NotFoundError } from "../core/errors.js";
 import { errorBodySchema } from "../rest/error-body.js";
-import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
 import type { EndpointRecord, EndpointVersionRecord } from "./endpoints.queries.js";
@@ -32,6 +30,8 @@ import {
   parseVersionParam,
 } from "./endpoints.schemas.js";
 import { type EndpointService, VersionNotFoundError } from "./endpoints.service.js";
+import { endpointRunRequestSchema } from "./run/run.schemas.js";
+import { runErrorBody } from "./run/run-errors.js";
 
 /** The two path families (decision 3): every operation is declared under both. */
 const BASES = ["/api/environments/:project_id/endpoints/", "/api/projects/:project_id/endpoints/"] as const;
@@ -69,14 +69,36 @@ function versionNumber(params: Record<string, string>): number {
   return Number(raw);
 }
 
-/** The endpoint run operations, not built until the query engine is wired in (issue 10 part 2). */
-const NOT_BUILT: readonly NotBuiltOperation[] = (["GET", "POST"] as const).map((method) => ({
-  method,
-  path: ":name/run/",
-  scopes: ["endpoint:read"],
-  reason:
-    "running an endpoint needs the query engine (HogQL and Trends over events), which is not wired in yet",
-}));
+/** The run body's schema for OpenAPI (the service parses it: unknown fields refused). */
+const runBody = endpointRunRequestSchema;
+
+/** `?version=N` of run. */
+const runQuery = z.object({
+  version: z.string().optional().describe("The version to run (an integer); the body's `version` wins."),
+});
+
+/** A run's answer: the engine's response for the query kind, shaped by the run (posthog-behavior.md §4.7). */
+const runResponseSchema = z
+  .looseObject({
+    results: z.unknown(),
+    hasMore: z.boolean(),
+    is_cached: z.boolean(),
+    last_refresh: z.string(),
+    name: z.string(),
+    execution_id: z.string(),
+    endpoint_version: z.int(),
+    endpoint_version_created_at: z.iso.datetime(),
+  })
+  .meta({ id: "EndpointRunResponse" })
+  .describe(
+    "The query's response (HogQL: results, columns, types, hasMore, limit, offset; Trends: one result per " +
+      "series), `results` first, debug fields only with `debug: true`, plus the endpoint's name and version.",
+  );
+
+/** PostHog's own bodies of the run's version errors. */
+const runErrorSchema = z
+  .object({ error: z.string(), current_version: z.int().optional() })
+  .meta({ id: "EndpointRunVersionError" });
 
 /** The endpoint routes of one path family. */
 function familyRoutes(base: string, endpoints: EndpointService, maxPageSize: number): RestRoute[] {
@@ -263,7 +285,37 @@ function familyRoutes(base: string, endpoints: EndpointService, maxPageSize: num
         };
       },
     },
-    ...notBuiltRoutes(base, NOT_BUILT),
+    ...(["GET", "POST"] as const).map(
+      (method): RestRoute => ({
+        method,
+        path: `${base}:name/run/`,
+        summary:
+          method === "GET"
+            ? "Run the endpoint's current version (or `?version=N`) with the default options; cached per PostHog's rules."
+            : "Run the endpoint with options: variables, refresh (blocking, force_blocking), version, limit/offset " +
+              "(HogQL), debug. Overrides are refused; results are cached per the version's cache_age_seconds.",
+        scopes: ["endpoint:read"],
+        request: {
+          params: nameParams,
+          query: runQuery,
+          ...(method === "POST" ? { body: runBody } : {}),
+        },
+        responses: {
+          200: runResponseSchema,
+          400: z.union([runErrorSchema, errorBodySchema]),
+          404: z.union([runErrorSchema, errorBodySchema]),
+          429: errorBodySchema,
+        },
+        errorBody: runErrorBody,
+        handler: async ({ params, query, body, ctx }) => {
+          const result = await endpoints.run(ctx, project(params), name(params), {
+            body: method === "POST" ? body : {},
+            versionParam: query.get("version"),
+          });
+          return { body: result.body };
+        },
+      }),
+    ),
   ];
 }
 

@@ -13,6 +13,8 @@
  * the new version with its frequency; deactivating or deleting disables it. The state is written in
  * the write's transaction (materialization/materialization.store.ts); the refresh jobs are scheduled
  * after the commit (materialization/materialization.service.ts).
+ *
+ * Running an endpoint is ./run/endpoint-run.ts (PostHog's run rules, result cache, execution log).
  * Source: `products/endpoints/backend/api.py` EndpointViewSet (late 2025), `models.py`; §4.1–4.9.
  */
 import { changesBetween, recordActivity } from "../core/activity-log.js";
@@ -24,6 +26,7 @@ import type { ServiceDeps } from "../core/services.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { type HogQLNode, parseHogQLSelect } from "../queries/hogql/parser.js";
+import type { QueryService } from "../queries/query.service.js";
 import {
   type Db,
   type EndpointRecord,
@@ -59,6 +62,7 @@ import {
 } from "./rules/materialization.js";
 import { INVALID_NAME_MESSAGE, isEndpointName } from "./rules/name.js";
 import { ENDPOINT_QUERY_KINDS, isEndpointQueryKind, queryChanged } from "./rules/query.js";
+import { createEndpointRunner, type EndpointRunResult, type RunInput } from "./run/endpoint-run.js";
 
 /**
  * An endpoint version's materialization as both doors show it (§4.6): `materialized` holds PostHog's
@@ -219,10 +223,13 @@ function parseRequest(ctx: ServiceContext, body: unknown): EndpointRequest {
   return data;
 }
 
-/** Creates the endpoint service; `materialization` schedules the refreshes of materialized versions. */
+/**
+ * Creates the endpoint service; `materialization` schedules the refreshes of materialized versions,
+ * `queries` runs the endpoints' queries.
+ */
 export function createEndpointService(
   deps: ServiceDeps,
-  collaborators: { materialization: MaterializationService },
+  collaborators: { materialization: MaterializationService; queries: QueryService },
 ) {
   const { materialization: scheduler } = collaborators;
   /** The project's endpoint named or identified by `ref`. @throws NotFoundError. */
@@ -269,7 +276,24 @@ export function createEndpointService(
     return { ...canMaterializeHere(version.query, await storedAst(version.query)), materialized: null };
   }
 
+  const runner = createEndpointRunner(deps, collaborators, read);
+
   return {
+    /**
+     * Runs endpoint `name` (`GET`/`POST :name/run/`, GraphQL `Endpoint.run`): PostHog's run rules,
+     * result cache and execution log (./run/endpoint-run.ts). Scope `endpoint:read`.
+     * @throws as `EndpointRunner.run`: NotFoundError, PermissionDeniedError, the version errors,
+     *   ValidationError, TooManyRequestsError.
+     */
+    run(
+      ctx: ServiceContext,
+      projectId: number,
+      name: EndpointKey,
+      input: RunInput,
+    ): Promise<EndpointRunResult> {
+      return runner.run(ctx, projectId, name, input);
+    },
+
     /**
      * One page of the project's endpoints, newest first, with the total; `query` holds the list
      * filters `is_active` and `created_by` (a user id). Scope `endpoint:read`.

@@ -15,6 +15,7 @@ import {
   NotFoundError,
   NotImplementedError,
   PermissionDeniedError,
+  TooManyRequestsError,
   ValidationError,
 } from "../core/errors.js";
 import { builder } from "./builder.js";
@@ -136,5 +137,13 @@ builder.objectType(NotImplementedError, {
   name: "NotImplementedError",
   description:
     "A documented PostHog feature this service does not provide yet; the message says which (HTTP 501).",
+  interfaces: [ErrorInterface],
+});
+
+builder.objectType(TooManyRequestsError, {
+  name: "TooManyRequestsError",
+  description:
+    "Too many requests at once, e.g. more query runs in flight for the project than configured (HTTP 429 through " +
+    "REST). Retry later.",
   interfaces: [ErrorInterface],
 });

@@ -10,7 +10,7 @@
  * `Too many concurrent requests. Please try again later.` (posthog-behavior.md §4.7).
  */
 import { authorizeProject } from "../core/auth/access.js";
-import type { ServiceContext } from "../core/context.js";
+import type { ProjectAccess, ServiceContext } from "../core/context.js";
 import { TooManyRequestsError, ValidationError } from "../core/errors.js";
 import type { ServiceDeps } from "../core/services.js";
 import type { QueryKind, QueryResponse } from "./query-kinds.js";
@@ -39,6 +39,44 @@ export function createQueryService(deps: ServiceDeps, kinds: readonly QueryKind[
   const registry = new Map(kinds.map((kind) => [kind.kind, kind]));
   const inFlight = new Map<number, number>();
 
+  /** Runs `query` for an authorised `project` (see `run`). */
+  async function runFor(
+    ctx: ServiceContext,
+    project: ProjectAccess,
+    query: unknown,
+    options: RunQueryOptions,
+  ): Promise<QueryResponse> {
+    const kindName =
+      query !== null && typeof query === "object" ? (query as Record<string, unknown>)["kind"] : undefined;
+    const kind = typeof kindName === "string" ? registry.get(kindName) : undefined;
+    if (!kind) {
+      throw new ValidationError(
+        `Unsupported query kind: ${String(kindName)}. Supported: ${[...registry.keys()].join(", ")}.`,
+        { attr: "kind" },
+      );
+    }
+    const running = inFlight.get(project.id) ?? 0;
+    if (running >= ctx.limits.queryMaxConcurrentPerProject) throw new TooManyRequestsError();
+    inFlight.set(project.id, running + 1);
+    const timeoutMs = options.timeoutMs ?? ctx.limits.queryTimeoutMs;
+    try {
+      return await kind.run(
+        {
+          ctx,
+          now: deps.now,
+          execute: (sql, timezone) => runReadOnly(ctx.db, sql, { timeoutMs, timezone }),
+        },
+        project,
+        query,
+        { limit: options.limit, offset: options.offset, timeoutMs },
+      );
+    } finally {
+      const left = (inFlight.get(project.id) ?? 1) - 1;
+      if (left <= 0) inFlight.delete(project.id);
+      else inFlight.set(project.id, left);
+    }
+  }
+
   return {
     /** The kinds this service runs. */
     kinds(): string[] {
@@ -62,35 +100,23 @@ export function createQueryService(deps: ServiceDeps, kinds: readonly QueryKind[
     ): Promise<QueryResponse> {
       const project = await authorizeProject(ctx, projectId, "query:read");
       if (readQuery) query = readQuery();
-      const kindName =
-        query !== null && typeof query === "object" ? (query as Record<string, unknown>)["kind"] : undefined;
-      const kind = typeof kindName === "string" ? registry.get(kindName) : undefined;
-      if (!kind) {
-        throw new ValidationError(
-          `Unsupported query kind: ${String(kindName)}. Supported: ${[...registry.keys()].join(", ")}.`,
-          { attr: "kind" },
-        );
-      }
-      const running = inFlight.get(project.id) ?? 0;
-      if (running >= ctx.limits.queryMaxConcurrentPerProject) throw new TooManyRequestsError();
-      inFlight.set(project.id, running + 1);
-      const timeoutMs = options.timeoutMs ?? ctx.limits.queryTimeoutMs;
-      try {
-        return await kind.run(
-          {
-            ctx,
-            now: deps.now,
-            execute: (sql, timezone) => runReadOnly(ctx.db, sql, { timeoutMs, timezone }),
-          },
-          project,
-          query,
-          { limit: options.limit, offset: options.offset, timeoutMs },
-        );
-      } finally {
-        const left = (inFlight.get(project.id) ?? 1) - 1;
-        if (left <= 0) inFlight.delete(project.id);
-        else inFlight.set(project.id, left);
-      }
+      return runFor(ctx, project, query, options);
+    },
+
+    /**
+     * Runs `query` for `project`, which the caller has already authorised with its own scope (the
+     * endpoints' `run` needs `endpoint:read`, not `query:read`: PostHog's `scope_object_read_actions`).
+     * No scope is checked here: callers must pass a project `authorizeProject` returned. Same answer,
+     * errors and per-project cap as `run`.
+     * @throws ValidationError, TooManyRequestsError as `run`.
+     */
+    runAuthorized(
+      ctx: ServiceContext,
+      project: ProjectAccess,
+      query: unknown,
+      options: RunQueryOptions = {},
+    ): Promise<QueryResponse> {
+      return runFor(ctx, project, query, options);
     },
   };
 }

@@ -4,8 +4,8 @@
  * PostHog's validations and messages, list pages and filters, retrieve (`?version=N`), PATCH/PUT with
  * versioning only when the query changes, `?version=N` updates, DELETE, versions, materialization
  * status, last_execution_times from the execution log; missing scopes, other projects' names,
- * activity entries, and the 501 answers of what is not built (run). Materialization's own tests are
- * in materialization.rest.test.ts.
+ * activity entries. Materialization's own tests are in materialization.rest.test.ts; running
+ * endpoints: run.rest.test.ts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { describeEachBackend, statementsOf, type TestServer } from "../support/server.js";
@@ -478,23 +478,6 @@ describeEachBackend("saved-query endpoints over REST", (server) => {
         expect(invalid.body.detail).toBe("Invalid endpoint name: not ok");
         expect((await times("x")).status).toBe(400);
         expect((await s.request("POST", `${base()}/last_execution_times/`, { body: {} })).status).toBe(400);
-      });
-
-      it("declares run (GET and POST) and answers 501 after the scope check", async () => {
-        const s = server();
-        const body = await created({ name: fresh(), query: hogql("SELECT 1") });
-        for (const method of ["GET", "POST"]) {
-          const answer = await s.request(
-            method,
-            `${base()}/${body.name}/run/`,
-            method === "POST" ? { body: {} } : {},
-          );
-          expect(answer.status, answer.text).toBe(501);
-          expect(answer.body).toMatchObject({ code: "not_implemented" });
-          const key = await s.createKey(["feature_flag:read"]);
-          const refused = await s.request(method, `${base()}/${body.name}/run`, { key });
-          expect(refused.status).toBe(403);
-        }
       });
     });
   }

@@ -247,6 +247,45 @@ describeEachBackend("endpoint materialization over REST", (server) => {
       ).toBeNull();
     });
 
+    it("answers run from the fresh stored result, and `direct` or a limit computes past it", async () => {
+      const s = server();
+      const name = fresh();
+      await create({ name, query: hogql("SELECT count() AS n FROM events"), sync_frequency: "1hour" });
+      const id = await versionId(name);
+      await waitFor(
+        () => s.db.endpointMaterialization.findUnique({ where: { versionId: id } }),
+        (row) => row?.status === "Completed",
+      );
+      // An event after the refresh: the stored result does not count it, a computed one does.
+      await s.db.event.create({
+        data: {
+          projectId: s.projectId,
+          uuid: crypto.randomUUID(),
+          event: "after refresh",
+          distinctId: "late",
+          timestamp: new Date(),
+        },
+      });
+      const run = (body: Record<string, unknown>) =>
+        s.request("POST", `${base(s)}/${name}/run/`, { body }).then((answer) => {
+          expect(answer.status, answer.text).toBe(200);
+          return answer.body;
+        });
+      const stored = await run({});
+      const computed = await run({ refresh: "direct" });
+      expect(stored).toMatchObject({ endpoint_materialized: true, columns: ["n"], hasMore: false });
+      expect(stored.endpoint_materialized_at).toBe(stored.last_refresh);
+      expect(computed.endpoint_materialized).toBeUndefined();
+      expect(computed.results[0][0]).toBe(stored.results[0][0] + 1);
+      expect((await run({ limit: 10 })).endpoint_materialized).toBeUndefined();
+      // `direct` is for materialized endpoints only.
+      const plain = fresh();
+      await create({ name: plain, query: hogql("SELECT 1 AS n"), is_materialized: false });
+      const refused = await s.request("POST", `${base(s)}/${plain}/run/`, { body: { refresh: "direct" } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.detail).toMatch(/^'direct' refresh mode is only valid for materialized endpoints/);
+    });
+
     it("records a failed run's error and keeps the schedule", async () => {
       const s = server();
       const name = fresh();

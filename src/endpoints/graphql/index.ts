@@ -7,3 +7,4 @@
 import "./endpoint.type.js";
 import "./project-fields.js";
 import "./mutations.js";
+import "./run.field.js";
