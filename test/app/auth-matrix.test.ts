@@ -368,6 +368,7 @@ describeEachBackend("REST auth matrix", (server) => {
               schema_property_groups: t.otherSchemaPropertyGroup,
               event_schemas: t.otherEventSchema,
               property_definitions: t.otherPropertyDefinition,
+              dashboards: t.otherDashboard,
             },
             name: t.otherEndpoint,
           };
@@ -394,36 +395,6 @@ describeEachBackend("REST auth matrix", (server) => {
           await refused(route, "object of another project", foreign, s.key, 404, notFound);
         },
       );
-      itWhere(kinds.has("id"))("answers an object of another project with 404", async () => {
-        const s = server();
-        const foreign = {
-          ...own,
-          ids: {
-            feature_flags: t.otherFlag,
-            cohorts: t.otherCohort,
-            persons: t.otherPerson.id,
-            event_definitions: t.otherEventDefinition,
-            schema_property_groups: t.otherSchemaPropertyGroup,
-            event_schemas: t.otherEventSchema,
-            property_definitions: t.otherPropertyDefinition,
-            dashboards: t.otherDashboard,
-          },
-        };
-        // A route that answers its own project's object with 405 (flag DELETE: PostHog's
-        // ForbidDestroyModel) or 501 (not built yet) never reads the object: any id gets that answer.
-        const reference = await call(route, await withFreshObject(s, route), s.key);
-        if (reference.status === 405 || reference.status === 501) {
-          await refused(route, "object of another project", foreign, s.key, reference.status, reference.body);
-          return;
-        }
-        const emptyBody = route.emptyBodyOn?.(new NotFoundError()) ?? false;
-        // A route with PostHog's own body for a missing object (a flag's status) answers that.
-        const ownBody = route.errorBody?.(new NotFoundError());
-        const notFound = emptyBody
-          ? undefined
-          : (ownBody ?? errorBody("invalid_request", "not_found", "Not found."));
-        await refused(route, "object of another project", foreign, s.key, 404, notFound);
-      });
     });
   }
 });

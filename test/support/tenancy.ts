@@ -192,14 +192,21 @@ export async function createEndpoint(s: TestServer, project: number, name: strin
   return (await createEndpointRecord(s, project, name)).name;
 }
 
-/** `createEndpoint`, answering the endpoint's name and UUID. */
+/**
+ * `createEndpoint`, answering the endpoint's name and UUID. Not materialized (a HogQL endpoint is by
+ * default): a refresh would write in the background while a test compares the database's rows.
+ */
 export async function createEndpointRecord(
   s: TestServer,
   project: number,
   name: string,
 ): Promise<{ name: string; id: string }> {
   const created = await s.request("POST", `/api/projects/${project}/endpoints/`, {
-    body: { name, query: { kind: "HogQLQuery", query: "SELECT count() FROM events" } },
+    body: {
+      name,
+      query: { kind: "HogQLQuery", query: "SELECT count() FROM events" },
+      is_materialized: false,
+    },
   });
   expect(created.status, created.text).toBe(201);
   return { name: created.body.name, id: created.body.id };

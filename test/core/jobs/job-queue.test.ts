@@ -59,7 +59,11 @@ interface JobRow {
   due: boolean;
 }
 
-/** The queue's rows (graphile-worker's jobs table on PostgreSQL, whose public view hides payloads; `job_queue` on PGlite). */
+/**
+ * The queue's rows in id order (graphile-worker's jobs table on PostgreSQL, whose public view hides
+ * payloads; `job_queue` on PGlite). Ordered by the numeric column, not the text `id` selected (as
+ * text, job 10 would come before job 9).
+ */
 function jobRows(database: Database, name: string): Promise<JobRow[]> {
   return database.migrationTarget.kind === "postgres"
     ? database.reader.rows<JobRow>(Prisma.sql`SELECT j.id::text AS id, t.identifier AS name, j.payload, j.key,
@@ -69,7 +73,7 @@ function jobRows(database: Database, name: string): Promise<JobRow[]> {
         WHERE t.identifier = ${name} ORDER BY j.id`)
     : database.reader.rows<JobRow>(Prisma.sql`SELECT id::text AS id, name, payload, job_key AS key, attempts,
         max_attempts, last_error, locked_at IS NOT NULL AS locked, run_at <= now() AS due
-        FROM job_queue WHERE name = ${name} ORDER BY id`);
+        FROM job_queue WHERE name = ${name} ORDER BY job_queue.id`);
 }
 
 /** Makes a job due now (instead of waiting for its back-off or `runAt`). */
