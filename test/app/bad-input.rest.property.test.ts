@@ -136,6 +136,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         schema_property_groups: t.schemaPropertyGroup,
         event_schemas: t.eventSchema,
         property_definitions: t.propertyDefinition,
+        dashboards: t.dashboard,
       },
       name: t.endpoint,
       version_number: 1,
