@@ -14,6 +14,7 @@ import { recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import { DomainError, NotFoundError, ValidationError } from "../core/errors.js";
+import { checkNestingDepth } from "../core/json-input.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { DashboardRecord, UserBasic } from "../core/records.js";
 
@@ -413,16 +414,21 @@ export function createDashboardService(deps: ServiceDeps) {
     /**
      * `POST feature_flags/:id/dashboard` (§2.10): creates (another) usage dashboard for the flag,
      * links it as the flag's `usage_dashboard`, and adds the enriched insights when the flag has
-     * enriched analytics. Scope `dashboard:write` (decision 2). Returns the new dashboard.
-     * @throws NotFoundError for no such flag; ValidationError `usage_dashboard` "Unable to generate
-     *   usage dashboard" when the write fails (PostHog's answer to any failure there).
+     * enriched analytics. Scope `dashboard:write` (decision 2). `body` (REST's, not read) is only
+     * checked for depth. Returns the new dashboard.
+     * @throws ValidationError `max_depth` for too deep a body; NotFoundError for no such flag;
+     *   ValidationError `usage_dashboard` "Unable to generate usage dashboard" when the write fails
+     *   (PostHog's answer to any failure there).
      */
     async createFlagUsageDashboard(
       ctx: ServiceContext,
       projectId: number,
       flagId: number,
+      body?: unknown,
     ): Promise<DashboardRecord> {
       const project = await authorizeProject(ctx, projectId, "dashboard:write");
+      // REST's body is not read, but too deep a one is refused, as for the flag's other actions.
+      checkNestingDepth(body, ctx.limits.maxJsonDepth);
       const flag = await readFlag(ctx, project.id, flagId);
       const enrich = await enrichedAnalyticsAvailable(ctx, project.id, flag);
       const userId = ctx.actor.user.id;
@@ -445,17 +451,21 @@ export function createDashboardService(deps: ServiceDeps) {
 
     /**
      * `POST feature_flags/:id/enrich_usage_dashboard` (§2.10): adds PostHog's two enriched insights
-     * to the flag's usage dashboard. Scope `dashboard:write` (decision 2).
-     * Returns the dashboard. @throws NotFoundError for no such flag; ValidationError `usage_dashboard` with PostHog's
-     *   message, in its order: no usage dashboard, already enriched, no enriched analytics (neither
+     * to the flag's usage dashboard. Scope `dashboard:write` (decision 2). `body` (REST's, not read)
+     * is only checked for depth. Returns the dashboard.
+     * @throws ValidationError `max_depth` for too deep a body; NotFoundError for no such flag;
+     *   ValidationError `usage_dashboard` with PostHog's message, in its order: no usage dashboard, already enriched, no enriched analytics (neither
      *   `has_enriched_analytics` nor any `$feature_view`/`$feature_interaction` event for the flag).
      */
     async enrichFlagUsageDashboard(
       ctx: ServiceContext,
       projectId: number,
       flagId: number,
+      body?: unknown,
     ): Promise<DashboardRecord> {
       const project = await authorizeProject(ctx, projectId, "dashboard:write");
+      // REST's body is not read, but too deep a one is refused, as for the flag's other actions.
+      checkNestingDepth(body, ctx.limits.maxJsonDepth);
       const flag = await readFlag(ctx, project.id, flagId);
       const dashboardId = flag.usageDashboardId;
       const dashboard =

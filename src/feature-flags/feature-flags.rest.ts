@@ -386,18 +386,19 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       method: "POST",
       path: `${BASE}:id/dashboard/`,
       summary:
-        "Create (another) usage dashboard for the flag and make it the flag's `usage_dashboard`; the body is not read.",
+        "Create (another) usage dashboard for the flag and make it the flag's `usage_dashboard`; the body is not read (too deep a one is refused).",
       scopes: ["dashboard:write"],
       responses: {
         200: usageDashboardAnswerSchema,
         400: z.union([usageDashboardAnswerSchema, errorBodySchema]),
       },
       errorBody: usageDashboardErrorBody,
-      handler: async ({ params, ctx }) => {
+      handler: async ({ params, body, ctx }) => {
         await services.dashboards.createFlagUsageDashboard(
           ctx,
           pathId(params, "project_id"),
           pathId(params, "id"),
+          body,
         );
         return { body: { success: true } };
       },
@@ -406,18 +407,19 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       method: "POST",
       path: `${BASE}:id/enrich_usage_dashboard/`,
       summary:
-        "Add PostHog's `$feature_view`/`$feature_interaction` insights to the flag's usage dashboard; the body is not read.",
+        "Add PostHog's `$feature_view`/`$feature_interaction` insights to the flag's usage dashboard; the body is not read (too deep a one is refused).",
       scopes: ["dashboard:write"],
       responses: {
         200: usageDashboardAnswerSchema,
         400: z.union([usageDashboardAnswerSchema, errorBodySchema]),
       },
       errorBody: usageDashboardErrorBody,
-      handler: async ({ params, ctx }) => {
+      handler: async ({ params, body, ctx }) => {
         await services.dashboards.enrichFlagUsageDashboard(
           ctx,
           pathId(params, "project_id"),
           pathId(params, "id"),
+          body,
         );
         return { body: { success: true } };
       },
