@@ -74,8 +74,8 @@ export function createServices(
   const groups = createGroupService(deps);
   const persons = createPersonService(deps);
   const flagEvaluation = createFlagEvaluationService(deps, flagDefinitions);
-  const dashboards = createDashboardService(deps);
   const queries = createQueryService(deps, [hogqlQueryKind, trendsQueryKind]);
+  const dashboards = createDashboardService({ queries });
   const endpointMaterialization = createMaterializationService(deps, queries);
   return {
     activityLog: createActivityLogService(),

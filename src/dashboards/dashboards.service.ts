@@ -12,7 +12,7 @@
 import { randomInt } from "node:crypto";
 import { recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
-import type { ServiceContext } from "../core/context.js";
+import type { ProjectAccess, ServiceContext } from "../core/context.js";
 import { DomainError, NotFoundError, ValidationError } from "../core/errors.js";
 import { checkNestingDepth } from "../core/json-input.js";
 import type { OffsetPage } from "../core/paging.js";
@@ -20,10 +20,10 @@ import type { DashboardRecord, UserBasic } from "../core/records.js";
 
 export type { DashboardRecord };
 
-import type { ServiceDeps } from "../core/services.js";
 import { ensureTags } from "../core/tags.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { runTrendsQuery, type TrendsQueryResponse } from "../queries/trends/run-trends.js";
+import type { QueryService } from "../queries/query.service.js";
+import type { TrendsQueryResponse } from "../queries/trends/run-trends.js";
 import { dashboardDateFilters, tileTrendsQuery } from "./rules/dashboard-filters.js";
 import {
   ENRICHED_EVENTS,
@@ -163,8 +163,11 @@ export interface UsageDashboardFlag {
   key: string;
 }
 
-/** Creates the dashboards service. */
-export function createDashboardService(deps: ServiceDeps) {
+/**
+ * Creates the dashboards service. Tiles' results come from `others.queries`, so they run with the
+ * query service's statement timeout and per-project cap, as every other query does.
+ */
+export function createDashboardService(others: { queries: QueryService }) {
   /**
    * Writes flag `flag`'s usage dashboard (§2.11: name, description, `creation_mode` "template",
    * filters `{"date_from": "-30d"}`, tag `feature flags`, the two usage insights) and its activity
@@ -296,7 +299,7 @@ export function createDashboardService(deps: ServiceDeps) {
   /** The insight of a tile with its result for the dashboard's filters. */
   async function computeTiles(
     ctx: ServiceContext,
-    project: { id: number; timezone: string },
+    project: ProjectAccess,
     dashboard: DashboardRecord,
   ): Promise<TileRecord[]> {
     const tiles = await ctx.db.dashboardTile.findMany({
@@ -326,14 +329,13 @@ export function createDashboardService(deps: ServiceDeps) {
       },
     });
     const filters = dashboardDateFilters(dashboard.filters);
-    const now = deps.now();
     const out: TileRecord[] = [];
     for (const tile of tiles) {
       const query = tileTrendsQuery(tile.insight.query, filters);
       const result =
         query === null
           ? null
-          : await runTrendsQuery({ reader: ctx.reader, db: ctx.db }, project, query, { now });
+          : ((await others.queries.runAuthorized(ctx, project, query)) as unknown as TrendsQueryResponse);
       out.push({ ...tile, insight: { ...tile.insight, result } });
     }
     return out;

@@ -8,7 +8,9 @@
 import { beforeAll, expect, it } from "vitest";
 import { type CaptureEvent, capture } from "../queries/trends/fixture.js";
 import { createFlag, flagsPath } from "../support/flags.js";
-import { describeEachBackend, type TestServer } from "../support/server.js";
+import { itWhere } from "../support/it-where.js";
+import { describeEachBackend, startTestServer, type TestServer } from "../support/server.js";
+import { lockTable, type TableLock } from "../support/table-lock.js";
 
 /** The services' clock: relative dates (`-30d`) count from here. */
 const NOW = new Date("2026-11-20T15:00:00Z");
@@ -50,7 +52,7 @@ const seriesOf = (tile: any, variant: string) =>
 
 describeEachBackend(
   "flag usage dashboards (REST)",
-  (server) => {
+  (server, backend) => {
     let flag: { id: number; key: string; usage_dashboard: number | null };
     let other: number;
 
@@ -304,6 +306,34 @@ describeEachBackend(
         200,
       );
     });
+
+    itWhere(backend === "postgres")(
+      "computes tiles under the query service's limits: 429 while the project's runs are at the cap",
+      async () => {
+        const s = await startTestServer("postgres", {
+          now: () => NOW,
+          env: { QUERY_MAX_CONCURRENT_PER_PROJECT: "1" },
+        });
+        let lock: TableLock | undefined;
+        try {
+          const created = await createFlag(s, { key: "capped" });
+          lock = await lockTable(s.databaseUrl!, "events");
+          const held = s.request("POST", `/api/projects/${s.projectId}/query/`, {
+            body: { query: { kind: "HogQLQuery", query: "SELECT count() FROM events" } },
+          });
+          await lock.waitForWaiter();
+          const refused = await s.request("GET", dashboardPath(s, created.usage_dashboard!));
+          expect(refused.status, refused.text).toBe(429);
+          expect(refused.body.code).toBe("throttled");
+          await lock.release();
+          expect((await held).status).toBe(200);
+          expect((await s.request("GET", dashboardPath(s, created.usage_dashboard!))).status).toBe(200);
+        } finally {
+          await lock?.release();
+          await s.close();
+        }
+      },
+    );
 
     it("answers 501 with the reason for dashboard writes", async () => {
       const s = server();

@@ -7,11 +7,11 @@
  * force_blocking and an advanced clock; the execution log and last_execution_times; missing scope;
  * 429 at the per-project cap with a run held in flight by a table lock (PostgreSQL).
  */
-import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { capture, sendFixture } from "../queries/trends/fixture.js";
 import { itWhere } from "../support/it-where.js";
 import { describeEachBackend, startTestServer } from "../support/server.js";
+import { lockTable, type TableLock } from "../support/table-lock.js";
 
 const FAMILIES = ["environments", "projects"] as const;
 
@@ -372,10 +372,9 @@ describeEachBackend(
           now,
           env: { QUERY_MAX_CONCURRENT_PER_PROJECT: "1" },
         });
-        const locker = new pg.Client({ connectionString: s.databaseUrl! });
-        await locker.connect();
+        const base = `/api/projects/${s.projectId}/endpoints`;
+        let lock: TableLock | undefined;
         try {
-          const base = `/api/projects/${s.projectId}/endpoints`;
           const created = await s.request("POST", `${base}/`, {
             // Not materialized: a background refresh would wait on the lock too and take the only slot.
             body: {
@@ -385,21 +384,10 @@ describeEachBackend(
             },
           });
           expect(created.status, created.text).toBe(201);
-          await locker.query("BEGIN");
-          await locker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
+          lock = await lockTable(s.databaseUrl!, "events");
           const held = s.request("POST", `${base}/held/run/`, { body: {} });
           // Wait until the held run's statement waits on the lock: it holds the project's only slot.
-          await expect
-            .poll(
-              async () => {
-                const { rows } = await locker.query(
-                  "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
-                );
-                return rows[0].n;
-              },
-              { timeout: 20_000, interval: 50 },
-            )
-            .toBeGreaterThan(0);
+          await lock.waitForWaiter();
           const refused = await s.request("POST", `${base}/held/run/`, { body: {} });
           expect({ status: refused.status, body: refused.body }).toEqual({
             status: 429,
@@ -410,7 +398,7 @@ describeEachBackend(
               attr: null,
             },
           });
-          await locker.query("COMMIT");
+          await lock.release();
           const answer = await held;
           expect(answer.status, answer.text).toBe(200);
           const errors = await s.db.endpointExecution.findMany({ where: { endpointName: "held" } });
@@ -418,7 +406,7 @@ describeEachBackend(
             ["Too many concurrent requests. Please try again later.", null].sort(),
           );
         } finally {
-          await locker.end();
+          await lock?.release();
           await s.close();
         }
       },
