@@ -1,7 +1,7 @@
 /**
  * What the one-request-at-a-time figures of `npm run bench` share (cohort-count.ts, queries.ts): a
- * fresh database per backend with a raw driver beside it for the hand-written baseline, and the
- * median of timed runs.
+ * fresh database per backend with a raw driver beside it for the hand-written baseline, the
+ * median of timed runs, and ours beside the baseline in alternating rounds.
  */
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
@@ -25,6 +25,50 @@ export async function timed<T>(runs: number, action: () => Promise<T>): Promise<
     times.push(performance.now() - start);
   }
   return { ms: median(times), last };
+}
+
+/** Two actions timed in alternation (see `timedPair`). */
+export interface TimedPair<A, B> {
+  ours: { ms: number; last: A };
+  hand: { ms: number; last: B };
+  /** The median over rounds of hand ms / ours ms (higher is better for ours). */
+  ratio: number;
+}
+
+/**
+ * Runs each action once to warm up, then `runs` rounds of both, alternating which goes first:
+ * the medians, the last results and the median per-round ratio. Interleaving matters on a shared
+ * machine: a load that comes and goes falls on both sides of a round instead of on one whole side.
+ */
+export async function timedPair<A, B>(
+  runs: number,
+  ours: () => Promise<A>,
+  hand: () => Promise<B>,
+): Promise<TimedPair<A, B>> {
+  let lastOurs = await ours();
+  let lastHand = await hand();
+  const oursMs: number[] = [];
+  const handMs: number[] = [];
+  const time = async <T>(action: () => Promise<T>, into: number[]): Promise<T> => {
+    const start = performance.now();
+    const result = await action();
+    into.push(performance.now() - start);
+    return result;
+  };
+  for (let i = 0; i < runs; i++) {
+    if (i % 2 === 0) {
+      lastOurs = await time(ours, oursMs);
+      lastHand = await time(hand, handMs);
+    } else {
+      lastHand = await time(hand, handMs);
+      lastOurs = await time(ours, oursMs);
+    }
+  }
+  return {
+    ours: { ms: median(oursMs), last: lastOurs },
+    hand: { ms: median(handMs), last: lastHand },
+    ratio: median(oursMs.map((ms, i) => handMs[i]! / ms)),
+  };
 }
 
 /**
