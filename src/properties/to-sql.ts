@@ -15,7 +15,10 @@
  *   `cohort_people`. A cycle of cohorts is refused (ValidationError), never followed.
  *
  * Operator semantics (§3.5, from `posthog-python posthog/feature_flags.py` `match_property`):
- * `exact`/`is_not` compare text forms case-insensitively (`true`, `5`, `a@b.c`); `icontains` is a
+ * `exact`/`is_not` compare text forms case-insensitively (`true`, `5`, `a@b.c`), except in a
+ * query's filters (`semantics: "query"`: Trends, HogQL `{filters}`), where they compare exactly as
+ * HogQL's `=`/`!=` do (`posthog/hogql/property.py` `property_to_expr`, a boolean as JSON's
+ * `true`/`false`); `icontains` is a
  * case-insensitive substring; `regex` is PostgreSQL's `~` (patterns are checked beforehand by
  * `./regex-check.ts`); `gt|gte|lt|lte` compare numerically when the value parses as a number and
  * the property is a number (booleans count as 0/1, as in Python), and compare text (code-point
@@ -67,6 +70,11 @@ export interface TranslationContext {
    * loads them). A cohort not here, or deleted, matches nobody.
    */
   cohorts: ReadonlyMap<number, CohortDefinition>;
+  /**
+   * Whose rules `exact`/`is_not` follow: `flags` (default) compares case-insensitively as flag
+   * matching does; `query` case-sensitively as HogQL does (the query engine's filters).
+   */
+  semantics?: "flags" | "query";
 }
 
 const ALIAS = /^[a-z_][a-z0-9_]*$/;
@@ -192,6 +200,25 @@ function semver(operator: string, valueText: string, text: Prisma.Sql): Prisma.S
   return range.negate ? Prisma.sql`(NOT ${inRange})` : inRange;
 }
 
+/**
+ * `exact` with any of `values` over the property's text: lower-cased text forms for flag semantics,
+ * the text exactly for query semantics (a boolean as the JSON text `->>` gives: `true`/`false`).
+ */
+function exactAnyOf(
+  values: ReadonlyArray<string | number | boolean>,
+  text: Prisma.Sql,
+  semantics: "flags" | "query",
+): Prisma.Sql {
+  const forms =
+    semantics === "flags"
+      ? values.map((v) => pythonText(v).toLowerCase())
+      : values.map((v) => (typeof v === "boolean" ? String(v) : pythonText(v)));
+  const property = semantics === "flags" ? Prisma.sql`lower(${text})` : text;
+  return forms.length === 1
+    ? Prisma.sql`${property} = ${forms[0]}::text`
+    : Prisma.sql`${property} = ANY(${forms}::text[])`;
+}
+
 /** A person/group/event property filter, with PostHog's null semantics applied. */
 function propertyFilter(filter: PropertyFilter, ctx: TranslationContext): Prisma.Sql {
   const properties = propertiesColumn(filter, ctx);
@@ -209,12 +236,9 @@ function propertyFilter(filter: PropertyFilter, ctx: TranslationContext): Prisma
   const negative = NEGATIVE_OPERATORS.has(operator);
   const base = POSITIVE_OF[operator] ?? operator;
   const values = Array.isArray(filter.value) ? filter.value : [filter.value as string | number | boolean];
-  const lowered = base === "exact" ? values.map((v) => pythonText(v).toLowerCase()) : [];
   const anyOf =
     base === "exact"
-      ? lowered.length === 1
-        ? Prisma.sql`lower(${text}) = ${lowered[0]}::text`
-        : Prisma.sql`lower(${text}) = ANY(${lowered}::text[])`
+      ? exactAnyOf(values, text, ctx.semantics ?? "flags")
       : Prisma.sql`(${Prisma.join(
           values.map((v) => positive(base, v, json, text, ctx.now)),
           " OR ",

@@ -55,18 +55,24 @@ describeEachBackend("property filters to SQL", (server) => {
   });
 
   /** The names of the persons `tree` selects, sorted. */
-  async function matching(tree: unknown): Promise<Name[]> {
+  async function matching(tree: unknown, semantics?: "flags" | "query"): Promise<Name[]> {
     const root = propertyGroupSchema.parse(tree) as PropertyNode;
     const db = server().db;
     const cohorts = await loadCohortDefinitions(db, projectId, root);
-    const where = toSql(root, { projectId, now: NOW, targets: { person: "p" }, cohorts });
+    const where = toSql(root, {
+      projectId,
+      now: NOW,
+      targets: { person: "p" },
+      cohorts,
+      ...(semantics ? { semantics } : {}),
+    });
     const rows = await db.$queryRaw<Array<{ id: bigint }>>(
       Prisma.sql`SELECT p.id FROM persons p WHERE p.project_id = ${projectId} AND ${where}`,
     );
     return rows.map((row) => names.get(row.id)!).sort();
   }
-  const one = (filter: Record<string, unknown>) =>
-    matching({ type: "AND", values: [{ type: "person", ...filter }] });
+  const one = (filter: Record<string, unknown>, semantics?: "flags" | "query") =>
+    matching({ type: "AND", values: [{ type: "person", ...filter }] }, semantics);
 
   it("exact and is_not: case-insensitive text forms, lists as any of, missing matches is_not", async () => {
     expect(await one({ key: "plan", value: "pro" })).toEqual(["alice", "carol"]);
@@ -80,6 +86,21 @@ describeEachBackend("property filters to SQL", (server) => {
     expect(await one({ key: "age", value: 30 })).toEqual(["alice"]);
     expect(await one({ key: "plan", value: "pro", operator: "is_not" })).toEqual(["bob", "dave"]);
     expect(await one({ key: "plan", value: ["pro", "free"], operator: "is_not" })).toEqual(["dave"]);
+  });
+
+  it("exact and is_not in a query's filters: case-sensitive as HogQL's = and !=", async () => {
+    expect(await one({ key: "plan", value: "pro" }, "query")).toEqual([]);
+    expect(await one({ key: "plan", value: "Pro" }, "query")).toEqual(["alice"]);
+    expect(await one({ key: "plan", value: ["free", "PRO"] }, "query")).toEqual(["bob", "carol"]);
+    expect(await one({ key: "plan", value: "Pro", operator: "is_not" }, "query")).toEqual([
+      "bob",
+      "carol",
+      "dave",
+    ]);
+    expect(await one({ key: "beta", value: true }, "query")).toEqual(["alice"]);
+    expect(await one({ key: "beta", value: "True" }, "query")).toEqual([]);
+    expect(await one({ key: "age", value: 30 }, "query")).toEqual(["alice"]);
+    expect(await one({ key: "email", value: "alice@posthog.com" }, "query")).toEqual([]);
   });
 
   it("is_set and is_not_set: a JSON null counts as not set", async () => {

@@ -80,7 +80,8 @@ export async function prepareFilters(
   const toSqlBound = to ? dateBound(to, "filters__dateRange__date_to") : null;
   return ({ event, person }) => {
     const parts: Prisma.Sql[] = [];
-    if (group) parts.push(toSql(group, { projectId, now, targets: { event, person }, cohorts }));
+    if (group)
+      parts.push(toSql(group, { projectId, now, targets: { event, person }, cohorts, semantics: "query" }));
     if (fromSql) parts.push(Prisma.sql`${Prisma.raw(event)}.timestamp >= ${fromSql}`);
     if (toSqlBound) parts.push(Prisma.sql`${Prisma.raw(event)}.timestamp <= ${toSqlBound}`);
     return parts.length === 0 ? Prisma.sql`TRUE` : Prisma.join(parts, " AND ");

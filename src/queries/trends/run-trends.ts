@@ -176,7 +176,13 @@ export async function runTrendsQuery(
     for (const [index, series] of query.series.entries()) {
       const tree = trees[index] ?? null;
       const where = tree
-        ? toSql(tree, { projectId: project.id, now, targets: { event: "e", person: "p" }, cohorts })
+        ? toSql(tree, {
+            projectId: project.id,
+            now,
+            targets: { event: "e", person: "p" },
+            cohorts,
+            semantics: "query",
+          })
         : Prisma.sql`TRUE`;
       const shape: SeriesShape = totalValue
         ? "total"

@@ -381,6 +381,14 @@ describeEachBackend("Trends: PostHog's vectors", (server) => {
       });
       expect(response.results[0]!.count).toBe(6);
       expect(response.results[1]!.count).toBe(8);
+      // `exact` compares as HogQL's `=`: case-sensitively (flag matching's is not).
+      const cased = await run({
+        series: [
+          pageviews({ properties: [{ key: "$browser", value: "chrome", operator: "exact", type: "event" }] }),
+        ],
+        dateRange: RANGE_20,
+      });
+      expect(cased.results[0]!.count).toBe(0);
       const grouped = await run({
         series: [pageviews()],
         properties: {
