@@ -146,7 +146,7 @@ describe("frequentist failures (PostHog's messages, wrapped by the method)", () 
       "Control mean cannot be zero for relative difference calculation",
     );
     expect(
-      statisticError(() => pointEstimate(ok, new SampleMeanStatistic(10, 1e-10, 1e-20), RELATIVE)).message,
+      statisticError(() => pointEstimate(ok, new SampleMeanStatistic(10, 1e-10, 1e-20), "RELATIVE")).message,
     ).toBe("Control mean cannot be zero for relative difference calculation");
     expect(runFrequentistTest(ok, zero, ABSOLUTE).pointEstimate).toBe(5);
   });
