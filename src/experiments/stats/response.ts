@@ -101,11 +101,12 @@ export function splitBaselineAndTestVariants(
   return { baseline, tests: variants.filter((variant) => variant.key !== baselineKey) };
 }
 
-/** The method's configuration from the parsed `stats_config`, as PostHog's runner builds it. */
+/** The frequentist method's configuration from the parsed `stats_config`, as PostHog's runner builds it. */
 function frequentistConfig(config: StatsConfig): FrequentistConfig {
   return { alpha: config.frequentist.alpha, differenceType: config.frequentist.difference_type };
 }
 
+/** The Bayesian method's configuration as PostHog's runner builds it: never inverse, improper prior. */
 function bayesianConfig(config: StatsConfig): BayesianConfig {
   return {
     ciLevel: config.bayesian.ci_level,
