@@ -112,7 +112,7 @@ function exposuresSelect(scope: ResultsScope): Prisma.Sql {
 }
 
 /** An event's per-event value for a source's math (`_build_value_expr`, coalesced to 0 for numbers). */
-function valueOf(scope: ResultsScope, source: MetricSource): Prisma.Sql {
+function eventValue(scope: ResultsScope, source: MetricSource): Prisma.Sql {
   switch (source.math) {
     case "unique_session":
       return Prisma.sql`NULLIF(e.properties ->> '$session_id', '')`;
@@ -154,7 +154,7 @@ const seconds = (value: number) => Prisma.sql`(${value}::float8 * interval '1 se
  * matching the source's event and properties (`_build_metric_predicate`).
  */
 function sourceEvents(scope: ResultsScope, s: SourceSql, windowSeconds: number): Prisma.Sql {
-  return Prisma.sql`SELECT ${entityOf(scope)} AS entity_id, e.timestamp AS ts, ${valueOf(scope, s.source)} AS value
+  return Prisma.sql`SELECT ${entityOf(scope)} AS entity_id, e.timestamp AS ts, ${eventValue(scope, s.source)} AS value
     FROM events e ${personJoin(s.joinsPerson)}
     WHERE e.project_id = ${scope.projectId}::int AND ${eventMatch(s.source)}
       AND e.timestamp >= ${iso(scope.from)}::timestamptz
