@@ -33,6 +33,9 @@ export const WINDOW_UNIT_SECONDS = {
 /** A funnel's window when the metric sets none: 3 years (`funnel_evaluation_expr`). */
 export const DEFAULT_FUNNEL_WINDOW_SECONDS = 3 * 365 * 24 * 60 * 60;
 
+/** Most series steps of a funnel: each step is one bit of a bigint mask beside the exposure's. */
+export const MAX_FUNNEL_STEPS = 62;
+
 /** Math the engine computes per entity (`ExperimentMetricMathType` minus `hogql`). */
 export const EXPERIMENT_MATH = [
   "total",
@@ -126,7 +129,10 @@ const meanMetric = metricBase.extend({
 
 const funnelMetric = metricBase.extend({
   metric_type: z.literal("funnel"),
-  series: z.array(z.looseObject({ kind: z.string() })).min(1),
+  series: z
+    .array(z.looseObject({ kind: z.string() }))
+    .min(1)
+    .max(MAX_FUNNEL_STEPS),
   funnel_order_type: z.string().nullable().optional(),
 });
 

@@ -92,53 +92,46 @@ function exposurePredicate(scope: ResultsScope): Prisma.Sql {
 }
 
 /**
- * The `exposures` CTE body: one row per exposed entity with its variant (`exclude`: `$multiple`
- * when it saw several; `first_seen`: the variant of its earliest exposure) and its first and last
- * exposure times (`_build_exposure_select_query`).
+ * The entity's variant over its exposure rows of a stream (`_build_variant_expr_for_mean`):
+ * `exclude` answers `$multiple` for an entity seen in several variants; `first_seen` the variant of
+ * its earliest exposure. `v` is the variant property on exposure rows and NULL on the others.
  */
-function exposuresSelect(scope: ResultsScope): Prisma.Sql {
-  const variant =
-    scope.exposure.multipleVariantHandling === "first_seen"
-      ? Prisma.sql`(array_agg(x.v ORDER BY x.ts, x.id))[1]`
-      : Prisma.sql`CASE WHEN count(DISTINCT x.v) > 1 THEN ${MULTIPLE_VARIANT_KEY}::text ELSE min(x.v) END`;
-  return Prisma.sql`SELECT x.entity_id, ${variant} AS variant,
-      min(x.ts) AS first_exposure_time, max(x.ts) AS last_exposure_time
-    FROM (SELECT ${entityOf(scope)} AS entity_id, e.properties ->> ${variantProperty(scope)}::text AS v,
-            e.timestamp AS ts, e.uuid AS id
-          FROM events e ${personJoin(scope.exposureJoinsPerson)}
-          WHERE e.project_id = ${scope.projectId}::int AND ${exposurePredicate(scope)}) x
-    WHERE x.entity_id IS NOT NULL
-    GROUP BY x.entity_id`;
+function variantOf(scope: ResultsScope, rows: "s" | "f"): Prisma.Sql {
+  const r = Prisma.raw(rows);
+  return scope.exposure.multipleVariantHandling === "first_seen"
+    ? Prisma.sql`(array_agg(${r}.v ORDER BY ${r}.ts, ${r}.id) FILTER (WHERE ${r}.v IS NOT NULL))[1]`
+    : Prisma.sql`CASE WHEN count(DISTINCT ${r}.v) > 1 THEN ${MULTIPLE_VARIANT_KEY}::text ELSE min(${r}.v) END`;
 }
 
-/** An event's per-event value for a source's math (`_build_value_expr`, coalesced to 0 for numbers). */
-function eventValue(scope: ResultsScope, source: MetricSource): Prisma.Sql {
+/** The exposure rows of a stream: `(entity_id, ts, id, kind 0, v, num NULL, txt NULL)`. */
+function exposureRows(scope: ResultsScope): Prisma.Sql {
+  return Prisma.sql`SELECT ${entityOf(scope)} AS entity_id, e.timestamp AS ts, e.uuid AS id, 0 AS kind,
+      e.properties ->> ${variantProperty(scope)}::text AS v, NULL::float8 AS num, NULL::text AS txt
+    FROM events e ${personJoin(scope.exposureJoinsPerson)}
+    WHERE e.project_id = ${scope.projectId}::int AND ${exposurePredicate(scope)}`;
+}
+
+/**
+ * An event's value for a source's math (`_build_value_expr`): a number (`num`, coalesced to 0 as
+ * PostHog does, so an event without the property counts 0 in avg/min/max) or, for the distinct
+ * maths, the text counted (`txt`: session id, person, group key; empty counts as none).
+ */
+function eventValue(scope: ResultsScope, source: MetricSource): { num: Prisma.Sql; txt: Prisma.Sql } {
+  const none = { num: Prisma.sql`NULL::float8`, txt: Prisma.sql`NULL::text` };
   switch (source.math) {
     case "unique_session":
-      return Prisma.sql`NULLIF(e.properties ->> '$session_id', '')`;
+      return { ...none, txt: Prisma.sql`NULLIF(e.properties ->> '$session_id', '')` };
     case "dau":
-      return Prisma.sql`COALESCE(e.person_id::text, 'distinct_id:' || e.distinct_id)`;
+      return { ...none, txt: Prisma.sql`COALESCE(e.person_id::text, 'distinct_id:' || e.distinct_id)` };
     case "unique_group":
-      return groupKey(scope.projectId, source.mathGroupTypeIndex ?? 0);
+      return { ...none, txt: groupKey(scope.projectId, source.mathGroupTypeIndex ?? 0) };
     case "total":
-      return Prisma.sql`1::float8`;
+      return { ...none, num: Prisma.sql`1::float8` };
     default:
-      return Prisma.sql`COALESCE(${numericProperty(Prisma.sql`e.properties`, source.mathProperty ?? "")}, 0)::float8`;
-  }
-}
-
-/** The per-entity aggregate of the values `m.value` (`_build_value_aggregation_expr`); 0 without events. */
-function aggregateOf(source: MetricSource): Prisma.Sql {
-  if (DISTINCT_MATH.has(source.math)) return Prisma.sql`count(DISTINCT m.value)::float8`;
-  switch (source.math) {
-    case "avg":
-      return Prisma.sql`COALESCE(avg(m.value), 0)::float8`;
-    case "min":
-      return Prisma.sql`COALESCE(min(m.value), 0)::float8`;
-    case "max":
-      return Prisma.sql`COALESCE(max(m.value), 0)::float8`;
-    default:
-      return Prisma.sql`COALESCE(sum(m.value), 0)::float8`;
+      return {
+        ...none,
+        num: Prisma.sql`COALESCE(${numericProperty(Prisma.sql`e.properties`, source.mathProperty ?? "")}, 0)::float8`,
+      };
   }
 }
 
@@ -147,14 +140,19 @@ function eventMatch(source: MetricSource): Prisma.Sql {
   return source.event === null ? Prisma.sql`TRUE` : Prisma.sql`e.event = ${source.event}::text`;
 }
 
+/** Step `k`'s bit in an event's step mask (bit 0: the exposure), as text for a bigint parameter. */
+const bit = (k: number) => (1n << BigInt(k)).toString();
+
 const seconds = (value: number) => Prisma.sql`(${value}::float8 * interval '1 second')`;
 
 /**
- * A source's events as `(entity_id, ts, value)` (`metric_events`): in `[from, to + window)` and
+ * A source's rows of a stream (`metric_events`, `kind` as given): events in `[from, to + window)`
  * matching the source's event and properties (`_build_metric_predicate`).
  */
-function sourceEvents(scope: ResultsScope, s: SourceSql, windowSeconds: number): Prisma.Sql {
-  return Prisma.sql`SELECT ${entityOf(scope)} AS entity_id, e.timestamp AS ts, ${eventValue(scope, s.source)} AS value
+function sourceRows(scope: ResultsScope, s: SourceSql, kind: number, windowSeconds: number): Prisma.Sql {
+  const value = eventValue(scope, s.source);
+  return Prisma.sql`SELECT ${entityOf(scope)} AS entity_id, e.timestamp AS ts, e.uuid AS id, ${kind}::int AS kind,
+      NULL::text AS v, ${value.num} AS num, ${value.txt} AS txt
     FROM events e ${personJoin(s.joinsPerson)}
     WHERE e.project_id = ${scope.projectId}::int AND ${eventMatch(s.source)}
       AND e.timestamp >= ${iso(scope.from)}::timestamptz
@@ -162,14 +160,45 @@ function sourceEvents(scope: ResultsScope, s: SourceSql, windowSeconds: number):
       AND ${s.where}`;
 }
 
-/** Metric events count from the first exposure, and with a window until the *last* exposure + window [newer]. */
-function windowCondition(events: string, windowSeconds: number): Prisma.Sql {
-  const alias = Prisma.raw(events);
+/**
+ * The per-entity aggregate of a source's rows of `kind` (`_build_value_aggregation_expr`) that fall
+ * after the entity's first exposure and, with a window, before its *last* exposure + window
+ * [newer]; 0 for an entity without any.
+ */
+function entityValue(source: MetricSource, kind: number, windowSeconds: number): Prisma.Sql {
   const upper =
     windowSeconds > 0
-      ? Prisma.sql` AND ${alias}.ts < x.last_exposure_time + ${seconds(windowSeconds)}`
+      ? Prisma.sql` AND f.ts < f.last_exposure_time + ${seconds(windowSeconds)}`
       : Prisma.empty;
-  return Prisma.sql`${alias}.ts >= x.first_exposure_time${upper}`;
+  const filter = Prisma.sql`FILTER (WHERE f.kind = ${kind}::int AND f.ts >= f.first_exposure_time${upper})`;
+  if (DISTINCT_MATH.has(source.math)) return Prisma.sql`(count(DISTINCT f.txt) ${filter})::float8`;
+  const agg = { avg: "avg", min: "min", max: "max" }[source.math as string] ?? "sum";
+  return Prisma.sql`COALESCE(${Prisma.raw(agg)}(f.num) ${filter}, 0)::float8`;
+}
+
+/**
+ * One value (or several) per exposed entity, without a join: exposure rows and metric rows of every
+ * entity in one stream, each row given its entity's first and last exposure times (a window over
+ * the entity), then grouped per entity. Joining two derived sets would leave the plan to row
+ * estimates the planner cannot make for JSON filters (it guesses one row, and picks nested loops).
+ * Entities without an exposure are dropped; `$multiple` ones are kept until the final step, as in
+ * PostHog (winsorization bounds are computed over them too).
+ */
+function entityMetrics(scope: ResultsScope, parts: Prisma.Sql[], values: Prisma.Sql[]): Prisma.Sql {
+  return Prisma.sql`stream AS (${Prisma.join(
+    [exposureRows(scope), ...parts].map((part) => Prisma.sql`(${part})`),
+    " UNION ALL ",
+  )}),
+    framed AS (
+      SELECT s.*, min(s.ts) FILTER (WHERE s.kind = 0) OVER w AS first_exposure_time,
+        max(s.ts) FILTER (WHERE s.kind = 0) OVER w AS last_exposure_time
+      FROM stream s WHERE s.entity_id IS NOT NULL
+      WINDOW w AS (PARTITION BY s.entity_id)),
+    entity_metrics AS (
+      SELECT f.entity_id, ${variantOf(scope, "f")} AS variant,
+        ${Prisma.join(values)}
+      FROM framed f WHERE f.first_exposure_time IS NOT NULL
+      GROUP BY f.entity_id)`;
 }
 
 /** A per-variant aggregate row as every statement answers it. */
@@ -193,10 +222,10 @@ export interface MeanOptions {
 }
 
 /**
- * A mean metric (`_build_mean_query`, `_build_mean_query_with_winsorization`): exposed entities
- * LEFT JOIN their metric events, one value per entity, optionally clamped to bounds computed over
- * every exposed entity (pooled across variants, `$multiple` ones included, as PostHog's
- * `percentiles` CTE reads `entity_metrics`), then count, Σ value and Σ value² per variant.
+ * A mean metric (`_build_mean_query`, `_build_mean_query_with_winsorization`): one value per
+ * exposed entity (0 without metric events), optionally clamped to bounds computed over every
+ * exposed entity (pooled across variants, `$multiple` ones included, as PostHog's `percentiles`
+ * CTE reads `entity_metrics`), then count, Σ value and Σ value² per variant.
  */
 export function meanStatement(scope: ResultsScope, s: SourceSql, options: MeanOptions): Prisma.Sql {
   const winsorize = options.lowerBoundPercentile !== null || options.upperBoundPercentile !== null;
@@ -210,19 +239,17 @@ export function meanStatement(scope: ResultsScope, s: SourceSql, options: MeanOp
         ? Prisma.sql`percentile_cont(${options.upperBoundPercentile}::float8) WITHIN GROUP (ORDER BY em.value) FILTER (WHERE em.value <> 0)`
         : Prisma.sql`percentile_cont(${options.upperBoundPercentile}::float8) WITHIN GROUP (ORDER BY em.value)`
       : Prisma.sql`max(em.value)`;
-  const final = winsorize
+  const valued = winsorize
     ? Prisma.sql`, bounds AS (SELECT ${lower} AS lo, ${upper} AS hi FROM entity_metrics em),
-      valued AS (SELECT em.entity_id, em.variant, LEAST(GREATEST(b.lo, em.value), b.hi) AS value
+      valued AS (SELECT em.variant, LEAST(GREATEST(b.lo, em.value), b.hi) AS value
         FROM entity_metrics em CROSS JOIN bounds b)`
-    : Prisma.sql`, valued AS (SELECT * FROM entity_metrics)`;
-  return Prisma.sql`WITH exposures AS (${exposuresSelect(scope)}),
-    metric_events AS (${sourceEvents(scope, s, options.windowSeconds)}),
-    entity_metrics AS (
-      SELECT x.entity_id, x.variant, ${aggregateOf(s.source)} AS value
-      FROM exposures x
-      LEFT JOIN metric_events m ON m.entity_id = x.entity_id AND ${windowCondition("m", options.windowSeconds)}
-      GROUP BY x.entity_id, x.variant)
-    ${final}
+    : Prisma.sql`, valued AS (SELECT em.variant, em.value FROM entity_metrics em)`;
+  const metric = entityMetrics(
+    scope,
+    [sourceRows(scope, s, 1, options.windowSeconds)],
+    [Prisma.sql`${entityValue(s.source, 1, options.windowSeconds)} AS value`],
+  );
+  return Prisma.sql`WITH ${metric} ${valued}
     SELECT v.variant, count(*)::int AS n, COALESCE(sum(v.value), 0)::float8 AS total,
       COALESCE(sum(v.value * v.value), 0)::float8 AS squares
     FROM valued v WHERE v.variant = ANY(${scope.variants}::text[])
@@ -240,21 +267,15 @@ export function ratioStatement(
   denominator: SourceSql,
   windowSeconds: number,
 ): Prisma.Sql {
-  const agg = (events: string, s: SourceSql) =>
-    Prisma.sql`SELECT x.entity_id, ${aggregateOf(s.source)} AS value
-      FROM ${Prisma.raw(events)} m JOIN exposures x ON x.entity_id = m.entity_id
-      WHERE ${windowCondition("m", windowSeconds)}
-      GROUP BY x.entity_id`;
-  return Prisma.sql`WITH exposures AS (${exposuresSelect(scope)}),
-    numerator_events AS (${sourceEvents(scope, numerator, windowSeconds)}),
-    denominator_events AS (${sourceEvents(scope, denominator, windowSeconds)}),
-    numerator_agg AS (${agg("numerator_events", numerator)}),
-    denominator_agg AS (${agg("denominator_events", denominator)}),
-    entity_metrics AS (
-      SELECT x.entity_id, x.variant, COALESCE(na.value, 0) AS num, COALESCE(da.value, 0) AS den
-      FROM exposures x
-      LEFT JOIN numerator_agg na ON na.entity_id = x.entity_id
-      LEFT JOIN denominator_agg da ON da.entity_id = x.entity_id)
+  const metric = entityMetrics(
+    scope,
+    [sourceRows(scope, numerator, 1, windowSeconds), sourceRows(scope, denominator, 2, windowSeconds)],
+    [
+      Prisma.sql`${entityValue(numerator.source, 1, windowSeconds)} AS num`,
+      Prisma.sql`${entityValue(denominator.source, 2, windowSeconds)} AS den`,
+    ],
+  );
+  return Prisma.sql`WITH ${metric}
     SELECT em.variant, count(*)::int AS n,
       COALESCE(sum(em.num), 0)::float8 AS total, COALESCE(sum(em.num * em.num), 0)::float8 AS squares,
       COALESCE(sum(em.den), 0)::float8 AS den_total, COALESCE(sum(em.den * em.den), 0)::float8 AS den_squares,
@@ -265,13 +286,14 @@ export function ratioStatement(
 
 /**
  * An ordered funnel (`_build_funnel_query` with PostHog's `aggregate_funnel_array` UDF, `ordered`,
- * funnel-udf/src/steps.rs): the exposure is step 0, then each series step. A chain starts at each
- * exposure event of the entity; each next step takes the earliest event matching it at or after the
+ * funnel-udf/src/steps.rs): the exposure is step 0, then each series step. Per entity, its events
+ * (exposures and step matches, as bit masks) in (timestamp, uuid) order; a chain starts at each of
+ * its exposure events, and each next step takes the earliest event matching it at or after the
  * previous step's time, not already used by the chain, and within `window` of the chain's start
- * (the UDF's `<=`). The entity's depth is the longest chain; greedy earliest-next is the longest
- * for a given start, and the UDF keeps, per step, the latest start that reached it, which is the
- * same maximum. Where several events share a timestamp, the UDF's permutation rules are
- * approximated by taking them in (timestamp, uuid) order.
+ * (the UDF's `<=`). The entity's depth is its longest chain: greedy earliest-next is the longest
+ * for a given start, and the UDF keeps, per step, the latest start that reached it, which reaches
+ * the same maximum. Where several events share a timestamp, the UDF's permutation rules are
+ * approximated by taking them in uuid order. Chains read only their entity's arrays: no join.
  *
  * Per variant: `n` exposed entities, `total` = `squares` = entities completing every step, and
  * `steps[i]` = entities reaching at least series step i+1.
@@ -279,40 +301,57 @@ export function ratioStatement(
 export function funnelStatement(scope: ResultsScope, steps: SourceSql[], windowSeconds: number): Prisma.Sql {
   const joinsPerson = scope.exposureJoinsPerson || steps.some((s) => s.joinsPerson);
   const stepMatch = (s: SourceSql) => Prisma.sql`(${eventMatch(s.source)} AND ${s.where})`;
-  const anyStep = Prisma.join(steps.map(stepMatch), " OR ");
-  const flags = steps.map((s, i) => Prisma.sql`${stepMatch(s)} AS ${Prisma.raw(`s${i + 1}`)}`);
-  const chains: Prisma.Sql[] = [];
-  for (let k = 1; k <= steps.length; k++) {
-    const previous = Prisma.raw(`c${k - 1}`);
-    chains.push(Prisma.sql`${Prisma.raw(`c${k}`)} AS (
-      SELECT DISTINCT ON (c.start_seq) c.entity_id, c.start_seq, c.start_ts, f.ts AS t, c.used || f.seq AS used
-      FROM ${previous} c JOIN fe f ON f.entity_id = c.entity_id AND f.${Prisma.raw(`s${k}`)}
-        AND f.ts >= c.t AND f.ts <= c.start_ts + ${seconds(windowSeconds)} AND f.seq <> ALL(c.used)
-      ORDER BY c.start_seq, f.ts, f.seq)`);
-  }
-  const reached = steps.map(
-    (_, i) =>
-      Prisma.sql`count(*) FILTER (WHERE x.entity_id IN (SELECT ${Prisma.raw(`c${i + 1}`)}.entity_id FROM ${Prisma.raw(`c${i + 1}`)}))`,
+  const mask = Prisma.join(
+    [
+      Prisma.sql`(CASE WHEN ${exposurePredicate(scope)} THEN 1 ELSE 0 END)::bigint`,
+      ...steps.map(
+        (s, i) => Prisma.sql`(CASE WHEN ${stepMatch(s)} THEN ${bit(i + 1)}::bigint ELSE 0::bigint END)`,
+      ),
+    ],
+    " | ",
   );
-  const last = Prisma.raw(`c${steps.length}`);
-  return Prisma.sql`WITH exposures AS (${exposuresSelect(scope)}),
-    raw_events AS (
+  const window = seconds(windowSeconds);
+  const chain: Prisma.Sql[] = [];
+  const used: Prisma.Sql[] = [Prisma.sql`st.ord`];
+  for (let k = 1; k <= steps.length; k++) {
+    const previous = k === 1 ? Prisma.sql`st.ts` : Prisma.sql`${Prisma.raw(`s${k - 1}`)}.ts`;
+    const alias = Prisma.raw(`s${k}`);
+    chain.push(Prisma.sql`LEFT JOIN LATERAL (
+        SELECT u.ts, u.ord FROM unnest(pe.ts_arr, pe.mask_arr) WITH ORDINALITY AS u(ts, mask, ord)
+        WHERE u.mask & ${bit(k)}::bigint <> 0 AND u.ts >= ${previous} AND u.ts <= st.ts + ${window}
+          AND u.ord <> ALL(ARRAY[${Prisma.join(used)}])
+        ORDER BY u.ord LIMIT 1) ${alias} ON TRUE`);
+    used.push(Prisma.sql`${alias}.ord`);
+  }
+  const depth = Prisma.join(
+    steps.map((_, i) => Prisma.sql`(${Prisma.raw(`s${i + 1}`)}.ord IS NOT NULL)::int`),
+    " + ",
+  );
+  const reached = steps.map((_, i) => Prisma.sql`count(*) FILTER (WHERE d.depth >= ${i + 1}::int)`);
+  const complete = Prisma.sql`count(*) FILTER (WHERE d.depth = ${steps.length}::int)`;
+  const anyStep = Prisma.join(steps.map(stepMatch), " OR ");
+  return Prisma.sql`WITH s AS (
       SELECT ${entityOf(scope)} AS entity_id, e.timestamp AS ts, e.uuid AS id,
-        ${exposurePredicate(scope)} AS s0, ${Prisma.join(flags)}
+        CASE WHEN ${exposurePredicate(scope)} THEN e.properties ->> ${variantProperty(scope)}::text END AS v,
+        ${mask} AS mask
       FROM events e ${personJoin(joinsPerson)}
       WHERE e.project_id = ${scope.projectId}::int AND (${exposurePredicate(scope)}
         OR (e.timestamp >= ${iso(scope.from)}::timestamptz
-          AND e.timestamp <= ${iso(scope.to)}::timestamptz + ${seconds(windowSeconds)} AND (${anyStep})))),
-    fe AS (
-      SELECT r.*, row_number() OVER (ORDER BY r.entity_id, r.ts, r.id) AS seq
-      FROM raw_events r WHERE r.entity_id IN (SELECT entity_id FROM exposures)),
-    c0 AS (SELECT f.entity_id, f.seq AS start_seq, f.ts AS start_ts, f.ts AS t, ARRAY[f.seq] AS used
-      FROM fe f WHERE f.s0),
-    ${Prisma.join(chains, ",\n")}
-    SELECT x.variant, count(*)::int AS n,
-      count(*) FILTER (WHERE x.entity_id IN (SELECT ${last}.entity_id FROM ${last}))::float8 AS total,
-      count(*) FILTER (WHERE x.entity_id IN (SELECT ${last}.entity_id FROM ${last}))::float8 AS squares,
+          AND e.timestamp <= ${iso(scope.to)}::timestamptz + ${window} AND (${anyStep})))),
+    pe AS (
+      SELECT s.entity_id, ${variantOf(scope, "s")} AS variant,
+        array_agg(s.ts ORDER BY s.ts, s.id) AS ts_arr, array_agg(s.mask ORDER BY s.ts, s.id) AS mask_arr
+      FROM s WHERE s.entity_id IS NOT NULL
+      GROUP BY s.entity_id HAVING bool_or(s.mask & 1 <> 0)),
+    d AS (
+      SELECT pe.variant, max(${depth}) AS depth
+      FROM pe
+      CROSS JOIN LATERAL unnest(pe.ts_arr, pe.mask_arr) WITH ORDINALITY AS st(ts, mask, ord)
+      ${Prisma.join(chain, "\n")}
+      WHERE st.mask & 1 <> 0
+      GROUP BY pe.entity_id, pe.variant)
+    SELECT d.variant, count(*)::int AS n, ${complete}::float8 AS total, ${complete}::float8 AS squares,
       ARRAY[${Prisma.join(reached)}]::int[] AS steps
-    FROM exposures x WHERE x.variant = ANY(${scope.variants}::text[])
-    GROUP BY x.variant`;
+    FROM d WHERE d.variant = ANY(${scope.variants}::text[])
+    GROUP BY d.variant`;
 }

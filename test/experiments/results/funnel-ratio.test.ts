@@ -107,7 +107,11 @@ describeEachBackend("experiment results: funnels, ratios, groups", (server) => {
     // A one-day window leaves out f_t1's purchase a week later.
     const day = await compute(
       s,
-      inputOf(s, "fun", funnel(["cart", "purchase"], { conversion_window: 1, conversion_window_unit: "day" })),
+      inputOf(
+        s,
+        "fun",
+        funnel(["cart", "purchase"], { conversion_window: 1, conversion_window_unit: "day" }),
+      ),
     );
     expect(day.results[1]!.step_counts).toEqual([3, 2]);
   });
@@ -180,15 +184,27 @@ describeEachBackend("experiment results: funnels, ratios, groups", (server) => {
         where: { projectId_groupType: { projectId: s.projectId, groupType: "company" } },
       })
     ).groupTypeIndex;
-    const metric = { kind: "ExperimentMetric", metric_type: "mean", source: { kind: "EventsNode", event: "purchase" } };
-    const { results } = await compute(s, inputOf(s, "groupflag", metric, { aggregationGroupTypeIndex: index }));
+    const metric = {
+      kind: "ExperimentMetric",
+      metric_type: "mean",
+      source: { kind: "EventsNode", event: "purchase" },
+    };
+    const { results } = await compute(
+      s,
+      inputOf(s, "groupflag", metric, { aggregationGroupTypeIndex: index }),
+    );
     expect(results.map((r) => [r.key, r.number_of_samples, r.sum])).toEqual([
       ["control", 1, 2],
       ["test", 1, 1],
     ]);
     const dau = await compute(
       s,
-      inputOf(s, "groupflag", { ...metric, source: { ...metric.source, math: "dau" } }, { aggregationGroupTypeIndex: index }),
+      inputOf(
+        s,
+        "groupflag",
+        { ...metric, source: { ...metric.source, math: "dau" } },
+        { aggregationGroupTypeIndex: index },
+      ),
     );
     expect(dau.results.map((r) => r.sum)).toEqual([2, 1]);
   });
