@@ -34,6 +34,7 @@ import {
   meanStatement,
   type ResultsScope,
   ratioStatement,
+  retentionStatement,
   type SourceSql,
 } from "./results-sql.js";
 
@@ -84,6 +85,11 @@ function sourcesOf(metric: ParsedMetric): Array<{ source: MetricSource; attr: st
       return [
         { source: metric.numerator, attr: "metric__numerator__properties" },
         { source: metric.denominator, attr: "metric__denominator__properties" },
+      ];
+    case "retention":
+      return [
+        { source: metric.start, attr: "metric__start_event__properties" },
+        { source: metric.completion, attr: "metric__completion_event__properties" },
       ];
   }
 }
@@ -177,6 +183,9 @@ export async function computeVariantAggregates(
     case "funnel":
       statement = funnelStatement(scope, metric.steps.map(sourceSql), metric.windowSeconds);
       break;
+    case "retention":
+      statement = retentionStatement(scope, sourceSql(metric.start), sourceSql(metric.completion), metric);
+      break;
   }
   const rows = await deps.execute<AggregateRow>(statement, context.timezone);
   const byVariant = new Map(rows.map((row) => [row.variant, row]));
@@ -192,7 +201,7 @@ export async function computeVariantAggregates(
     if (metric.type === "funnel") {
       result.step_counts = row?.steps?.map(toNumber) ?? metric.steps.map(() => 0);
     }
-    if (metric.type === "ratio") {
+    if (metric.type === "ratio" || metric.type === "retention") {
       result.denominator_sum = toNumber(row?.den_total);
       result.denominator_sum_squares = toNumber(row?.den_squares);
       result.numerator_denominator_sum_product = toNumber(row?.products);

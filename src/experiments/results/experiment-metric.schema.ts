@@ -8,7 +8,7 @@
  * Objects are loose: fields PostHog defines that do not change the aggregates (`uuid`, `name`,
  * `goal`, `fingerprint`, `isSharedMetric`, ...) are accepted and ignored. A construct this engine
  * does not compute answers a clear error naming it: NotImplementedError (501) for what needs
- * something this service does not have or build (actions, data-warehouse nodes, retention, strict and
+ * something this service does not have or build (actions, data-warehouse nodes, strict and
  * unordered funnels, breakdowns, ratio outlier handling, session-property math), ValidationError
  * (400) for a `math` the engine refuses by name (`hogql`, as the Trends engine does) or a bad value.
  */
@@ -78,7 +78,18 @@ export type ParsedMetric =
       ignoreZeros: boolean;
     }
   | { type: "funnel"; steps: MetricSource[]; windowSeconds: number }
-  | { type: "ratio"; numerator: MetricSource; denominator: MetricSource; windowSeconds: number };
+  | { type: "ratio"; numerator: MetricSource; denominator: MetricSource; windowSeconds: number }
+  | {
+      type: "retention";
+      start: MetricSource;
+      completion: MetricSource;
+      /** Conversion window after the first exposure in which the start event must fall (0 = none). */
+      windowSeconds: number;
+      retentionWindowStart: number;
+      retentionWindowEnd: number;
+      retentionWindowUnit: keyof typeof WINDOW_UNIT_SECONDS;
+      startHandling: "first_seen" | "last_seen";
+    };
 
 /** Validated exposure criteria, PostHog's defaults applied. */
 export interface ParsedExposureCriteria {
@@ -142,6 +153,16 @@ const ratioMetric = metricBase.extend({
   denominator: z.looseObject({ kind: z.string() }),
   numerator_outlier_handling: z.unknown().optional(),
   denominator_outlier_handling: z.unknown().optional(),
+});
+
+const retentionMetric = metricBase.extend({
+  metric_type: z.literal("retention"),
+  start_event: z.looseObject({ kind: z.string() }),
+  completion_event: z.looseObject({ kind: z.string() }),
+  retention_window_start: z.int().min(0),
+  retention_window_end: z.int().min(0),
+  retention_window_unit: windowUnit,
+  start_handling: z.enum(["first_seen", "last_seen"]).nullable().optional(),
 });
 
 const exposureCriteria = z.looseObject({
@@ -233,9 +254,9 @@ function refuseBreakdown(metric: z.output<typeof metricBase>): void {
 }
 
 /**
- * Validates a stored metric (`ExperimentMetric`, PostHog's mean, funnel or ratio shape).
+ * Validates a stored metric (`ExperimentMetric`, PostHog's mean, funnel, ratio or retention shape).
  * @throws ValidationError naming the first invalid field (`attr` under `metric`);
- *   NotImplementedError for retention metrics, strict or unordered funnels, actions, data-warehouse
+ *   NotImplementedError for strict or unordered funnels, actions, data-warehouse
  *   nodes, breakdowns, ratio outlier handling and session-property math.
  */
 export function parseExperimentMetric(input: unknown): ParsedMetric {
@@ -287,8 +308,24 @@ export function parseExperimentMetric(input: unknown): ParsedMetric {
         windowSeconds: windowSecondsOf(metric),
       };
     }
-    default:
-      throw new NotImplementedError("Retention metrics are not supported by this service yet.");
+    case "retention": {
+      const metric = parseAt(retentionMetric, input, "metric");
+      if (metric.retention_window_end < metric.retention_window_start) {
+        throw new ValidationError("retention_window_end must not be before retention_window_start.", {
+          attr: "metric__retention_window_end",
+        });
+      }
+      return {
+        type: "retention",
+        start: sourceOf(metric.start_event, "metric__start_event"),
+        completion: sourceOf(metric.completion_event, "metric__completion_event"),
+        windowSeconds: windowSecondsOf(metric),
+        retentionWindowStart: metric.retention_window_start,
+        retentionWindowEnd: metric.retention_window_end,
+        retentionWindowUnit: metric.retention_window_unit,
+        startHandling: metric.start_handling ?? "first_seen",
+      };
+    }
   }
 }
 

@@ -21,6 +21,7 @@ import {
   type MetricSource,
   MULTIPLE_VARIANT_KEY,
   type ParsedExposureCriteria,
+  WINDOW_UNIT_SECONDS,
 } from "./experiment-metric.schema.js";
 
 /** What every statement needs besides the metric. */
@@ -184,7 +185,12 @@ function entityValue(source: MetricSource, kind: number, windowSeconds: number):
  * Entities without an exposure are dropped; `$multiple` ones are kept until the final step, as in
  * PostHog (winsorization bounds are computed over them too).
  */
-function entityMetrics(scope: ResultsScope, parts: Prisma.Sql[], values: Prisma.Sql[]): Prisma.Sql {
+function entityMetrics(
+  scope: ResultsScope,
+  parts: Prisma.Sql[],
+  values: Prisma.Sql[],
+  name = "entity_metrics",
+): Prisma.Sql {
   return Prisma.sql`stream AS (${Prisma.join(
     [exposureRows(scope), ...parts].map((part) => Prisma.sql`(${part})`),
     " UNION ALL ",
@@ -194,7 +200,7 @@ function entityMetrics(scope: ResultsScope, parts: Prisma.Sql[], values: Prisma.
         max(s.ts) FILTER (WHERE s.kind = 0) OVER w AS last_exposure_time
       FROM stream s WHERE s.entity_id IS NOT NULL
       WINDOW w AS (PARTITION BY s.entity_id)),
-    entity_metrics AS (
+    ${Prisma.raw(name)} AS (
       SELECT f.entity_id, ${variantOf(scope, "f")} AS variant,
         ${Prisma.join(values)}
       FROM framed f WHERE f.first_exposure_time IS NOT NULL
@@ -354,4 +360,73 @@ export function funnelStatement(scope: ResultsScope, steps: SourceSql[], windowS
       ARRAY[${Prisma.join(reached)}]::int[] AS steps
     FROM d WHERE d.variant = ANY(${scope.variants}::text[])
     GROUP BY d.variant`;
+}
+
+/** Options of a retention metric's statement. */
+export interface RetentionOptions {
+  windowSeconds: number;
+  retentionWindowStart: number;
+  retentionWindowEnd: number;
+  retentionWindowUnit: keyof typeof WINDOW_UNIT_SECONDS;
+  startHandling: "first_seen" | "last_seen";
+}
+
+/** `n` units of a retention window as an interval (a month is a calendar month, `toIntervalMonth`). */
+function unitInterval(n: number, unit: RetentionOptions["retentionWindowUnit"]): Prisma.Sql {
+  if (unit === "month") return Prisma.sql`(${n}::int * interval '1 month')`;
+  return seconds(n * WINDOW_UNIT_SECONDS[unit]);
+}
+
+/**
+ * A retention metric (`_build_retention_query`): per exposed entity with a start event after its
+ * first exposure (within the conversion window of it, when set), the start is its first or last
+ * such event (`start_handling`); the entity is retained (1) when a completion event falls in
+ * `[start + retention_window_start, start + retention_window_end]` units, compared on times
+ * truncated to the day or hour in the project's zone for those units (the session zone), and at most
+ * `retention_window_end` (+ one day or hour for those units) after the start. Entities without a
+ * start event are left out (PostHog's INNER JOIN). Per variant: `n`, Σ value = Σ value², and the
+ * denominator sums (each entity 1), as PostHog's RatioStatistic input.
+ */
+export function retentionStatement(
+  scope: ResultsScope,
+  start: SourceSql,
+  completion: SourceSql,
+  options: RetentionOptions,
+): Prisma.Sql {
+  const unit = options.retentionWindowUnit;
+  const endSeconds = options.retentionWindowEnd * WINDOW_UNIT_SECONDS[unit];
+  const buffer = unit === "day" ? 86_400 : unit === "hour" ? 3600 : 0;
+  const startFilter =
+    options.windowSeconds > 0
+      ? Prisma.sql` AND f.ts <= f.first_exposure_time + ${seconds(options.windowSeconds)}`
+      : Prisma.empty;
+  const pick = options.startHandling === "first_seen" ? Prisma.raw("min") : Prisma.raw("max");
+  const truncate = (value: Prisma.Sql) =>
+    unit === "day" || unit === "hour" ? Prisma.sql`date_trunc(${unit}::text, ${value})` : value;
+  const metric = entityMetrics(
+    scope,
+    [
+      sourceRows(scope, start, 1, options.windowSeconds),
+      sourceRows(scope, completion, 2, options.windowSeconds + endSeconds),
+    ],
+    [
+      Prisma.sql`${pick}(f.ts) FILTER (WHERE f.kind = 1 AND f.ts >= f.first_exposure_time${startFilter}) AS start_ts`,
+      Prisma.sql`array_agg(f.ts) FILTER (WHERE f.kind = 2) AS completions`,
+    ],
+    "starts",
+  );
+  return Prisma.sql`WITH ${metric},
+    entity_metrics AS (
+      SELECT st.variant, CASE WHEN EXISTS (
+          SELECT 1 FROM unnest(st.completions) AS c(ts)
+          WHERE c.ts >= st.start_ts AND c.ts <= st.start_ts + ${seconds(endSeconds + buffer)}
+            AND ${truncate(Prisma.sql`c.ts`)} >= ${truncate(Prisma.sql`st.start_ts`)} + ${unitInterval(options.retentionWindowStart, unit)}
+            AND ${truncate(Prisma.sql`c.ts`)} <= ${truncate(Prisma.sql`st.start_ts`)} + ${unitInterval(options.retentionWindowEnd, unit)})
+        THEN 1 ELSE 0 END::float8 AS value
+      FROM starts st WHERE st.start_ts IS NOT NULL)
+    SELECT em.variant, count(*)::int AS n, COALESCE(sum(em.value), 0)::float8 AS total,
+      COALESCE(sum(em.value), 0)::float8 AS squares, count(*)::float8 AS den_total,
+      count(*)::float8 AS den_squares, COALESCE(sum(em.value), 0)::float8 AS products
+    FROM entity_metrics em WHERE em.variant = ANY(${scope.variants}::text[])
+    GROUP BY em.variant`;
 }

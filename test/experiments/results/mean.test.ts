@@ -305,9 +305,14 @@ describeEachBackend("experiment results: mean metrics", (server) => {
     await expect(
       run({ ...meanMetric("total"), source: { kind: "ExperimentDataWarehouseNode", table_name: "t" } }),
     ).rejects.toThrow(/data warehouse/);
-    await expect(
-      run({ kind: "ExperimentMetric", metric_type: "retention", start_event: {}, completion_event: {} }),
-    ).rejects.toThrow(NotImplementedError);
+    const retention = await run({
+      kind: "ExperimentMetric",
+      metric_type: "retention",
+      start_event: {},
+      completion_event: {},
+    }).catch((e) => e);
+    expect(retention).toBeInstanceOf(ValidationError);
+    expect(retention.attr).toBe("metric__start_event__kind");
     await expect(
       run({
         kind: "ExperimentMetric",
