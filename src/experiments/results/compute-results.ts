@@ -13,7 +13,6 @@
  * (no such setting is stored), so it is accepted and filters nothing, as in Trends (run-trends.ts).
  */
 import { z } from "zod";
-import { ValidationError } from "../../core/errors.js";
 import { parseInput } from "../../core/validation.js";
 import { Prisma } from "../../generated/prisma/client.js";
 import { loadCohortDefinitions } from "../../properties/cohort-definitions.js";
@@ -121,10 +120,8 @@ export async function computeVariantAggregates(
   });
   const metric = parseExperimentMetric(input.metric);
   const exposure = parseExposureCriteria(input.exposureCriteria);
+  // An experiment that ends before it starts (or has not started yet) has an empty range: zeros.
   const to = context.endDate ?? deps.now();
-  if (to < context.startDate) {
-    throw new ValidationError("The experiment ends before it starts.", { attr: "end_date" });
-  }
 
   const sources = sourcesOf(metric);
   const trees = [exposure.properties, ...sources.map((s) => s.source.properties)].filter(

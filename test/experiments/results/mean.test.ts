@@ -283,6 +283,47 @@ describeEachBackend("experiment results: mean metrics", (server) => {
     ]);
   });
 
+  it("filters exposures by the exposure config's person properties and binds every value", async () => {
+    const s = server();
+    const flag = "o'brien\"; DROP TABLE events; --";
+    await capture(s, s.projectId, [
+      exposure("pp_1", flag, "it's", "2020-01-02T12:00:00Z", { $set: { plan: "pro" } }),
+      exposure("pp_2", flag, "it's", "2020-01-02T12:00:00Z", { $set: { plan: "free" } }),
+      exposure("pp_3", flag, "control", "2020-01-02T12:00:00Z", { $set: { plan: "pro" } }),
+      event("purchase", "pp_1", "2020-01-02T12:05:00Z", { amount: 4 }),
+      event("purchase", "pp_2", "2020-01-02T12:05:00Z", { amount: 6 }),
+    ]);
+    const criteria = {
+      filterTestAccounts: true,
+      exposure_config: {
+        kind: "ExperimentEventExposureConfig",
+        event: "$feature_flag_called",
+        properties: [{ key: "plan", value: "pro", operator: "exact", type: "person" }],
+      },
+    };
+    const { results, statements } = await compute(
+      s,
+      inputOf(s, flag, meanMetric("sum"), { variants: ["control", "it's"], exposureCriteria: criteria }),
+    );
+    expect(statements).toBe(1);
+    expect(results.map((r) => [r.key, r.number_of_samples, r.sum])).toEqual([
+      ["control", 1, 0],
+      ["it's", 1, 4],
+    ]);
+  });
+
+  it("answers zeros for an experiment that has not started", async () => {
+    const s = server();
+    const { results } = await compute(
+      s,
+      inputOf(s, "std", meanMetric("sum"), { startDate: new Date("2030-01-01T00:00:00Z"), endDate: null }),
+    );
+    expect(results.map((r) => [r.number_of_samples, r.sum])).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+  });
+
   it("counts exposures only inside the experiment's dates", async () => {
     const s = server();
     const { results } = await compute(
