@@ -69,8 +69,10 @@ function groupKey(projectId: number, index: number): Prisma.Sql {
 
 /** The entity an event belongs to: its person, or its group of the flag's group type. */
 function entityOf(scope: ResultsScope): Prisma.Sql {
-  if (scope.groupTypeIndex !== null) return groupKey(scope.projectId, scope.groupTypeIndex);
-  return Prisma.sql`COALESCE(e.person_id::text, 'distinct_id:' || e.distinct_id)`;
+  // Byte order ("C"): entities are only grouped, never shown, and the sort is the statement's cost.
+  if (scope.groupTypeIndex !== null)
+    return Prisma.sql`(${groupKey(scope.projectId, scope.groupTypeIndex)}) COLLATE "C"`;
+  return Prisma.sql`COALESCE(e.person_id::text, 'distinct_id:' || e.distinct_id) COLLATE "C"`;
 }
 
 /** The event property holding the variant (`_build_variant_property`). */
