@@ -256,10 +256,17 @@ function refuseBreakdown(metric: z.output<typeof metricBase>): void {
 /**
  * Validates a stored metric (`ExperimentMetric`, PostHog's mean, funnel, ratio or retention shape).
  * @throws ValidationError naming the first invalid field (`attr` under `metric`);
- *   NotImplementedError for strict or unordered funnels, actions, data-warehouse
+ *   NotImplementedError for legacy metric kinds (`ExperimentTrendsQuery`, `ExperimentFunnelsQuery`),
+ *   strict or unordered funnels, actions, data-warehouse
  *   nodes, breakdowns, ratio outlier handling and session-property math.
  */
 export function parseExperimentMetric(input: unknown): ParsedMetric {
+  const kind = input !== null && typeof input === "object" ? (input as { kind?: unknown }).kind : undefined;
+  if (kind === "ExperimentTrendsQuery" || kind === "ExperimentFunnelsQuery") {
+    throw new NotImplementedError(
+      `Legacy experiment metrics (${kind}) are not supported by this service: use an ExperimentMetric.`,
+    );
+  }
   const base = parseAt(metricBase, input, "metric");
   refuseBreakdown(base);
   switch (base.metric_type) {

@@ -365,6 +365,9 @@ describeEachBackend("experiment results: mean metrics", (server) => {
     await expect(
       run(meanMetric("total"), { exposureCriteria: { exposure_config: { kind: "ActionsNode", id: 3 } } }),
     ).rejects.toThrow(NotImplementedError);
+    await expect(run({ kind: "ExperimentTrendsQuery", count_query: {} })).rejects.toThrow(
+      /Legacy experiment metrics/,
+    );
     const bad = await run(meanMetric("sum", { conversion_window_unit: "fortnight" })).catch((e) => e);
     expect(bad).toBeInstanceOf(ValidationError);
     expect(bad.attr).toBe("metric__conversion_window_unit");
