@@ -246,8 +246,8 @@ export const DEFAULT_BREAKDOWN_LIMIT = 25;
 /** PostHog's default breakdown limit of the WorldMap display (one value per country). */
 export const WORLD_MAP_BREAKDOWN_LIMIT = 300;
 
-/** A property list or group as the shared translation takes it (a list is an AND group). */
-function propertyTree(value: unknown, attr: string): PropertyGroup | null {
+/** A property list or group as the shared translation takes it (a list is an AND group); null when empty. */
+export function propertyTree(value: unknown, attr: string): PropertyGroup | null {
   if (value === undefined || value === null) return null;
   if (Array.isArray(value)) {
     if (value.length === 0) return null;
@@ -260,7 +260,7 @@ function propertyTree(value: unknown, attr: string): PropertyGroup | null {
 }
 
 /** `parseInput` of a nested value: the error's `attr` is prefixed with the value's path. */
-function parseAt<S extends z.ZodType>(schema: S, value: unknown, attr: string): z.output<S> {
+export function parseAt<S extends z.ZodType>(schema: S, value: unknown, attr: string): z.output<S> {
   try {
     return parseInput(schema, value);
   } catch (error) {
