@@ -145,7 +145,13 @@ export async function computeVariantAggregates(
   const translate = (tree: PropertyGroup | null): Prisma.Sql =>
     tree === null
       ? Prisma.sql`TRUE`
-      : toSql(tree, { projectId: context.projectId, now, targets: { event: "e", person: "p" }, cohorts });
+      : toSql(tree, {
+          projectId: context.projectId,
+          now,
+          targets: { event: "e", person: "p" },
+          cohorts,
+          semantics: "query",
+        });
   const sourceSql = (source: MetricSource): SourceSql => ({
     source,
     where: translate(source.properties),
