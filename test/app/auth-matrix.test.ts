@@ -529,8 +529,15 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       },
       node: nodeId(target, project),
       key: freshKey,
-      // `hogql`: the query a new endpoint needs (its `name` is the plain "x", unique in the project).
-      values: { personIds: [t.person.uuid], personId: t.person.uuid, hogql: "SELECT count() FROM events" },
+      // `hogql`: the query a new endpoint needs (its `name` is the plain "x", unique in the project),
+      // not materialized (a HogQL endpoint is by default): a refresh would write in the background
+      // while a later test compares the database's rows.
+      values: {
+        personIds: [t.person.uuid],
+        personId: t.person.uuid,
+        hogql: "SELECT count() FROM events",
+        isMaterialized: false,
+      },
     } satisfies ArgumentFixtures;
   };
 
