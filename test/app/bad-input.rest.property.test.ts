@@ -12,7 +12,7 @@
  * prints the seed and the shrunk input of any failure.
  */
 import fc from "fast-check";
-import { beforeAll, beforeEach, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../../src/config.js";
 import type { RestRoute } from "../../src/rest/routes.js";
@@ -29,7 +29,7 @@ import {
 } from "../support/arbitraries.js";
 import { dumpRows } from "../support/db-dump.js";
 import { createFlag } from "../support/flags.js";
-import { fillPath, hasBody, type PathValues, ROUTES } from "../support/rest-routes.js";
+import { collectionOf, fillPath, hasBody, type PathValues, ROUTES } from "../support/rest-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
 import {
   createEndpoint,
@@ -149,24 +149,44 @@ describeEachBackend("REST routes under generated bad input", (server) => {
     }
   });
 
-  // Each property works on a flag of its own: what one property manages to store cannot break the next.
-  beforeEach(async () => {
-    const eventDefinition = await createEventDefinition(server(), own.project_id, freshKey());
-    const group = await createSchemaPropertyGroup(server(), own.project_id, freshKey());
-    const propertyDefinition = await createPropertyDefinition(server(), own.project_id, freshKey());
-    own = {
-      ...own,
-      ids: {
-        ...own.ids,
-        feature_flags: (await createRichFlag(own.project_id)).id,
-        event_definitions: eventDefinition,
-        schema_property_groups: group,
-        event_schemas: await createEventSchema(server(), own.project_id, eventDefinition, group),
-        property_definitions: propertyDefinition,
-      },
-      name: await createEndpoint(server(), own.project_id, endpointName(freshKey())),
-    };
-  });
+  /**
+   * Gives `route`'s property objects of their own before it runs: a new object for the collection its
+   * `:id` indexes (a rich flag, an event definition, ...) and a new endpoint for its `:name`, so that
+   * what one property manages to store cannot break the next. A GET writes nothing and keeps the
+   * shared ones; so do collections no write route changes in place (cohorts, persons, dashboards).
+   */
+  const freshFor = async (route: RestRoute) => {
+    if (route.method === "GET") return;
+    const s = server();
+    const project = own.project_id;
+    const ids = { ...own.ids };
+    switch (collectionOf(route.path)) {
+      case "feature_flags":
+        ids.feature_flags = (await createRichFlag(project)).id;
+        break;
+      case "event_definitions":
+        ids.event_definitions = await createEventDefinition(s, project, freshKey());
+        break;
+      case "schema_property_groups":
+        ids.schema_property_groups = await createSchemaPropertyGroup(s, project, freshKey());
+        break;
+      case "event_schemas":
+        ids.event_schemas = await createEventSchema(
+          s,
+          project,
+          await createEventDefinition(s, project, freshKey()),
+          await createSchemaPropertyGroup(s, project, freshKey()),
+        );
+        break;
+      case "property_definitions":
+        ids.property_definitions = await createPropertyDefinition(s, project, freshKey());
+        break;
+    }
+    const name = route.path.includes(":name")
+      ? await createEndpoint(s, project, endpointName(freshKey()))
+      : own.name;
+    own = { ...own, ids, ...(name === undefined ? {} : { name }) };
+  };
 
   /**
    * Sends one request and checks the invariants of the module comment. Returns the response.
@@ -236,6 +256,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
     const name = `${route.method} ${route.path}`;
 
     it(`${name}: any JSON value as the body`, async () => {
+      await freshFor(route);
       await fc.assert(
         fc.asyncProperty(jsonValue(vocabulary), async (body) => {
           await check(route, "random JSON", sendJson(route, body));
@@ -245,6 +266,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
     });
 
     it(`${name}: values of any type in the record's fields`, async () => {
+      await freshFor(route);
       const fields = fc.dictionary(fc.constantFrom(...vocabulary), jsonValue(vocabulary), {
         minKeys: 1,
         maxKeys: 5,
@@ -259,6 +281,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
     });
 
     it(`${name}: Unicode edge cases in strings, a NUL refused with DRF's message`, async () => {
+      await freshFor(route);
       const strings = fc.record({
         key: edgeString,
         name: edgeString,
@@ -307,6 +330,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
     });
 
     it(`${name}: JSON nested 2,000 to 20,000 deep, refused with a 400 naming the field`, async () => {
+      await freshFor(route);
       const placements: Array<[string | null, (inner: string) => string]> = [
         [
           "filters",
@@ -332,6 +356,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
     });
 
     it(`${name}: huge strings, and bodies over the limit refused with 413`, async () => {
+      await freshFor(route);
       await fc.assert(
         fc.asyncProperty(
           fc.constantFrom("key", "name", "tags", "_create_in_folder"),
@@ -350,6 +375,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
     });
 
     it(`${name}: prototype keys are plain unknown keys, and pollute nothing`, async () => {
+      await freshFor(route);
       const extras = fc.array(
         fc.tuple(fc.constantFrom(...PROTOTYPE_KEYS), jsonValue(["polluted", "isAdmin", "key"])),
         {
@@ -385,6 +411,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
 
   for (const route of ROUTES) {
     it(`${route.method} ${route.path}: bad query parameters`, async () => {
+      await freshFor(route);
       const names = [...QUERY_NAMES, ...vocabulary];
       await fc.assert(
         fc.asyncProperty(queryString(names), async (query) => {
@@ -401,6 +428,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
     });
 
     it(`${route.method} ${route.path}: a query string over the header size limit`, async () => {
+      await freshFor(route);
       const query = `?search=${"a".repeat(100_000)}`;
       await check(route, "100 KB query", (s) =>
         s.request(route.method, `${fillPath(route.path, own)}${query}`),
