@@ -81,7 +81,7 @@ export function serializeFlag(
     is_simple_flag: isSimpleFlag(filters),
     rollout_percentage: simpleRolloutPercentage(filters),
     ensure_experience_continuity: flag.ensureExperienceContinuity,
-    experiment_set: [],
+    experiment_set: flag.experimentSet,
     surveys: [],
     features: [],
     rollback_conditions: flag.rollbackConditions,
