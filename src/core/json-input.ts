@@ -14,6 +14,28 @@ import { ValidationError } from "./errors.js";
  * @throws SyntaxError for text that is not JSON (the caller turns it into a parse error).
  */
 export function parseJson(text: string): unknown {
+  const value = secureJsonParse(text, null, { protoAction: "remove", constructorAction: "remove" });
+  if (value !== null && typeof value === "object") {
+    Object.defineProperty(value, JSON_SOURCE, { value: text, enumerable: false });
+  }
+  return value;
+}
+
+/** Where `parseJson` keeps the text an object or array was parsed from (non-enumerable). */
+const JSON_SOURCE = Symbol("jsonSource");
+
+/**
+ * The JSON text a request body was parsed from, when it was JSON (undefined for form bodies and
+ * built values): for what needs the numbers as written, such as metric fingerprints, which tell
+ * `1.0` from `1` as Python does (src/experiments/rules/fingerprint.ts).
+ */
+export function jsonSourceText(body: unknown): string | undefined {
+  if (body === null || typeof body !== "object") return undefined;
+  return (body as { [JSON_SOURCE]?: string })[JSON_SOURCE];
+}
+
+/** `parseJson` without keeping the source text. */
+export function parseJsonPlain(text: string): unknown {
   return secureJsonParse(text, null, { protoAction: "remove", constructorAction: "remove" });
 }
 
