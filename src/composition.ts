@@ -17,6 +17,8 @@ import { endpointRoutes } from "./endpoints/endpoints.rest.js";
 import "./endpoints/graphql/index.js";
 import { dashboardRoutes } from "./dashboards/dashboards.rest.js";
 import { createEndpointService } from "./endpoints/endpoints.service.js";
+import { experimentRoutes } from "./experiments/experiments.rest.js";
+import { createExperimentService } from "./experiments/experiments.service.js";
 import "./dashboards/graphql/index.js";
 import { createDashboardService } from "./dashboards/dashboards.service.js";
 import { endpointJobs } from "./endpoints/materialization/materialization.jobs.js";
@@ -77,6 +79,13 @@ export function createServices(
   const dashboards = createDashboardService(deps);
   const queries = createQueryService(deps, [hogqlQueryKind, trendsQueryKind]);
   const endpointMaterialization = createMaterializationService(deps, queries);
+  const featureFlags = createFeatureFlagService(deps, {
+    cohorts,
+    persons,
+    groups,
+    evaluation: flagEvaluation,
+    dashboards,
+  });
   return {
     activityLog: createActivityLogService(),
     cohorts,
@@ -85,13 +94,8 @@ export function createServices(
     endpointMaterialization,
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
-    featureFlags: createFeatureFlagService(deps, {
-      cohorts,
-      persons,
-      groups,
-      evaluation: flagEvaluation,
-      dashboards,
-    }),
+    experiments: createExperimentService(deps, { featureFlags }),
+    featureFlags,
     flagDefinitions,
     flagEvaluation,
     groups,
@@ -119,6 +123,7 @@ export const REST_MODULES: readonly RestModule[] = [
   endpointRoutes,
   queryRoutes,
   dashboardRoutes,
+  experimentRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */

@@ -190,7 +190,9 @@ export function flagListWhere(projectId: number, filters: FlagListFilters, now: 
       break;
     case "experiment":
       // Flags an experiment (not deleted) runs on (PostHog's `experiment__deleted=False`).
-      and.push(Prisma.sql`EXISTS (SELECT 1 FROM experiments x WHERE x.feature_flag_id = f.id AND NOT x.deleted)`);
+      and.push(
+        Prisma.sql`EXISTS (SELECT 1 FROM experiments x WHERE x.feature_flag_id = f.id AND NOT x.deleted)`,
+      );
       break;
     case "remote_config":
       and.push(Prisma.sql`f.is_remote_configuration`);

@@ -514,78 +514,78 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     body: unknown,
     within: (tx: Prisma.TransactionClient, flag: { id: number; key: string }) => Promise<T>,
   ): Promise<{ flag: FlagRecord; result: T }> {
-      const project = { id: projectId };
-      const input: CreateFlagInput = parseInput(createFlagSchema, body, ctx.limits);
-      await validateKey(ctx, project.id, input.key, null);
-      await checkAnalyticsDashboards(ctx, project.id, input);
-      checkFieldsBesideFilters(input);
-      const filters =
-        input.filters === undefined
-          ? ({} as FeatureFlagFilters)
-          : await validatedFilters(ctx, project.id, input.filters, { id: null, key: input.key }, true, () =>
-              loadFlagSummaries(ctx, project.id),
-            );
-      const tags = normalizeTags(input.tags ?? []);
-      const evaluationTags = normalizeTags(input.evaluation_tags ?? []);
-      const userId = ctx.actor.user.id;
-      try {
-        return await ctx.db.$transaction(async (tx) => {
-          // The (project, key) constraint covers soft-deleted rows too: a new flag replaces a deleted one (§2.4).
-          await tx.featureFlag.deleteMany({
-            where: { projectId: project.id, key: input.key, deleted: true },
-          });
-          const flag = await tx.featureFlag.create({
-            data: {
-              projectId: project.id,
-              key: input.key,
-              name: input.name ?? "",
-              filters: filters as Prisma.InputJsonValue,
-              active: input.active ?? true,
-              ensureExperienceContinuity: input.ensure_experience_continuity ?? false,
-              rollbackConditions: (input.rollback_conditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
-              performedRollback: input.performed_rollback ?? null,
-              hasEnrichedAnalytics: input.has_enriched_analytics ?? false,
-              isRemoteConfiguration: input.is_remote_configuration ?? false,
-              hasEncryptedPayloads: false,
-              evaluationRuntime: input.evaluation_runtime ?? "all",
-              bucketingIdentifier: input.bucketing_identifier ?? "distinct_id",
-              creationContext: input.creation_context ?? "feature_flags",
-              createInFolder: input._create_in_folder ?? null,
-              shouldCreateUsageDashboard: input._should_create_usage_dashboard ?? true,
-              variantCount: filters.multivariate?.variants?.length ?? 0,
-              fullyRolledOut: isFullyRolledOut(filters),
-              createdById: userId,
-              lastModifiedById: userId,
-            },
-            select: { id: true, key: true },
-          });
-          if (tags.length) await setTags(tx, project.id, flag.id, tags, "tags");
-          if (evaluationTags.length) await setTags(tx, project.id, flag.id, evaluationTags, "evaluationTags");
-          // PostHog's create writes the usage dashboard unless asked not to (§2.4, §2.11).
-          if (input._should_create_usage_dashboard !== false) {
-            const usageDashboardId = await dashboards.writeUsageDashboard(
-              tx,
-              { projectId: project.id, key: flag.key },
-              userId,
-            );
-            await tx.featureFlag.update({ where: { id: flag.id }, data: { usageDashboardId } });
-          }
-          await recordActivity(tx, {
-            projectId: project.id,
-            userId,
-            scope: "FeatureFlag",
-            itemId: String(flag.id),
-            activity: "created",
-            name: flag.key,
-            changes: [],
-          });
-          const result = await within(tx, flag);
-          return { flag: await readOne(prismaReader(tx), project.id, { id: flag.id }), result };
+    const project = { id: projectId };
+    const input: CreateFlagInput = parseInput(createFlagSchema, body, ctx.limits);
+    await validateKey(ctx, project.id, input.key, null);
+    await checkAnalyticsDashboards(ctx, project.id, input);
+    checkFieldsBesideFilters(input);
+    const filters =
+      input.filters === undefined
+        ? ({} as FeatureFlagFilters)
+        : await validatedFilters(ctx, project.id, input.filters, { id: null, key: input.key }, true, () =>
+            loadFlagSummaries(ctx, project.id),
+          );
+    const tags = normalizeTags(input.tags ?? []);
+    const evaluationTags = normalizeTags(input.evaluation_tags ?? []);
+    const userId = ctx.actor.user.id;
+    try {
+      return await ctx.db.$transaction(async (tx) => {
+        // The (project, key) constraint covers soft-deleted rows too: a new flag replaces a deleted one (§2.4).
+        await tx.featureFlag.deleteMany({
+          where: { projectId: project.id, key: input.key, deleted: true },
         });
-      } catch (error) {
-        if (isUniqueViolation(error)) throw duplicateKey();
-        throw error;
-      }
+        const flag = await tx.featureFlag.create({
+          data: {
+            projectId: project.id,
+            key: input.key,
+            name: input.name ?? "",
+            filters: filters as Prisma.InputJsonValue,
+            active: input.active ?? true,
+            ensureExperienceContinuity: input.ensure_experience_continuity ?? false,
+            rollbackConditions: (input.rollback_conditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
+            performedRollback: input.performed_rollback ?? null,
+            hasEnrichedAnalytics: input.has_enriched_analytics ?? false,
+            isRemoteConfiguration: input.is_remote_configuration ?? false,
+            hasEncryptedPayloads: false,
+            evaluationRuntime: input.evaluation_runtime ?? "all",
+            bucketingIdentifier: input.bucketing_identifier ?? "distinct_id",
+            creationContext: input.creation_context ?? "feature_flags",
+            createInFolder: input._create_in_folder ?? null,
+            shouldCreateUsageDashboard: input._should_create_usage_dashboard ?? true,
+            variantCount: filters.multivariate?.variants?.length ?? 0,
+            fullyRolledOut: isFullyRolledOut(filters),
+            createdById: userId,
+            lastModifiedById: userId,
+          },
+          select: { id: true, key: true },
+        });
+        if (tags.length) await setTags(tx, project.id, flag.id, tags, "tags");
+        if (evaluationTags.length) await setTags(tx, project.id, flag.id, evaluationTags, "evaluationTags");
+        // PostHog's create writes the usage dashboard unless asked not to (§2.4, §2.11).
+        if (input._should_create_usage_dashboard !== false) {
+          const usageDashboardId = await dashboards.writeUsageDashboard(
+            tx,
+            { projectId: project.id, key: flag.key },
+            userId,
+          );
+          await tx.featureFlag.update({ where: { id: flag.id }, data: { usageDashboardId } });
+        }
+        await recordActivity(tx, {
+          projectId: project.id,
+          userId,
+          scope: "FeatureFlag",
+          itemId: String(flag.id),
+          activity: "created",
+          name: flag.key,
+          changes: [],
+        });
+        const result = await within(tx, flag);
+        return { flag: await readOne(prismaReader(tx), project.id, { id: flag.id }), result };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateKey();
+      throw error;
+    }
   }
 
   return {

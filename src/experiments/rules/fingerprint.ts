@@ -41,7 +41,8 @@ export class JsonNumber {
 /** JSON text of `value` as `JSON.stringify` writes it, but `JsonNumber`s as their own tokens (`1.0` stays `1.0`). */
 export function jsonTextWithNumbers(value: unknown): string {
   if (value instanceof JsonNumber) return value.token;
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : jsonTextWithNumbers(v))).join(",")}]`;
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined ? "null" : jsonTextWithNumbers(v))).join(",")}]`;
   if (value !== null && typeof value === "object" && !(value instanceof Date)) {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined);
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${jsonTextWithNumbers(v)}`).join(",")}}`;
