@@ -86,8 +86,7 @@ export const experimentRoutes: RestModule = (services, limits) => {
   const notBuilt = (
     method: "GET" | "POST",
     path: string,
-    action: Parameters<typeof experiments.notBuilt>[3],
-    detail: boolean,
+    action: Parameters<typeof experiments.notBuilt>[2],
     summary: string,
   ): RestRoute => ({
     method,
@@ -100,8 +99,7 @@ export const experimentRoutes: RestModule = (services, limits) => {
     ],
     request: action === "timeseries_results" ? { query: timeseriesQuery } : {},
     responses: { 501: errorBodySchema },
-    handler: ({ params, ctx }) =>
-      experiments.notBuilt(ctx, project(params), detail ? id(params) : null, action),
+    handler: ({ params, ctx }) => experiments.notBuilt(ctx, project(params), action),
   });
   const crud = (
     base: string,
@@ -255,7 +253,6 @@ export const experimentRoutes: RestModule = (services, limits) => {
       "GET",
       `${BASE}requires_flag_implementation/`,
       "requires_flag_implementation",
-      false,
       "Whether recent events of the given insight filters lack `$feature/` properties: `{result}`.",
     ),
     {
@@ -318,21 +315,18 @@ export const experimentRoutes: RestModule = (services, limits) => {
       "POST",
       `${BASE}:id/create_exposure_cohort_for_experiment/`,
       "create_exposure_cohort_for_experiment",
-      true,
       "Create the dynamic cohort of persons exposed to the experiment.",
     ),
     notBuilt(
       "POST",
       `${BASE}:id/recalculate_timeseries/`,
       "recalculate_timeseries",
-      true,
       "Queue a recalculation of a metric's daily results.",
     ),
     notBuilt(
       "GET",
       `${BASE}:id/timeseries_results/`,
       "timeseries_results",
-      true,
       "A metric's daily results from the start to the end (or today).",
     ),
     ...crud(HOLDOUTS, "holdout", "experiment_holdout", holdoutSchema, holdoutPageSchema, holdoutBodySchema, {

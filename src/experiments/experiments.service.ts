@@ -819,13 +819,13 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
     },
 
     /**
-     * The actions this round does not build: they check scope and the experiment, then answer 501
-     * naming what is missing. @throws NotImplementedError always (after the auth and 404 checks).
+     * The actions this round does not build: they check the scope, then answer 501 naming what is
+     * missing, for any id (as the other 501 routes: the object is never read).
+     * @throws NotImplementedError always (after the auth checks).
      */
     async notBuilt(
       ctx: ServiceContext,
       projectId: number,
-      id: number | null,
       action:
         | "create_exposure_cohort_for_experiment"
         | "requires_flag_implementation"
@@ -837,7 +837,6 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
           ? "experiment:write"
           : "experiment:read";
       await authorizeProject(ctx, projectId, scope);
-      if (id !== null) await readExperiment(ctx.db, projectId, id);
       const reasons = {
         create_exposure_cohort_for_experiment:
           "Exposure cohorts are not built yet: they need behavioral cohort criteria (performed $feature_flag_called since the start), which cohorts store but do not calculate.",

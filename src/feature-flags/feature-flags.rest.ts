@@ -7,7 +7,6 @@
 
 import { z } from "zod";
 import { serializeCohort } from "../cohorts/cohorts.responses.js";
-import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import {
   type DomainError,
@@ -21,7 +20,6 @@ import { activityRoutes } from "../rest/activity-routes.js";
 import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import { pathId, type RestModule } from "../rest/routes.js";
-import { serializeUserBasic } from "../rest/serializers.js";
 import { minimalFlag } from "./evaluation/local-evaluation.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
 import {
@@ -29,7 +27,6 @@ import {
   blastRadiusSchema,
   dependentFlagSchema,
   evaluationReasonsSchema,
-  type FeatureFlagResponse,
   featureFlagPageSchema,
   featureFlagSchema,
   flagKeysErrorSchema,
@@ -48,14 +45,7 @@ import {
 import { minimalFlagSchema } from "./local-evaluation.rest.js";
 import { blastRadiusBodySchema } from "./rules/blast-radius.js";
 import { bulkKeysBodySchema, INVALID_FLAG_IDS } from "./rules/bulk-keys.js";
-import {
-  type FlagStatusResult,
-  flagStatusValue,
-  isSimpleFlag,
-  simpleRolloutPercentage,
-  UNKNOWN_FLAG_STATUS,
-} from "./rules/status.js";
-import { effectiveFilters } from "./rules/stored-filters.js";
+import { type FlagStatusResult, flagStatusValue, UNKNOWN_FLAG_STATUS } from "./rules/status.js";
 
 const BASE = "/api/projects/:project_id/feature_flags/";
 

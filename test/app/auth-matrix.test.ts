@@ -41,7 +41,10 @@ import {
   createEndpointRecord,
   createEventDefinition,
   createEventSchema,
+  createExperiment,
+  createHoldout,
   createPropertyDefinition,
+  createSavedMetric,
   createSchemaPropertyGroup,
   createTenancy,
   endpointName,
@@ -161,6 +164,9 @@ describeEachBackend("REST auth matrix", (server) => {
         event_schemas: t.eventSchema,
         property_definitions: t.propertyDefinition,
         dashboards: t.dashboard,
+        experiments: t.experiment,
+        experiment_holdouts: t.holdout,
+        experiment_saved_metrics: t.savedMetric,
       },
       name: t.endpoint,
       version_number: 1,
@@ -213,6 +219,19 @@ describeEachBackend("REST auth matrix", (server) => {
     if (collection === "property_definitions") {
       const created = await createPropertyDefinition(s, t.project, freshKey());
       return { ...own, ids: { ...own.ids, property_definitions: created } };
+    }
+    if (collection === "experiments") {
+      return { ...own, ids: { ...own.ids, experiments: await createExperiment(s, t.project, freshKey()) } };
+    }
+    if (collection === "experiment_holdouts") {
+      return {
+        ...own,
+        ids: { ...own.ids, experiment_holdouts: await createHoldout(s, t.project, freshKey()) },
+      };
+    }
+    if (collection === "experiment_saved_metrics") {
+      const created = await createSavedMetric(s, t.project, freshKey());
+      return { ...own, ids: { ...own.ids, experiment_saved_metrics: created } };
     }
     return own;
   };
@@ -369,6 +388,9 @@ describeEachBackend("REST auth matrix", (server) => {
               event_schemas: t.otherEventSchema,
               property_definitions: t.otherPropertyDefinition,
               dashboards: t.otherDashboard,
+              experiments: t.otherExperiment,
+              experiment_holdouts: t.otherHoldout,
+              experiment_saved_metrics: t.otherSavedMetric,
             },
             name: t.otherEndpoint,
           };

@@ -10,7 +10,7 @@ import { loadConfig } from "../../src/config.js";
 import { authenticate } from "../../src/core/auth/authenticate.js";
 import { createServiceContext, dataAccessOf, type ServiceContext } from "../../src/core/context.js";
 import { featureFlagSchema } from "../../src/feature-flags/feature-flags.responses.js";
-import { serializeFlag } from "../../src/feature-flags/feature-flags.rest.js";
+import { serializeFlag } from "../../src/feature-flags/feature-flags.responses.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
 
 const RICH_FLAG = {
