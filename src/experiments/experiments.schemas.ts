@@ -15,6 +15,16 @@ export const CONCLUSIONS = ["won", "lost", "inconclusive", "stopped_early", "inv
 /** `type` values (`Experiment.ExperimentType`). */
 export const EXPERIMENT_TYPES = ["web", "product"] as const;
 
+/**
+ * DRF `CharField`, refusing a NUL in the field's own validation (`ProhibitNullCharactersValidator`), so
+ * the error comes in field order, before a later field's (DRF reports the first field's error).
+ */
+const text = (options: { maxLength?: number; allowBlank?: boolean } = {}) =>
+  drf.string(options).refine((value) => !value.includes("\u0000"), {
+    message: "Null characters are not allowed.",
+    params: { code: "null_characters_not_allowed" },
+  });
+
 /** A JSON field (DRF `JSONField`): any JSON value, null allowed. */
 const json = () => z.unknown().optional();
 
@@ -57,11 +67,11 @@ function normalizeOffset(offset: string): string {
 
 /** The experiment's writable fields (spec "Experiment (writable fields)"), each optional. */
 const experimentFields = {
-  name: drf.string({ maxLength: 400, allowBlank: false }),
-  description: drf.string({ maxLength: 3000 }).nullish(),
+  name: text({ maxLength: 400, allowBlank: false }),
+  description: text({ maxLength: 3000 }).nullish(),
   start_date: dateTime().optional(),
   end_date: dateTime().optional(),
-  feature_flag_key: drf.string({ allowBlank: false }),
+  feature_flag_key: text({ allowBlank: false }),
   holdout_id: drf.integer().nullish(),
   parameters: json(),
   secondary_metrics: json(),
@@ -141,8 +151,8 @@ export const eligibleFlagsQuerySchema = z.object({
 
 /** A holdout's writable fields (`ExperimentHoldoutSerializer`). */
 export const holdoutSchema = z.object({
-  name: drf.string({ maxLength: 400, allowBlank: false }),
-  description: drf.string({ maxLength: 400 }).nullish(),
+  name: text({ maxLength: 400, allowBlank: false }),
+  description: text({ maxLength: 400 }).nullish(),
   filters: z.array(z.unknown()),
 });
 
@@ -151,8 +161,8 @@ export const holdoutUpdateSchema = holdoutSchema.partial();
 
 /** A saved metric's writable fields (`ExperimentSavedMetricSerializer`). */
 export const savedMetricSchema = z.object({
-  name: drf.string({ maxLength: 400, allowBlank: false }),
-  description: drf.string({ maxLength: 400 }).nullish(),
+  name: text({ maxLength: 400, allowBlank: false }),
+  description: text({ maxLength: 400 }).nullish(),
   query: z.record(z.string(), z.unknown()),
 });
 
