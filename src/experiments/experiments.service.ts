@@ -539,7 +539,8 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       await authorizeProject(ctx, projectId, "experiment:write");
       const current = await readExperiment(ctx.db, projectId, id);
       const input: UpdateExperimentInput = parseInput(updateExperimentSchema, body, ctx.limits);
-      const given = Object.keys(body as Obj).filter((key) => Object.hasOwn(updateExperimentSchema.shape, key));
+      // The fields the body set (a JSON or form body alike: the parsed input holds only those).
+      const given = Object.keys(input).filter((key) => Object.hasOwn(updateExperimentSchema.shape, key));
       if (current.deleted && input.deleted !== false) throw new NotFoundError();
       const extra = given
         .filter((key) => key !== "saved_metrics_ids")
