@@ -303,6 +303,33 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     }
   }
 
+  /**
+   * Frees `key` from the project's soft-deleted flag holding it (§2.4): the row is removed, unless
+   * experiments still reference it (their flag is never removed): then, as PostHog's
+   * `_delete_soft_deleted_flags_with_key`, a non-deleted experiment refuses the key, and deleted ones
+   * only keep the old row under a tombstoned key.
+   * @throws ValidationError `Cannot reuse key '<key>': a soft-deleted flag with this key is still referenced by active experiment(s) with ID(s): …`
+   */
+  async function freeSoftDeletedKey(tx: Prisma.TransactionClient, projectId: number, key: string) {
+    const old = await tx.featureFlag.findFirst({
+      where: { projectId, key, deleted: true },
+      select: { id: true, experiments: { select: { id: true, deleted: true }, orderBy: { id: "asc" } } },
+    });
+    if (!old) return;
+    if (old.experiments.length === 0) {
+      await tx.featureFlag.delete({ where: { id: old.id } });
+      return;
+    }
+    const active = old.experiments.filter((x) => !x.deleted).map((x) => x.id);
+    if (active.length > 0) {
+      throw new ValidationError(
+        `Cannot reuse key '${key}': a soft-deleted flag with this key is still referenced by active ` +
+          `experiment(s) with ID(s): ${active.join(", ")}. Please contact support.`,
+      );
+    }
+    await tx.featureFlag.update({ where: { id: old.id }, data: { key: `${key}:deleted:${old.id}` } });
+  }
+
   /** One flag of the project, soft-deleted ones included. @throws NotFoundError */
   async function readOne(
     db: Db,
@@ -531,9 +558,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     try {
       return await ctx.db.$transaction(async (tx) => {
         // The (project, key) constraint covers soft-deleted rows too: a new flag replaces a deleted one (§2.4).
-        await tx.featureFlag.deleteMany({
-          where: { projectId: project.id, key: input.key, deleted: true },
-        });
+        await freeSoftDeletedKey(tx, project.id, input.key);
         const flag = await tx.featureFlag.create({
           data: {
             projectId: project.id,

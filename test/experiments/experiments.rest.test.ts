@@ -323,6 +323,23 @@ describeEachBackend("experiments over REST", (server) => {
       );
     });
 
+    it("lets a flag be deleted once its experiments are, and its key be reused, keeping the old row", async () => {
+      const s = server();
+      const key = unique("reused-key");
+      const created = await create({ name: "Old", feature_flag_key: key });
+      const flag = await flagOf(key);
+      expect((await patch(created.body.id, { deleted: true })).status).toBe(200);
+      const flagUrl = `/api/projects/${s.projectId}/feature_flags/`;
+      const deleted = await s.request("PATCH", `${flagUrl}${flag.id}/`, { body: { deleted: true } });
+      expect(deleted.status, deleted.text).toBe(200);
+      const again = await s.request("POST", flagUrl, { body: { key } });
+      expect(again.status, again.text).toBe(201);
+      const old = await s.db.featureFlag.findUniqueOrThrow({ where: { id: flag.id } });
+      expect(old.key).toBe(`${key}:deleted:${flag.id}`);
+      const experiment = await s.request("GET", `${base()}/${created.body.id}/`);
+      expect(experiment.body.feature_flag.id).toBe(flag.id);
+    });
+
     it("answers DELETE with 405 and an empty body", async () => {
       const created = await create({ name: "Stay", feature_flag_key: unique("stay") });
       const answer = await server().request("DELETE", `${base()}/${created.body.id}/`);
