@@ -18,6 +18,7 @@ import "./endpoints/graphql/index.js";
 import { dashboardRoutes } from "./dashboards/dashboards.rest.js";
 import { createEndpointService } from "./endpoints/endpoints.service.js";
 import { experimentRoutes } from "./experiments/experiments.rest.js";
+import "./experiments/graphql/index.js";
 import { createExperimentService } from "./experiments/experiments.service.js";
 import "./dashboards/graphql/index.js";
 import { createDashboardService } from "./dashboards/dashboards.service.js";

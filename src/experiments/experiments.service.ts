@@ -507,6 +507,21 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       return readExperiment(ctx.db, projectId, id);
     },
 
+    /** Experiments of the project by id, in the order asked, null where none (node loads). Scope `experiment:read`. */
+    async getMany(
+      ctx: ServiceContext,
+      projectId: number,
+      ids: readonly number[],
+    ): Promise<(ExperimentRecord | null)[]> {
+      await authorizeProject(ctx, projectId, "experiment:read");
+      const found = await ctx.db.experiment.findMany({
+        where: { projectId, id: { in: [...ids] } },
+        include: EXPERIMENT_INCLUDE,
+      });
+      const byId = new Map(found.map((x) => [x.id, x]));
+      return ids.map((id) => byId.get(id) ?? null);
+    },
+
     /**
      * Creates an experiment (§5.3) and, unless `feature_flag_key` names an eligible flag, its flag
      * (every flag rule; `creation_context: "experiments"`; active only when `start_date` is given).

@@ -457,6 +457,7 @@ interface NodeIds {
   /** A saved-query endpoint's UUID. */
   endpoint: string;
   dashboard: number;
+  experiment: number;
 }
 
 /**
@@ -480,6 +481,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   PropertyDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.propertyDefinition}` },
   Endpoint: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.endpoint}` },
   Dashboard: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.dashboard}` },
+  Experiment: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.experiment}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -510,6 +512,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       propertyDefinition: t.propertyDefinition,
       endpoint: t.endpointId,
       dashboard: t.dashboard,
+      experiment: t.experiment,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -528,6 +531,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       eventSchema?: string;
       propertyDefinition?: string;
       endpoint?: string;
+      experiment?: number;
       foreignObjects?: boolean;
     } = {},
   ) => {
@@ -548,6 +552,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
           overrides.propertyDefinition ?? (foreign ? t.otherPropertyDefinition : t.propertyDefinition),
         endpoint: overrides.endpoint ?? (foreign ? t.otherEndpointId : t.endpointId),
         dashboard: foreign ? t.otherDashboard : t.dashboard,
+        experiment: overrides.experiment ?? (foreign ? t.otherExperiment : t.experiment),
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -632,6 +637,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       "schemaPropertyGroup",
       "eventSchema",
       "endpoint",
+      "experiment",
     ];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
@@ -670,6 +676,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         const schemaPropertyGroup = await createSchemaPropertyGroup(s, t.project, freshKey());
         const eventSchema = await createEventSchema(s, t.project, t.eventDefinition, schemaPropertyGroup);
         const endpoint = (await createEndpointRecord(s, t.project, endpointName(freshKey()))).id;
+        const experiment = await createExperiment(s, t.project, freshKey());
         const response = await execute(
           documentFor(
             target,
@@ -680,6 +687,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
               eventSchema,
               propertyDefinition,
               endpoint,
+              experiment,
             }),
           ),
           key,

@@ -44,6 +44,7 @@ import {
   createEndpointRecord,
   createEventDefinition,
   createEventSchema,
+  createExperiment,
   createPropertyDefinition,
   createSchemaPropertyGroup,
   createTenancy,
@@ -63,6 +64,7 @@ const OBJECT_KINDS = [
   "schemaPropertyGroup",
   "eventSchema",
   "endpoint",
+  "experiment",
 ];
 
 /** Every field with arguments once (node reads are one target per Node type: keep the first). */
@@ -97,6 +99,8 @@ interface Fixtures {
   propertyDefinition: string;
   /** A saved-query endpoint's UUID. */
   endpoint: string;
+  /** A draft experiment's id. */
+  experiment: number;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -183,6 +187,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       eventSchema: "",
       propertyDefinition: await createPropertyDefinition(server(), t.project, freshKey()),
       endpoint: (await createEndpointRecord(server(), t.project, endpointName(freshKey()))).id,
+      experiment: await createExperiment(server(), t.project, freshKey()),
     };
     fixtures.eventSchema = await createEventSchema(
       server(),
@@ -236,6 +241,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       if (kind === "cohort") return fc.constant(fixtures.cohort);
       if (kind === "staticCohort") return fc.constant(fixtures.staticCohort);
       if (kind === "person") return fc.constant(String(fixtures.person));
+      if (kind === "experiment") return fc.constant(String(fixtures.experiment));
       // Event definitions, groups, event schemas and endpoints: by `id`, or as the `<kind>Id` an input refers to.
       for (const uuidKind of ["eventDefinition", "schemaPropertyGroup", "eventSchema", "endpoint"] as const) {
         if (kind === uuidKind || name === `${uuidKind}Id`) return fc.constant(fixtures[uuidKind]);
@@ -341,6 +347,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         eventSchema: fixtures.eventSchema,
         propertyDefinition: fixtures.propertyDefinition,
         endpoint: fixtures.endpoint,
+        experiment: fixtures.experiment,
       },
       node: "",
       key: freshKey,
