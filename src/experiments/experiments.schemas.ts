@@ -25,6 +25,16 @@ const text = (options: { maxLength?: number; allowBlank?: boolean } = {}) =>
     params: { code: "null_characters_not_allowed" },
   });
 
+/** DRF `ChoiceField` of `values`, a NUL refused first (what every other text field of the service answers). */
+const choice = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .string()
+    .refine((value) => !value.includes("\u0000"), {
+      message: "Null characters are not allowed.",
+      params: { code: "null_characters_not_allowed" },
+    })
+    .pipe(z.enum(values));
+
 /** A JSON field (DRF `JSONField`): any JSON value, null allowed. */
 const json = () => z.unknown().optional();
 
@@ -79,13 +89,13 @@ const experimentFields = {
   filters: json(),
   archived: drf.boolean(),
   deleted: drf.boolean(),
-  type: z.enum(EXPERIMENT_TYPES).nullish(),
+  type: choice(EXPERIMENT_TYPES).nullish(),
   exposure_criteria: json(),
   metrics: json(),
   metrics_secondary: json(),
   stats_config: json(),
   _create_in_folder: z.string().nullish(),
-  conclusion: z.enum(CONCLUSIONS).nullish(),
+  conclusion: choice(CONCLUSIONS).nullish(),
   conclusion_comment: z.string().nullish(),
   primary_metrics_ordered_uuids: z.array(z.string()).nullish(),
   secondary_metrics_ordered_uuids: z.array(z.string()).nullish(),
