@@ -14,7 +14,7 @@ const CreateExperiment = graphql(`
     createExperiment(input: $input) {
       __typename
       ... on CreateExperimentSuccess {
-        experiment { id experimentId name status featureFlagKey featureFlag { key active } metrics statsConfig }
+        experiment { id databaseId name status featureFlagKey featureFlag { key active } metrics statsConfig }
       }
       ... on Error { message code }
       ... on ValidationError { attr }
@@ -113,7 +113,7 @@ describeEachBackend("experiments over GraphQL", (server) => {
       restoreExperiment: { experiment: { deleted: false } },
     });
 
-    const read = await execute(s, Experiments, { project, id: String(result.experiment.experimentId) });
+    const read = await execute(s, Experiments, { project, id: String(result.experiment.databaseId) });
     expect(read.data?.project?.experiments?.totalCount).toBe(1);
     expect(read.data?.project?.experiment).toMatchObject({
       name: "GraphQL test",

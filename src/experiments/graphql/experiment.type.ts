@@ -19,7 +19,7 @@ type SavedMetricLink = ExperimentRecord["savedMetricLinks"][number];
 const ExperimentFeatureFlagRef = builder.objectRef<FlagOfExperiment>("ExperimentFeatureFlag").implement({
   description: "The multivariate flag an experiment runs on (PostHog's MinimalFeatureFlag).",
   fields: (t) => ({
-    flagId: t.exposeInt("id", { description: "The flag's integer id (REST's `feature_flag.id`)." }),
+    databaseId: t.exposeInt("id", { description: "The flag's integer id (REST's `feature_flag.id`)." }),
     key: t.exposeString("key", { description: "The flag key." }),
     name: t.exposeString("name", { description: "The flag's description." }),
     active: t.exposeBoolean("active", {
@@ -39,7 +39,7 @@ const ExperimentFeatureFlagRef = builder.objectRef<FlagOfExperiment>("Experiment
 export const ExperimentHoldoutRef = builder.objectRef<HoldoutRecord>("ExperimentHoldout").implement({
   description: "A share of users kept out of experiments (PostHog's ExperimentHoldout).",
   fields: (t) => ({
-    holdoutId: t.exposeInt("id", { description: "The holdout's integer id (REST's `holdout_id`)." }),
+    databaseId: t.exposeInt("id", { description: "The holdout's integer id (REST's `holdout_id`)." }),
     name: t.exposeString("name", { description: "Its name." }),
     description: t.exposeString("description", { nullable: true, description: "Its description." }),
     filters: t.field({
@@ -74,7 +74,7 @@ export const ExperimentRef = builder.objectRef<ExperimentRecord>("Experiment").i
     "An experiment (PostHog's Experiment): a multivariate flag, its metrics and its lifecycle (draft, running, stopped).",
   extensions: requiresScopes("experiment:read"),
   fields: (t) => ({
-    experimentId: t.exposeInt("id", { description: "The experiment's integer id (REST's `:id`)." }),
+    databaseId: t.exposeInt("id", { description: "The experiment's integer id (REST's `:id`)." }),
     name: t.exposeString("name", { description: "Its name." }),
     description: t.exposeString("description", { nullable: true, description: "Its description." }),
     status: t.string({
