@@ -593,6 +593,9 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       if (isObject(filters) && Array.isArray(filters["properties"]) && filters["properties"].length > 0) {
         throw new ValidationError("Experiments do not support global filter properties");
       }
+      // The flag's rewrite goes through the flag service's own update (its rules, version and activity)
+      // in that update's transaction, before the experiment's: everything that can refuse the request
+      // was checked above, so the two writes part only on a database failure between them.
       if (isDraft && (isObject(input.parameters) || holdoutGiven)) {
         const flagFilters = isObject(input.parameters)
           ? experimentFlagFilters(input.parameters, holdout?.filters ?? null)
