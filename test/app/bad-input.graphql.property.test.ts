@@ -44,7 +44,6 @@ import {
   createEndpointRecord,
   createEventDefinition,
   createEventSchema,
-  createExperiment,
   createPropertyDefinition,
   createSchemaPropertyGroup,
   createTenancy,
@@ -174,6 +173,15 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
     t = await createTenancy(server(), "gqlfuzz");
   });
 
+  /** Puts experiment `id` back as a live draft (what a property may have changed: dates, archived, deleted). */
+  const resetExperiment = async (id: number) => {
+    await server().db.experiment.update({
+      where: { id },
+      data: { deleted: false, archived: false, startDate: null, endDate: null, holdoutId: null },
+    });
+    return id;
+  };
+
   // Each property works on a flag of its own: what one property manages to store cannot break the next.
   beforeEach(async () => {
     fixtures = {
@@ -187,7 +195,9 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       eventSchema: "",
       propertyDefinition: await createPropertyDefinition(server(), t.project, freshKey()),
       endpoint: (await createEndpointRecord(server(), t.project, endpointName(freshKey()))).id,
-      experiment: await createExperiment(server(), t.project, freshKey()),
+      // A fresh experiment costs a flag and its usage dashboard: the tenancy's is put back as a live
+      // draft instead (a fixture write), which is all a property can have changed.
+      experiment: await resetExperiment(t.experiment),
     };
     fixtures.eventSchema = await createEventSchema(
       server(),

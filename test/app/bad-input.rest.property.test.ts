@@ -35,7 +35,6 @@ import {
   createEndpoint,
   createEventDefinition,
   createEventSchema,
-  createExperiment,
   createHoldout,
   createPropertyDefinition,
   createSavedMetric,
@@ -155,6 +154,15 @@ describeEachBackend("REST routes under generated bad input", (server) => {
     }
   });
 
+  /** Puts experiment `id` back as a live draft on its flag (what a property may have changed: dates, archived, deleted). */
+  const resetExperiment = async (id: number) => {
+    await server().db.experiment.update({
+      where: { id },
+      data: { deleted: false, archived: false, startDate: null, endDate: null, holdoutId: null },
+    });
+    return id;
+  };
+
   // Each property works on a flag of its own: what one property manages to store cannot break the next.
   beforeEach(async () => {
     const eventDefinition = await createEventDefinition(server(), own.project_id, freshKey());
@@ -169,7 +177,9 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         schema_property_groups: group,
         event_schemas: await createEventSchema(server(), own.project_id, eventDefinition, group),
         property_definitions: propertyDefinition,
-        experiments: await createExperiment(server(), own.project_id, freshKey()),
+        // A fresh experiment costs a flag and its usage dashboard: the tenancy's is put back as a draft
+        // instead (a fixture write, as the person rows), which is all a property can have changed.
+        experiments: await resetExperiment(own.ids["experiments"] as number),
         experiment_holdouts: await createHoldout(server(), own.project_id, freshKey()),
         experiment_saved_metrics: await createSavedMetric(server(), own.project_id, freshKey()),
       },
