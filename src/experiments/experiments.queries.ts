@@ -5,7 +5,6 @@
  *
  * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
  */
-import type { UserBasic } from "../core/records.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import type { ExperimentListFilters } from "./experiments.schemas.js";
 
@@ -63,13 +62,6 @@ export type SavedMetricRecord = Prisma.ExperimentSavedMetricGetPayload<{
 
 /** What a holdout or saved metric read includes. */
 export const WITH_CREATOR = { createdBy: { select: USER_SELECT } } as const;
-
-/** A user row as `UserBasic`. */
-export function userBasic(
-  user: Prisma.UserGetPayload<{ select: typeof USER_SELECT }> | null,
-): UserBasic | null {
-  return user;
-}
 
 /** One experiment of the project by id, deleted ones included; null when none. */
 export function selectExperiment(db: Db, projectId: number, id: number): Promise<ExperimentRecord | null> {
