@@ -17,6 +17,9 @@ import { endpointRoutes } from "./endpoints/endpoints.rest.js";
 import "./endpoints/graphql/index.js";
 import { dashboardRoutes } from "./dashboards/dashboards.rest.js";
 import { createEndpointService } from "./endpoints/endpoints.service.js";
+import { experimentRoutes } from "./experiments/experiments.rest.js";
+import "./experiments/graphql/index.js";
+import { createExperimentService } from "./experiments/experiments.service.js";
 import "./dashboards/graphql/index.js";
 import { createDashboardService } from "./dashboards/dashboards.service.js";
 import { endpointJobs } from "./endpoints/materialization/materialization.jobs.js";
@@ -77,6 +80,13 @@ export function createServices(
   const queries = createQueryService(deps, [hogqlQueryKind, trendsQueryKind]);
   const dashboards = createDashboardService({ queries });
   const endpointMaterialization = createMaterializationService(deps, queries);
+  const featureFlags = createFeatureFlagService(deps, {
+    cohorts,
+    persons,
+    groups,
+    evaluation: flagEvaluation,
+    dashboards,
+  });
   return {
     activityLog: createActivityLogService(),
     cohorts,
@@ -85,13 +95,8 @@ export function createServices(
     endpointMaterialization,
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
-    featureFlags: createFeatureFlagService(deps, {
-      cohorts,
-      persons,
-      groups,
-      evaluation: flagEvaluation,
-      dashboards,
-    }),
+    experiments: createExperimentService(deps, { featureFlags }),
+    featureFlags,
     flagDefinitions,
     flagEvaluation,
     groups,
@@ -119,6 +124,7 @@ export const REST_MODULES: readonly RestModule[] = [
   endpointRoutes,
   queryRoutes,
   dashboardRoutes,
+  experimentRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */

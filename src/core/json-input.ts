@@ -17,6 +17,32 @@ export function parseJson(text: string): unknown {
   return secureJsonParse(text, null, { protoAction: "remove", constructorAction: "remove" });
 }
 
+/** Where `parseJsonKeepingSource` keeps the text an object or array was parsed from (non-enumerable). */
+const JSON_SOURCE = Symbol("jsonSource");
+
+/**
+ * `parseJson`, keeping the text on the parsed object or array (see `jsonSourceText`): the REST door's
+ * JSON bodies, whose numbers some rules need as written.
+ * @throws SyntaxError for text that is not JSON.
+ */
+export function parseJsonKeepingSource(text: string): unknown {
+  const value = parseJson(text);
+  if (value !== null && typeof value === "object") {
+    Object.defineProperty(value, JSON_SOURCE, { value: text, enumerable: false });
+  }
+  return value;
+}
+
+/**
+ * The JSON text a request body was parsed from, when it came to the REST door as JSON (undefined for
+ * form bodies and built values): for what needs the numbers as written, such as metric fingerprints,
+ * which tell `1.0` from `1` as Python does (src/experiments/rules/fingerprint.ts).
+ */
+export function jsonSourceText(body: unknown): string | undefined {
+  if (body === null || typeof body !== "object") return undefined;
+  return (body as { [JSON_SOURCE]?: string })[JSON_SOURCE];
+}
+
 /** How many object/array levels a value has: 0 for a scalar, 1 for `{}` or `[1]`, 2 for `[[1]]`. */
 function exceedsDepth(value: unknown, maxDepth: number): boolean {
   const stack: Array<[unknown, number]> = [[value, 1]];

@@ -23,6 +23,8 @@ export type FlagRecord = FeatureFlag & {
   lastModifiedBy: UserBasic | null;
   tags: string[];
   evaluationTags: string[];
+  /** Ids of the flag's non-deleted experiments, ascending (PostHog's `experiment_set`). */
+  experimentSet: number[];
 };
 
 /** Where the reads run: the driver (`ServiceContext.reader`), or a write's transaction (`prismaReader(tx)`). */
@@ -75,6 +77,8 @@ const COMPOUND_PART_SQL = {
     WHERE ft.feature_flag_id = f.id ORDER BY t.name) AS tags`,
   evaluationTags: Prisma.sql`ARRAY(SELECT t.name FROM feature_flag_evaluation_tags et JOIN tags t ON t.id = et.tag_id
     WHERE et.feature_flag_id = f.id ORDER BY t.name) AS "evaluationTags"`,
+  experimentSet: Prisma.sql`ARRAY(SELECT x.id FROM experiments x
+    WHERE x.feature_flag_id = f.id AND NOT x.deleted ORDER BY x.id) AS "experimentSet"`,
 };
 
 /**
@@ -99,6 +103,7 @@ type FlagPartKeys = { [C in FlagColumn]: C } & {
   lastModifiedBy: "lastModifiedBy";
   tags: "tags";
   evaluationTags: "evaluationTags";
+  experimentSet: "experimentSet";
 };
 
 /** The record's keys that parts `P` bring. */
@@ -166,7 +171,10 @@ export function flagListWhere(projectId: number, filters: FlagListFilters, now: 
   if (filters.search) {
     // strpos, not LIKE: the search text is matched literally, `%` and `_` included.
     const needle = filters.search.toLowerCase();
-    and.push(Prisma.sql`(strpos(lower(f.key), ${needle}) > 0 OR strpos(lower(f.name), ${needle}) > 0)`);
+    // PostHog also matches the names of the flag's experiments (`experiment__name__icontains`).
+    and.push(Prisma.sql`(strpos(lower(f.key), ${needle}) > 0 OR strpos(lower(f.name), ${needle}) > 0
+      OR EXISTS (SELECT 1 FROM experiments x WHERE x.feature_flag_id = f.id AND NOT x.deleted
+        AND strpos(lower(x.name), ${needle}) > 0))`);
   }
   if (filters.tags?.length) {
     const names = normalizeTags(filters.tags);
@@ -181,8 +189,10 @@ export function flagListWhere(projectId: number, filters: FlagListFilters, now: 
       and.push(Prisma.sql`f.variant_count > 0`);
       break;
     case "experiment":
-      // No experiments exist yet in this service, so no flag is linked to one.
-      and.push(Prisma.sql`FALSE`);
+      // Flags an experiment (not deleted) runs on (PostHog's `experiment__deleted=False`).
+      and.push(
+        Prisma.sql`EXISTS (SELECT 1 FROM experiments x WHERE x.feature_flag_id = f.id AND NOT x.deleted)`,
+      );
       break;
     case "remote_config":
       and.push(Prisma.sql`f.is_remote_configuration`);

@@ -6,10 +6,20 @@
  */
 import { z } from "zod";
 import { cohortSchema } from "../cohorts/cohorts.responses.js";
+import { scopeSatisfied } from "../core/auth/scopes.js";
+import type { ServiceContext } from "../core/context.js";
 import { paginatedListSchema } from "../rest/pagination.js";
-import { userBasicSchema } from "../rest/serializers.js";
+import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
+import type { FlagRecord } from "./feature-flags.queries.js";
 import { BUCKETING_IDENTIFIERS, CREATION_CONTEXTS, EVALUATION_RUNTIMES } from "./feature-flags.schemas.js";
-import { FLAG_STATUS_NAMES, type FlagStatusName } from "./rules/status.js";
+import {
+  FLAG_STATUS_NAMES,
+  type FlagStatusName,
+  type FlagStatusResult,
+  isSimpleFlag,
+  simpleRolloutPercentage,
+} from "./rules/status.js";
+import { effectiveFilters } from "./rules/stored-filters.js";
 
 /**
  * `create_static_cohort_for_flag`'s answer (§2.10): the new static cohort, as the cohort routes
@@ -139,3 +149,50 @@ export const evaluationReasonsSchema = z
   )
   .describe("Flag key → `{value, evaluation: {reason, condition_index}}`, every non-deleted flag.")
   .meta({ id: "FeatureFlagEvaluationReasons" });
+
+/** A flag in PostHog's response shape (spec "Feature flag record", §2.2; schema: feature-flags.responses.ts). */
+export function serializeFlag(
+  flag: FlagRecord,
+  ctx: ServiceContext,
+  status: FlagStatusResult,
+): FeatureFlagResponse {
+  const filters = effectiveFilters(flag.filters, flag.rolloutPercentage);
+  const canEdit = scopeSatisfied(ctx.actor.apiKey.scopes, "feature_flag:write");
+  return {
+    id: flag.id,
+    name: flag.name,
+    key: flag.key,
+    filters,
+    deleted: flag.deleted,
+    active: flag.active,
+    created_by: flag.createdBy ? serializeUserBasic(flag.createdBy) : null,
+    created_at: flag.createdAt.toISOString(),
+    updated_at: flag.updatedAt.toISOString(),
+    version: flag.version,
+    last_modified_by: flag.lastModifiedBy ? serializeUserBasic(flag.lastModifiedBy) : null,
+    is_simple_flag: isSimpleFlag(filters),
+    rollout_percentage: simpleRolloutPercentage(filters),
+    ensure_experience_continuity: flag.ensureExperienceContinuity,
+    experiment_set: flag.experimentSet,
+    surveys: [],
+    features: [],
+    rollback_conditions: flag.rollbackConditions,
+    performed_rollback: flag.performedRollback,
+    can_edit: canEdit,
+    tags: flag.tags,
+    evaluation_tags: flag.evaluationTags,
+    usage_dashboard: flag.usageDashboardId,
+    analytics_dashboards: [],
+    has_enriched_analytics: flag.hasEnrichedAnalytics,
+    user_access_level: canEdit ? "editor" : "viewer",
+    creation_context: flag.creationContext,
+    is_remote_configuration: flag.isRemoteConfiguration,
+    has_encrypted_payloads: flag.hasEncryptedPayloads,
+    status: status.status,
+    evaluation_runtime: flag.evaluationRuntime,
+    bucketing_identifier: flag.bucketingIdentifier,
+    last_called_at: flag.lastCalledAt?.toISOString() ?? null,
+    _create_in_folder: flag.createInFolder,
+    _should_create_usage_dashboard: flag.shouldCreateUsageDashboard,
+  };
+}

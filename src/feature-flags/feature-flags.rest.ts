@@ -7,7 +7,6 @@
 
 import { z } from "zod";
 import { serializeCohort } from "../cohorts/cohorts.responses.js";
-import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import {
   type DomainError,
@@ -21,7 +20,6 @@ import { activityRoutes } from "../rest/activity-routes.js";
 import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import { pathId, type RestModule } from "../rest/routes.js";
-import { serializeUserBasic } from "../rest/serializers.js";
 import { minimalFlag } from "./evaluation/local-evaluation.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
 import {
@@ -29,7 +27,6 @@ import {
   blastRadiusSchema,
   dependentFlagSchema,
   evaluationReasonsSchema,
-  type FeatureFlagResponse,
   featureFlagPageSchema,
   featureFlagSchema,
   flagKeysErrorSchema,
@@ -37,6 +34,7 @@ import {
   flagStaticCohortSchema,
   flagStatusBodySchema,
   flagValueSchema,
+  serializeFlag,
 } from "./feature-flags.responses.js";
 import {
   createFlagSchema,
@@ -47,63 +45,9 @@ import {
 import { minimalFlagSchema } from "./local-evaluation.rest.js";
 import { blastRadiusBodySchema } from "./rules/blast-radius.js";
 import { bulkKeysBodySchema, INVALID_FLAG_IDS } from "./rules/bulk-keys.js";
-import {
-  type FlagStatusResult,
-  flagStatusValue,
-  isSimpleFlag,
-  simpleRolloutPercentage,
-  UNKNOWN_FLAG_STATUS,
-} from "./rules/status.js";
-import { effectiveFilters } from "./rules/stored-filters.js";
+import { type FlagStatusResult, flagStatusValue, UNKNOWN_FLAG_STATUS } from "./rules/status.js";
 
 const BASE = "/api/projects/:project_id/feature_flags/";
-
-/** A flag in PostHog's response shape (spec "Feature flag record", §2.2; schema: feature-flags.responses.ts). */
-export function serializeFlag(
-  flag: FlagRecord,
-  ctx: ServiceContext,
-  status: FlagStatusResult,
-): FeatureFlagResponse {
-  const filters = effectiveFilters(flag.filters, flag.rolloutPercentage);
-  const canEdit = scopeSatisfied(ctx.actor.apiKey.scopes, "feature_flag:write");
-  return {
-    id: flag.id,
-    name: flag.name,
-    key: flag.key,
-    filters,
-    deleted: flag.deleted,
-    active: flag.active,
-    created_by: flag.createdBy ? serializeUserBasic(flag.createdBy) : null,
-    created_at: flag.createdAt.toISOString(),
-    updated_at: flag.updatedAt.toISOString(),
-    version: flag.version,
-    last_modified_by: flag.lastModifiedBy ? serializeUserBasic(flag.lastModifiedBy) : null,
-    is_simple_flag: isSimpleFlag(filters),
-    rollout_percentage: simpleRolloutPercentage(filters),
-    ensure_experience_continuity: flag.ensureExperienceContinuity,
-    experiment_set: [],
-    surveys: [],
-    features: [],
-    rollback_conditions: flag.rollbackConditions,
-    performed_rollback: flag.performedRollback,
-    can_edit: canEdit,
-    tags: flag.tags,
-    evaluation_tags: flag.evaluationTags,
-    usage_dashboard: flag.usageDashboardId,
-    analytics_dashboards: [],
-    has_enriched_analytics: flag.hasEnrichedAnalytics,
-    user_access_level: canEdit ? "editor" : "viewer",
-    creation_context: flag.creationContext,
-    is_remote_configuration: flag.isRemoteConfiguration,
-    has_encrypted_payloads: flag.hasEncryptedPayloads,
-    status: status.status,
-    evaluation_runtime: flag.evaluationRuntime,
-    bucketing_identifier: flag.bucketingIdentifier,
-    last_called_at: flag.lastCalledAt?.toISOString() ?? null,
-    _create_in_folder: flag.createInFolder,
-    _should_create_usage_dashboard: flag.shouldCreateUsageDashboard,
-  };
-}
 
 /**
  * `:id/dashboard` and `:id/enrich_usage_dashboard`'s answer (§2.10): `{"success": true}`, or on a

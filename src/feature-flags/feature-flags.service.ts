@@ -120,6 +120,19 @@ const conflict = (current: FlagRecord) =>
     `The feature flag was updated by ${current.lastModifiedBy?.email ?? "another user"} since you started editing it. Please refresh and try again.`,
   );
 
+/**
+ * Refuses soft-deleting a flag that non-deleted experiments run on (`posthog/api/feature_flag.py`
+ * `FeatureFlagSerializer.update`, checked after early-access features and before dependent flags).
+ * @throws ValidationError `Cannot delete a feature flag that is linked to active experiment(s) with ID(s): 1, 2. ...`
+ */
+function checkExperimentsBeforeDeletion(experimentIds: readonly number[]): void {
+  if (experimentIds.length === 0) return;
+  throw new ValidationError(
+    `Cannot delete a feature flag that is linked to active experiment(s) with ID(s): ${experimentIds.join(", ")}. ` +
+      "Please delete the experiment(s) before deleting the flag.",
+  );
+}
+
 /** Thrown inside a write transaction when the compare-and-swap found a newer version: decide again. */
 class VersionMoved extends Error {}
 
@@ -290,6 +303,33 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     }
   }
 
+  /**
+   * Frees `key` from the project's soft-deleted flag holding it (§2.4): the row is removed, unless
+   * experiments still reference it (their flag is never removed): then, as PostHog's
+   * `_delete_soft_deleted_flags_with_key`, a non-deleted experiment refuses the key, and deleted ones
+   * only keep the old row under a tombstoned key.
+   * @throws ValidationError `Cannot reuse key '<key>': a soft-deleted flag with this key is still referenced by active experiment(s) with ID(s): …`
+   */
+  async function freeSoftDeletedKey(tx: Prisma.TransactionClient, projectId: number, key: string) {
+    const old = await tx.featureFlag.findFirst({
+      where: { projectId, key, deleted: true },
+      select: { id: true, experiments: { select: { id: true, deleted: true }, orderBy: { id: "asc" } } },
+    });
+    if (!old) return;
+    if (old.experiments.length === 0) {
+      await tx.featureFlag.delete({ where: { id: old.id } });
+      return;
+    }
+    const active = old.experiments.filter((x) => !x.deleted).map((x) => x.id);
+    if (active.length > 0) {
+      throw new ValidationError(
+        `Cannot reuse key '${key}': a soft-deleted flag with this key is still referenced by active ` +
+          `experiment(s) with ID(s): ${active.join(", ")}. Please contact support.`,
+      );
+    }
+    await tx.featureFlag.update({ where: { id: old.id }, data: { key: `${key}:deleted:${old.id}` } });
+  }
+
   /** One flag of the project, soft-deleted ones included. @throws NotFoundError */
   async function readOne(
     db: Db,
@@ -344,7 +384,10 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     if (active !== current.active || (deleted && !current.deleted)) {
       const flags = await loadSummaries();
       if (active !== current.active) checkActivationChange({ ...current, filters }, active, flags.values());
-      if (deleted && !current.deleted) checkDeletion(current.id, flags.values());
+      if (deleted && !current.deleted) {
+        checkExperimentsBeforeDeletion(current.experimentSet);
+        checkDeletion(current.id, flags.values());
+      }
     }
 
     const next: FlagRecord = {
@@ -486,6 +529,88 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
   async function dependentsOfOne(ctx: ServiceContext, projectId: number, id: number) {
     await readOne(ctx.reader, projectId, { id });
     return (await dependentsByFlag(ctx, projectId, [id])).get(id) ?? [];
+  }
+
+  /**
+   * Creates a flag (spec row 2, §2.4) after the caller authorised it, and runs `within` in the same
+   * transaction. @throws ValidationError for any rule of §2.4–2.6; NotImplementedError for encrypted payloads.
+   */
+  async function createFlag<T>(
+    ctx: ServiceContext,
+    projectId: number,
+    body: unknown,
+    within: (tx: Prisma.TransactionClient, flag: { id: number; key: string }) => Promise<T>,
+  ): Promise<{ flag: FlagRecord; result: T }> {
+    const project = { id: projectId };
+    const input: CreateFlagInput = parseInput(createFlagSchema, body, ctx.limits);
+    await validateKey(ctx, project.id, input.key, null);
+    await checkAnalyticsDashboards(ctx, project.id, input);
+    checkFieldsBesideFilters(input);
+    const filters =
+      input.filters === undefined
+        ? ({} as FeatureFlagFilters)
+        : await validatedFilters(ctx, project.id, input.filters, { id: null, key: input.key }, true, () =>
+            loadFlagSummaries(ctx, project.id),
+          );
+    const tags = normalizeTags(input.tags ?? []);
+    const evaluationTags = normalizeTags(input.evaluation_tags ?? []);
+    const userId = ctx.actor.user.id;
+    try {
+      return await ctx.db.$transaction(async (tx) => {
+        // The (project, key) constraint covers soft-deleted rows too: a new flag replaces a deleted one (§2.4).
+        await freeSoftDeletedKey(tx, project.id, input.key);
+        const flag = await tx.featureFlag.create({
+          data: {
+            projectId: project.id,
+            key: input.key,
+            name: input.name ?? "",
+            filters: filters as Prisma.InputJsonValue,
+            active: input.active ?? true,
+            ensureExperienceContinuity: input.ensure_experience_continuity ?? false,
+            rollbackConditions: (input.rollback_conditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
+            performedRollback: input.performed_rollback ?? null,
+            hasEnrichedAnalytics: input.has_enriched_analytics ?? false,
+            isRemoteConfiguration: input.is_remote_configuration ?? false,
+            hasEncryptedPayloads: false,
+            evaluationRuntime: input.evaluation_runtime ?? "all",
+            bucketingIdentifier: input.bucketing_identifier ?? "distinct_id",
+            creationContext: input.creation_context ?? "feature_flags",
+            createInFolder: input._create_in_folder ?? null,
+            shouldCreateUsageDashboard: input._should_create_usage_dashboard ?? true,
+            variantCount: filters.multivariate?.variants?.length ?? 0,
+            fullyRolledOut: isFullyRolledOut(filters),
+            createdById: userId,
+            lastModifiedById: userId,
+          },
+          select: { id: true, key: true },
+        });
+        if (tags.length) await setTags(tx, project.id, flag.id, tags, "tags");
+        if (evaluationTags.length) await setTags(tx, project.id, flag.id, evaluationTags, "evaluationTags");
+        // PostHog's create writes the usage dashboard unless asked not to (§2.4, §2.11).
+        if (input._should_create_usage_dashboard !== false) {
+          const usageDashboardId = await dashboards.writeUsageDashboard(
+            tx,
+            { projectId: project.id, key: flag.key },
+            userId,
+          );
+          await tx.featureFlag.update({ where: { id: flag.id }, data: { usageDashboardId } });
+        }
+        await recordActivity(tx, {
+          projectId: project.id,
+          userId,
+          scope: "FeatureFlag",
+          itemId: String(flag.id),
+          activity: "created",
+          name: flag.key,
+          changes: [],
+        });
+        const result = await within(tx, flag);
+        return { flag: await readOne(prismaReader(tx), project.id, { id: flag.id }), result };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateKey();
+      throw error;
+    }
   }
 
   return {
@@ -722,76 +847,71 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
      */
     async create(ctx: ServiceContext, projectId: number, body: unknown): Promise<FlagRecord> {
       const project = await authorizeProject(ctx, projectId, "feature_flag:write");
-      const input: CreateFlagInput = parseInput(createFlagSchema, body, ctx.limits);
-      await validateKey(ctx, project.id, input.key, null);
-      await checkAnalyticsDashboards(ctx, project.id, input);
-      checkFieldsBesideFilters(input);
-      const filters =
-        input.filters === undefined
-          ? ({} as FeatureFlagFilters)
-          : await validatedFilters(ctx, project.id, input.filters, { id: null, key: input.key }, true, () =>
-              loadFlagSummaries(ctx, project.id),
-            );
-      const tags = normalizeTags(input.tags ?? []);
-      const evaluationTags = normalizeTags(input.evaluation_tags ?? []);
-      const userId = ctx.actor.user.id;
-      try {
-        return await ctx.db.$transaction(async (tx) => {
-          // The (project, key) constraint covers soft-deleted rows too: a new flag replaces a deleted one (§2.4).
-          await tx.featureFlag.deleteMany({
-            where: { projectId: project.id, key: input.key, deleted: true },
-          });
-          const flag = await tx.featureFlag.create({
-            data: {
-              projectId: project.id,
-              key: input.key,
-              name: input.name ?? "",
-              filters: filters as Prisma.InputJsonValue,
-              active: input.active ?? true,
-              ensureExperienceContinuity: input.ensure_experience_continuity ?? false,
-              rollbackConditions: (input.rollback_conditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
-              performedRollback: input.performed_rollback ?? null,
-              hasEnrichedAnalytics: input.has_enriched_analytics ?? false,
-              isRemoteConfiguration: input.is_remote_configuration ?? false,
-              hasEncryptedPayloads: false,
-              evaluationRuntime: input.evaluation_runtime ?? "all",
-              bucketingIdentifier: input.bucketing_identifier ?? "distinct_id",
-              creationContext: input.creation_context ?? "feature_flags",
-              createInFolder: input._create_in_folder ?? null,
-              shouldCreateUsageDashboard: input._should_create_usage_dashboard ?? true,
-              variantCount: filters.multivariate?.variants?.length ?? 0,
-              fullyRolledOut: isFullyRolledOut(filters),
-              createdById: userId,
-              lastModifiedById: userId,
-            },
-            select: { id: true, key: true },
-          });
-          if (tags.length) await setTags(tx, project.id, flag.id, tags, "tags");
-          if (evaluationTags.length) await setTags(tx, project.id, flag.id, evaluationTags, "evaluationTags");
-          // PostHog's create writes the usage dashboard unless asked not to (§2.4, §2.11).
-          if (input._should_create_usage_dashboard !== false) {
-            const usageDashboardId = await dashboards.writeUsageDashboard(
-              tx,
-              { projectId: project.id, key: flag.key },
-              userId,
-            );
-            await tx.featureFlag.update({ where: { id: flag.id }, data: { usageDashboardId } });
-          }
-          await recordActivity(tx, {
-            projectId: project.id,
-            userId,
-            scope: "FeatureFlag",
-            itemId: String(flag.id),
-            activity: "created",
-            name: flag.key,
-            changes: [],
-          });
-          return readOne(prismaReader(tx), project.id, { id: flag.id });
-        });
-      } catch (error) {
-        if (isUniqueViolation(error)) throw duplicateKey();
-        throw error;
-      }
+      return (await createFlag(ctx, project.id, body, async () => undefined)).flag;
+    },
+
+    /**
+     * Creates a flag for another domain that has already authorised its own operation (PostHog's
+     * experiment create runs `FeatureFlagSerializer` directly: every flag rule applies, no flag scope
+     * is asked), then runs `within` in the same transaction with the new flag's id, so the caller's
+     * rows commit or roll back with the flag. Returns the flag as read in the transaction and
+     * `within`'s result. @throws ValidationError for any flag rule (attrs as on flag create).
+     */
+    async createWithin<T>(
+      ctx: ServiceContext,
+      projectId: number,
+      body: unknown,
+      within: (tx: Prisma.TransactionClient, flag: { id: number; key: string }) => Promise<T>,
+    ): Promise<{ flag: FlagRecord; result: T }> {
+      return createFlag(ctx, projectId, body, within);
+    },
+
+    /**
+     * Rewrites a flag's `filters` for another domain that has authorised its own operation (an
+     * experiment's draft variants or holdout, ee/clickhouse/views/experiments.py `update`, which runs
+     * the flag serializer's partial update): every filter rule, the version bump and the flag's
+     * activity entry apply as on a flag PATCH. @throws ValidationError, NotFoundError, ConflictError.
+     */
+    async updateFiltersFor(
+      ctx: ServiceContext,
+      projectId: number,
+      id: number,
+      filters: Record<string, unknown>,
+    ): Promise<FlagRecord> {
+      const input = parseInput(updateFlagSchema, { filters }, ctx.limits);
+      return applyUpdate(ctx, projectId, id, input, { kind: "posthog" });
+    },
+
+    /**
+     * Turns a flag on inside another domain's transaction `tx` (an experiment's launch: PostHog sets
+     * `feature_flag.active = True` and saves the model, no serializer rule): bumps the version, stamps
+     * the modifier and writes the flag's `updated` activity entry. No-op when already active.
+     */
+    async activateWithin(
+      tx: Prisma.TransactionClient,
+      projectId: number,
+      id: number,
+      userId: number,
+    ): Promise<void> {
+      const current = await readOne(prismaReader(tx), projectId, { id });
+      if (current.active) return;
+      await tx.featureFlag.update({
+        where: { id },
+        data: { active: true, version: current.version + 1, lastModifiedById: userId },
+      });
+      await recordActivity(tx, {
+        projectId,
+        userId,
+        scope: "FeatureFlag",
+        itemId: String(id),
+        activity: "updated",
+        name: current.key,
+        changes: changesBetween(
+          "FeatureFlag",
+          { active: false, version: current.version },
+          { active: true, version: current.version + 1 },
+        ),
+      });
     },
 
     /**

@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Limits } from "../config.js";
 import { ParseError, UnsupportedMediaTypeError } from "../core/errors.js";
 import { FormBody } from "../core/form-body.js";
-import { parseJson } from "../core/json-input.js";
+import { parseJsonKeepingSource } from "../core/json-input.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -39,7 +39,7 @@ function checkFormRoute(request: FastifyRequest): void {
 function parseJsonBody(text: string): unknown {
   if (text === "") return {};
   try {
-    return parseJson(text);
+    return parseJsonKeepingSource(text);
   } catch (error) {
     throw new ParseError(`JSON parse error - ${(error as Error).message}`);
   }

@@ -41,7 +41,10 @@ import {
   createEndpointRecord,
   createEventDefinition,
   createEventSchema,
+  createExperiment,
+  createHoldout,
   createPropertyDefinition,
+  createSavedMetric,
   createSchemaPropertyGroup,
   createTenancy,
   endpointName,
@@ -161,6 +164,9 @@ describeEachBackend("REST auth matrix", (server) => {
         event_schemas: t.eventSchema,
         property_definitions: t.propertyDefinition,
         dashboards: t.dashboard,
+        experiments: t.experiment,
+        experiment_holdouts: t.holdout,
+        experiment_saved_metrics: t.savedMetric,
       },
       name: t.endpoint,
       version_number: 1,
@@ -213,6 +219,19 @@ describeEachBackend("REST auth matrix", (server) => {
     if (collection === "property_definitions") {
       const created = await createPropertyDefinition(s, t.project, freshKey());
       return { ...own, ids: { ...own.ids, property_definitions: created } };
+    }
+    if (collection === "experiments") {
+      return { ...own, ids: { ...own.ids, experiments: await createExperiment(s, t.project, freshKey()) } };
+    }
+    if (collection === "experiment_holdouts") {
+      return {
+        ...own,
+        ids: { ...own.ids, experiment_holdouts: await createHoldout(s, t.project, freshKey()) },
+      };
+    }
+    if (collection === "experiment_saved_metrics") {
+      const created = await createSavedMetric(s, t.project, freshKey());
+      return { ...own, ids: { ...own.ids, experiment_saved_metrics: created } };
     }
     return own;
   };
@@ -369,6 +388,9 @@ describeEachBackend("REST auth matrix", (server) => {
               event_schemas: t.otherEventSchema,
               property_definitions: t.otherPropertyDefinition,
               dashboards: t.otherDashboard,
+              experiments: t.otherExperiment,
+              experiment_holdouts: t.otherHoldout,
+              experiment_saved_metrics: t.otherSavedMetric,
             },
             name: t.otherEndpoint,
           };
@@ -435,6 +457,7 @@ interface NodeIds {
   /** A saved-query endpoint's UUID. */
   endpoint: string;
   dashboard: number;
+  experiment: number;
 }
 
 /**
@@ -458,6 +481,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   PropertyDefinition: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.propertyDefinition}` },
   Endpoint: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.endpoint}` },
   Dashboard: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.dashboard}` },
+  Experiment: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.experiment}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -488,6 +512,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       propertyDefinition: t.propertyDefinition,
       endpoint: t.endpointId,
       dashboard: t.dashboard,
+      experiment: t.experiment,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -506,6 +531,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       eventSchema?: string;
       propertyDefinition?: string;
       endpoint?: string;
+      experiment?: number;
       foreignObjects?: boolean;
     } = {},
   ) => {
@@ -526,6 +552,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
           overrides.propertyDefinition ?? (foreign ? t.otherPropertyDefinition : t.propertyDefinition),
         endpoint: overrides.endpoint ?? (foreign ? t.otherEndpointId : t.endpointId),
         dashboard: foreign ? t.otherDashboard : t.dashboard,
+        experiment: overrides.experiment ?? (foreign ? t.otherExperiment : t.experiment),
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -617,6 +644,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       "schemaPropertyGroup",
       "eventSchema",
       "endpoint",
+      "experiment",
     ];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
@@ -655,6 +683,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         const schemaPropertyGroup = await createSchemaPropertyGroup(s, t.project, freshKey());
         const eventSchema = await createEventSchema(s, t.project, t.eventDefinition, schemaPropertyGroup);
         const endpoint = (await createEndpointRecord(s, t.project, endpointName(freshKey()))).id;
+        const experiment = await createExperiment(s, t.project, freshKey());
         const response = await execute(
           documentFor(
             target,
@@ -665,6 +694,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
               eventSchema,
               propertyDefinition,
               endpoint,
+              experiment,
             }),
           ),
           key,

@@ -63,6 +63,7 @@ const OBJECT_KINDS = [
   "schemaPropertyGroup",
   "eventSchema",
   "endpoint",
+  "experiment",
 ];
 
 /** Every field with arguments once (node reads are one target per Node type: keep the first). */
@@ -97,6 +98,8 @@ interface Fixtures {
   propertyDefinition: string;
   /** A saved-query endpoint's UUID. */
   endpoint: string;
+  /** A draft experiment's id. */
+  experiment: number;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -170,6 +173,15 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
     t = await createTenancy(server(), "gqlfuzz");
   });
 
+  /** Puts experiment `id` back as a live draft (what a property may have changed: dates, archived, deleted). */
+  const resetExperiment = async (id: number) => {
+    await server().db.experiment.update({
+      where: { id },
+      data: { deleted: false, archived: false, startDate: null, endDate: null, holdoutId: null },
+    });
+    return id;
+  };
+
   // Each property works on a flag of its own: what one property manages to store cannot break the next.
   beforeEach(async () => {
     fixtures = {
@@ -183,6 +195,9 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       eventSchema: "",
       propertyDefinition: await createPropertyDefinition(server(), t.project, freshKey()),
       endpoint: (await createEndpointRecord(server(), t.project, endpointName(freshKey()))).id,
+      // A fresh experiment costs a flag and its usage dashboard: the tenancy's is put back as a live
+      // draft instead (a fixture write), which is all a property can have changed.
+      experiment: await resetExperiment(t.experiment),
     };
     fixtures.eventSchema = await createEventSchema(
       server(),
@@ -236,6 +251,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       if (kind === "cohort") return fc.constant(fixtures.cohort);
       if (kind === "staticCohort") return fc.constant(fixtures.staticCohort);
       if (kind === "person") return fc.constant(String(fixtures.person));
+      if (kind === "experiment") return fc.constant(String(fixtures.experiment));
       // Event definitions, groups, event schemas and endpoints: by `id`, or as the `<kind>Id` an input refers to.
       for (const uuidKind of ["eventDefinition", "schemaPropertyGroup", "eventSchema", "endpoint"] as const) {
         if (kind === uuidKind || name === `${uuidKind}Id`) return fc.constant(fixtures[uuidKind]);
@@ -341,6 +357,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         eventSchema: fixtures.eventSchema,
         propertyDefinition: fixtures.propertyDefinition,
         endpoint: fixtures.endpoint,
+        experiment: fixtures.experiment,
       },
       node: "",
       key: freshKey,

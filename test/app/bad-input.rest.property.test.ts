@@ -35,7 +35,9 @@ import {
   createEndpoint,
   createEventDefinition,
   createEventSchema,
+  createHoldout,
   createPropertyDefinition,
+  createSavedMetric,
   createSchemaPropertyGroup,
   createTenancy,
   endpointName,
@@ -137,6 +139,9 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         event_schemas: t.eventSchema,
         property_definitions: t.propertyDefinition,
         dashboards: t.dashboard,
+        experiments: t.experiment,
+        experiment_holdouts: t.holdout,
+        experiment_saved_metrics: t.savedMetric,
       },
       name: t.endpoint,
       version_number: 1,
@@ -148,6 +153,15 @@ describeEachBackend("REST routes under generated bad input", (server) => {
       readsBody.set(route, route.method !== "DELETE" && reference.status !== 405 && reference.status !== 501);
     }
   });
+
+  /** Puts experiment `id` back as a live draft on its flag (what a property may have changed: dates, archived, deleted). */
+  const resetExperiment = async (id: number) => {
+    await server().db.experiment.update({
+      where: { id },
+      data: { deleted: false, archived: false, startDate: null, endDate: null, holdoutId: null },
+    });
+    return id;
+  };
 
   /**
    * Gives `route`'s property objects of their own before it runs: a new object for the collection its
@@ -180,6 +194,17 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         break;
       case "property_definitions":
         ids.property_definitions = await createPropertyDefinition(s, project, freshKey());
+        break;
+      case "experiments":
+        // A new experiment costs a flag and its usage dashboard: the tenancy's is put back as a
+        // draft instead (a fixture write, as the person rows), which is all a property can change.
+        ids.experiments = await resetExperiment(own.ids["experiments"] as number);
+        break;
+      case "experiment_holdouts":
+        ids.experiment_holdouts = await createHoldout(s, project, freshKey());
+        break;
+      case "experiment_saved_metrics":
+        ids.experiment_saved_metrics = await createSavedMetric(s, project, freshKey());
         break;
     }
     const name = route.path.includes(":name")

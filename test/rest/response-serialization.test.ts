@@ -9,8 +9,7 @@ import { createServices } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
 import { authenticate } from "../../src/core/auth/authenticate.js";
 import { createServiceContext, dataAccessOf, type ServiceContext } from "../../src/core/context.js";
-import { featureFlagSchema } from "../../src/feature-flags/feature-flags.responses.js";
-import { serializeFlag } from "../../src/feature-flags/feature-flags.rest.js";
+import { featureFlagSchema, serializeFlag } from "../../src/feature-flags/feature-flags.responses.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
 
 const RICH_FLAG = {

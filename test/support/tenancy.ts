@@ -53,6 +53,13 @@ export interface Tenancy {
   endpointId: string;
   otherEndpoint: string;
   otherEndpointId: string;
+  /** An experiment (draft, on its own flag), a holdout and a saved metric of the bootstrap project and of `otherProject`. */
+  experiment: number;
+  otherExperiment: number;
+  holdout: number;
+  otherHoldout: number;
+  savedMetric: number;
+  otherSavedMetric: number;
   /** Another organization the user is a member of (with no projects). */
   secondOrganization: string;
   /** An organization the user is not a member of. */
@@ -83,6 +90,9 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
   const ownEndpoint = await createEndpointRecord(s, s.projectId, `${endpointName(label)}_own`);
   const otherEndpoint = await createEndpointRecord(s, otherProject, `${endpointName(label)}_other`);
   const flag = await createFlag(s, { key: `${label}-own` });
+  const experiment = (project: number, name: string) => createExperiment(s, project, name);
+  const holdout = (project: number, name: string) => createHoldout(s, project, name);
+  const savedMetric = (project: number, name: string) => createSavedMetric(s, project, name);
   const otherFlag = await createFlag(s, { key: `${label}-other` }, otherProject);
   return {
     cohort: await cohort(s.projectId, { name: `${label} dynamic` }),
@@ -119,6 +129,12 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     otherProject,
     otherFlag: otherFlag.id,
     otherDashboard: otherFlag.usage_dashboard,
+    experiment: await experiment(s.projectId, `${label}-own-experiment`),
+    otherExperiment: await experiment(otherProject, `${label}-other-experiment`),
+    holdout: await holdout(s.projectId, `${label} own holdout`),
+    otherHoldout: await holdout(otherProject, `${label} other holdout`),
+    savedMetric: await savedMetric(s.projectId, `${label} own metric`),
+    otherSavedMetric: await savedMetric(otherProject, `${label} other metric`),
     secondOrganization: second.id,
     foreignOrganization: foreign.organizationId,
     foreignProject,
@@ -210,4 +226,35 @@ export async function createEndpointRecord(
   });
   expect(created.status, created.text).toBe(201);
   return { name: created.body.name, id: created.body.id };
+}
+
+/** Creates a draft experiment named `name` (on a new flag keyed by the name) through REST; returns its id. */
+export async function createExperiment(s: TestServer, project: number, name: string): Promise<number> {
+  const key = name.replace(/[^a-zA-Z0-9_-]/g, "-");
+  const created = await s.request("POST", `/api/projects/${project}/experiments/`, {
+    body: { name, feature_flag_key: key },
+  });
+  expect(created.status, created.text).toBe(201);
+  return created.body.id;
+}
+
+/** Creates a holdout (10% of users) through REST; returns its id. */
+export async function createHoldout(s: TestServer, project: number, name: string): Promise<number> {
+  const created = await s.request("POST", `/api/projects/${project}/experiment_holdouts/`, {
+    body: { name, filters: [{ properties: [], rollout_percentage: 10 }] },
+  });
+  expect(created.status, created.text).toBe(201);
+  return created.body.id;
+}
+
+/** Creates a saved mean metric through REST; returns its id. */
+export async function createSavedMetric(s: TestServer, project: number, name: string): Promise<number> {
+  const created = await s.request("POST", `/api/projects/${project}/experiment_saved_metrics/`, {
+    body: {
+      name,
+      query: { kind: "ExperimentMetric", metric_type: "mean", source: { kind: "EventsNode", event: "buy" } },
+    },
+  });
+  expect(created.status, created.text).toBe(201);
+  return created.body.id;
 }

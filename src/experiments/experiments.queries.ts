@@ -1,0 +1,164 @@
+/**
+ * How experiments, holdouts and saved metrics are read: one Prisma read per page or record with the
+ * flag (its minimal fields and evaluation tags), the holdout, the creator and the saved-metric links
+ * included, and a page's total beside it.
+ *
+ * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
+ */
+import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import type { ExperimentListFilters } from "./experiments.schemas.js";
+
+/** A database client or an interactive transaction's client. */
+export type Db = Prisma.TransactionClient | PrismaClient;
+
+const USER_SELECT = {
+  id: true,
+  uuid: true,
+  distinctId: true,
+  firstName: true,
+  lastName: true,
+  email: true,
+  isEmailVerified: true,
+  hedgehogConfig: true,
+  roleAtOrganization: true,
+} satisfies Prisma.UserSelect;
+
+/** What an experiment read includes. */
+export const EXPERIMENT_INCLUDE = {
+  featureFlag: {
+    select: {
+      id: true,
+      projectId: true,
+      key: true,
+      name: true,
+      filters: true,
+      deleted: true,
+      active: true,
+      ensureExperienceContinuity: true,
+      hasEncryptedPayloads: true,
+      version: true,
+      evaluationRuntime: true,
+      bucketingIdentifier: true,
+      evaluationTags: { select: { tag: { select: { name: true } } } },
+    },
+  },
+  holdout: { include: { createdBy: { select: USER_SELECT } } },
+  createdBy: { select: USER_SELECT },
+  savedMetricLinks: { include: { savedMetric: true }, orderBy: { id: "asc" } },
+} satisfies Prisma.ExperimentInclude;
+
+/** An experiment as both doors show it. */
+export type ExperimentRecord = Prisma.ExperimentGetPayload<{ include: typeof EXPERIMENT_INCLUDE }>;
+
+/** A holdout with its creator. */
+export type HoldoutRecord = Prisma.ExperimentHoldoutGetPayload<{
+  include: { createdBy: { select: typeof USER_SELECT } };
+}>;
+
+/** A saved metric with its creator. */
+export type SavedMetricRecord = Prisma.ExperimentSavedMetricGetPayload<{
+  include: { createdBy: { select: typeof USER_SELECT } };
+}>;
+
+/** What a holdout or saved metric read includes. */
+export const WITH_CREATOR = { createdBy: { select: USER_SELECT } } as const;
+
+/** One experiment of the project by id, deleted ones included; null when none. */
+export function selectExperiment(db: Db, projectId: number, id: number): Promise<ExperimentRecord | null> {
+  return db.experiment.findFirst({ where: { id, projectId }, include: EXPERIMENT_INCLUDE });
+}
+
+/** The list's `WHERE` (§5.2): not deleted, archived excluded unless asked, status, creator, name search. */
+export function experimentListWhere(
+  projectId: number,
+  filters: ExperimentListFilters,
+): Prisma.ExperimentWhereInput {
+  const where: Prisma.ExperimentWhereInput = {
+    projectId,
+    deleted: false,
+    archived: filters.archived ?? false,
+  };
+  if (filters.status === "draft") where.startDate = null;
+  else if (filters.status === "running") Object.assign(where, { startDate: { not: null }, endDate: null });
+  else if (filters.status === "complete") where.endDate = { not: null };
+  if (filters.created_by_id !== undefined) where.createdById = filters.created_by_id;
+  if (filters.search) where.name = { contains: filters.search, mode: "insensitive" };
+  return where;
+}
+
+/** SQL of each accepted order (PostHog's `OrderingFilter` fields and its computed `duration`, `status`). */
+const ORDER_SQL: Record<string, Prisma.Sql> = {
+  id: Prisma.sql`x.id`,
+  name: Prisma.sql`x.name`,
+  created_at: Prisma.sql`x.created_at`,
+  updated_at: Prisma.sql`x.updated_at`,
+  start_date: Prisma.sql`x.start_date`,
+  end_date: Prisma.sql`x.end_date`,
+  // Running experiments last until now (PostHog annotates `duration` as `coalesce(end, now()) - start`).
+  duration: Prisma.sql`(COALESCE(x.end_date, now()) - x.start_date)`,
+  // draft (no start) < running (no end) < complete.
+  status: Prisma.sql`(CASE WHEN x.start_date IS NULL THEN 0 WHEN x.end_date IS NULL THEN 1 ELSE 2 END)`,
+};
+
+/**
+ * One page of the experiments matching `where`, in `order` (`-created_at` by default; an unknown
+ * field is ignored, as DRF's OrderingFilter does), with the total.
+ */
+export async function selectExperimentPage(
+  db: PrismaClient,
+  projectId: number,
+  where: Prisma.ExperimentWhereInput,
+  order: string | undefined,
+  page: { limit: number; offset: number },
+): Promise<{ count: number; results: ExperimentRecord[] }> {
+  const count = await db.experiment.count({ where });
+  const field = order?.replace(/^-/, "");
+  const sql = field ? ORDER_SQL[field] : undefined;
+  if (!sql) {
+    const results = await db.experiment.findMany({
+      where,
+      include: EXPERIMENT_INCLUDE,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: page.limit,
+      skip: page.offset,
+    });
+    return { count, results };
+  }
+  const ids = await db.experiment.findMany({ where, select: { id: true } });
+  if (ids.length === 0) return { count, results: [] };
+  const direction = order!.startsWith("-") ? Prisma.sql`DESC NULLS LAST` : Prisma.sql`ASC NULLS LAST`;
+  const ordered = await db.$queryRaw<Array<{ id: number }>>(Prisma.sql`SELECT x.id FROM experiments x
+    WHERE x.project_id = ${projectId} AND x.id = ANY(${ids.map((r) => r.id)}::int[])
+    ORDER BY ${sql} ${direction}, x.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`);
+  const rows = await db.experiment.findMany({
+    where: { projectId, id: { in: ordered.map((r) => r.id) } },
+    include: EXPERIMENT_INCLUDE,
+  });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return { count, results: ordered.map((r) => byId.get(r.id)!).filter(Boolean) };
+}
+
+/** The stored metrics of an experiment as PostgreSQL writes their JSON text (numbers as written: `1.0` stays). */
+export async function selectMetricsText(
+  db: Db,
+  projectId: number,
+  id: number,
+): Promise<{ metrics: string | null; metricsSecondary: string | null }> {
+  const [row] = await db.$queryRaw<Array<{ metrics: string | null; metricsSecondary: string | null }>>(
+    Prisma.sql`SELECT metrics::text AS metrics, metrics_secondary::text AS "metricsSecondary"
+      FROM experiments WHERE project_id = ${projectId} AND id = ${id}`,
+  );
+  return row ?? { metrics: null, metricsSecondary: null };
+}
+
+/** Writes an experiment's metric lists from JSON text (so numbers keep their written form). */
+export async function writeMetricsText(
+  db: Db,
+  projectId: number,
+  id: number,
+  metrics: string,
+  metricsSecondary: string,
+): Promise<void> {
+  await db.$executeRaw(Prisma.sql`UPDATE experiments SET metrics = ${metrics}::jsonb,
+    metrics_secondary = ${metricsSecondary}::jsonb WHERE project_id = ${projectId} AND id = ${id}`);
+}

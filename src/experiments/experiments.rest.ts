@@ -1,0 +1,357 @@
+/**
+ * Experiments, holdouts and saved metrics on PostHog's REST paths (spec "Experiments" rows;
+ * posthog-behavior.md §5; `ee/clickhouse/views/experiments.py`, `experiment_holdouts.py`,
+ * `experiment_saved_metrics.py`), each with and without its trailing slash. Request parsing and
+ * PostHog's shapes only; behaviour lives in experiments.service.ts. The timeseries, exposure-cohort
+ * and flag-implementation actions answer 501 with the reason (not built in this round).
+ */
+import { z } from "zod";
+import { MethodNotAllowedError } from "../core/errors.js";
+import { featureFlagSchema, serializeFlag } from "../feature-flags/feature-flags.responses.js";
+import { errorBodySchema } from "../rest/error-body.js";
+import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import {
+  eligibleFlagsErrorSchema,
+  experimentPageSchema,
+  experimentSchema,
+  experimentStatsSchema,
+  holdoutPageSchema,
+  holdoutSchema,
+  savedMetricPageSchema,
+  savedMetricSchema,
+  serializeExperiment,
+  serializeHoldout,
+  serializeSavedMetric,
+  serializeStats,
+} from "./experiments.responses.js";
+import {
+  createExperimentSchema,
+  duplicateExperimentSchema,
+  holdoutSchema as holdoutBodySchema,
+  savedMetricSchema as savedMetricBodySchema,
+  updateExperimentSchema,
+} from "./experiments.schemas.js";
+import { EligibleFlagsError } from "./experiments.service.js";
+
+const BASE = "/api/projects/:project_id/experiments/";
+const HOLDOUTS = "/api/projects/:project_id/experiment_holdouts/";
+const SAVED_METRICS = "/api/projects/:project_id/experiment_saved_metrics/";
+
+/** The list's query parameters (§5.2). */
+const listQuery = offsetPageQuerySchema.extend({
+  status: z
+    .enum(["draft", "running", "complete", "all"])
+    .optional()
+    .describe("draft, running, complete or all."),
+  archived: z
+    .boolean()
+    .optional()
+    .describe("Archived experiments only (true); by default they are left out."),
+  created_by_id: z.int().optional(),
+  search: z.string().optional().describe("Matches the name, case-insensitive."),
+  order: z
+    .string()
+    .optional()
+    .describe(
+      "A field (`created_at`, `name`, `start_date`, `end_date`, `duration`, `status`, ...), `-` for descending.",
+    ),
+});
+
+/** `eligible_feature_flags`' query parameters (§5.5). */
+const eligibleQuery = z.object({
+  search: z.string().optional(),
+  active: z.boolean().optional(),
+  created_by_id: z.int().optional(),
+  evaluation_runtime: z.string().optional(),
+  has_evaluation_tags: z.boolean().optional(),
+  order: z.string().optional(),
+  limit: z.int().optional().describe("Default 20, at most 100."),
+  offset: z.int().optional(),
+});
+
+const eligiblePageSchema = z
+  .object({ results: z.array(featureFlagSchema), count: z.int() })
+  .meta({ id: "EligibleFeatureFlags" });
+
+/** The `:id/timeseries_results` query. */
+const timeseriesQuery = z.object({ metric_uuid: z.string().optional(), fingerprint: z.string().optional() });
+
+/** The routes. */
+export const experimentRoutes: RestModule = (services, limits) => {
+  const experiments = services.experiments;
+  const flags = services.featureFlags;
+  const project = (params: Record<string, string>) => pathId(params, "project_id");
+  const id = (params: Record<string, string>) => pathId(params, "id");
+  const notBuilt = (
+    method: "GET" | "POST",
+    path: string,
+    action: Parameters<typeof experiments.notBuilt>[2],
+    summary: string,
+  ): RestRoute => ({
+    method,
+    path,
+    summary: `${summary} Not built yet: 501 with the reason.`,
+    scopes: [
+      action === "create_exposure_cohort_for_experiment" || action === "recalculate_timeseries"
+        ? "experiment:write"
+        : "experiment:read",
+    ],
+    request: action === "timeseries_results" ? { query: timeseriesQuery } : {},
+    responses: { 501: errorBodySchema },
+    handler: ({ params, ctx }) => experiments.notBuilt(ctx, project(params), action),
+  });
+  const crud = (
+    base: string,
+    noun: string,
+    scope: "experiment_holdout" | "experiment_saved_metric",
+    schema: z.ZodType,
+    page: z.ZodType,
+    body: z.ZodType,
+    ops: {
+      list: (
+        ctx: Parameters<RestRoute["handler"]>[0]["ctx"],
+        p: number,
+        pg: { limit: number; offset: number },
+      ) => Promise<{
+        count: number;
+        results: unknown[];
+      }>;
+      get: (ctx: Parameters<RestRoute["handler"]>[0]["ctx"], p: number, id: number) => Promise<unknown>;
+      create: (ctx: Parameters<RestRoute["handler"]>[0]["ctx"], p: number, body: unknown) => Promise<unknown>;
+      update: (
+        ctx: Parameters<RestRoute["handler"]>[0]["ctx"],
+        p: number,
+        id: number,
+        body: unknown,
+        partial: boolean,
+      ) => Promise<unknown>;
+      remove: (ctx: Parameters<RestRoute["handler"]>[0]["ctx"], p: number, id: number) => Promise<void>;
+      serialize: (record: never) => unknown;
+    },
+  ): RestRoute[] => {
+    const out = (record: unknown) => ops.serialize(record as never);
+    return [
+      {
+        method: "GET",
+        path: base,
+        summary: `List the project's ${noun}s, newest first; limit/offset pages.`,
+        scopes: [`${scope}:read`],
+        request: { query: offsetPageQuerySchema },
+        responses: { 200: page },
+        handler: async ({ params, url, ctx }) => {
+          const pg = parseOffsetPage(url.searchParams, limits);
+          const { count, results } = await ops.list(ctx, project(params), pg);
+          return { body: { count, ...offsetPageLinks(url, pg, count), results: results.map(out) } };
+        },
+      },
+      {
+        method: "POST",
+        path: base,
+        summary: `Create a ${noun}.`,
+        scopes: [`${scope}:write`],
+        request: { body },
+        responses: { 201: schema },
+        handler: async ({ params, body: b, ctx }) => ({
+          status: 201,
+          body: out(await ops.create(ctx, project(params), b)),
+        }),
+      },
+      {
+        method: "GET",
+        path: `${base}:id/`,
+        summary: `One ${noun}.`,
+        scopes: [`${scope}:read`],
+        responses: { 200: schema },
+        handler: async ({ params, ctx }) => ({ body: out(await ops.get(ctx, project(params), id(params))) }),
+      },
+      ...(["PATCH", "PUT"] as const).map(
+        (method): RestRoute => ({
+          method,
+          path: `${base}:id/`,
+          summary: method === "PATCH" ? `Change a ${noun} (fields optional).` : `Replace a ${noun}'s fields.`,
+          scopes: [`${scope}:write`],
+          request: { body },
+          responses: { 200: schema },
+          handler: async ({ params, body: b, ctx }) => ({
+            body: out(await ops.update(ctx, project(params), id(params), b, method === "PATCH")),
+          }),
+        }),
+      ),
+      {
+        method: "DELETE",
+        path: `${base}:id/`,
+        summary: `Delete a ${noun}.`,
+        scopes: [`${scope}:write`],
+        responses: { 204: null },
+        handler: async ({ params, ctx }) => {
+          await ops.remove(ctx, project(params), id(params));
+          return { status: 204, body: undefined };
+        },
+      },
+    ];
+  };
+
+  return [
+    {
+      method: "GET",
+      path: BASE,
+      summary:
+        "List the project's experiments, newest first: not deleted, archived only with archived=true; status, " +
+        "created_by_id, search, order (incl. duration, status); limit/offset pages.",
+      scopes: ["experiment:read"],
+      request: { query: listQuery },
+      responses: { 200: experimentPageSchema },
+      handler: async ({ params, query, url, ctx }) => {
+        const page = parseOffsetPage(query, limits);
+        const { count, results } = await experiments.list(
+          ctx,
+          project(params),
+          Object.fromEntries(query),
+          page,
+        );
+        return {
+          body: {
+            count,
+            ...offsetPageLinks(url, page, count),
+            results: results.map((x) => serializeExperiment(x, ctx)),
+          },
+        };
+      },
+    },
+    {
+      method: "POST",
+      path: BASE,
+      summary:
+        "Create an experiment on `feature_flag_key`: an eligible flag is reused, else an inactive multivariate flag " +
+        "is created (active when start_date is given); metric fingerprints are computed.",
+      scopes: ["experiment:write"],
+      request: { body: createExperimentSchema },
+      responses: { 201: experimentSchema },
+      handler: async ({ params, body, ctx }) => ({
+        status: 201,
+        body: serializeExperiment(await experiments.create(ctx, project(params), body), ctx),
+      }),
+    },
+    {
+      method: "GET",
+      path: `${BASE}eligible_feature_flags/`,
+      summary:
+        "Flags an experiment can run on (≥2 variants, control first), filtered as the flag list: `{results, count}`.",
+      scopes: ["feature_flag:read"],
+      request: { query: eligibleQuery },
+      responses: { 200: eligiblePageSchema, 400: z.union([eligibleFlagsErrorSchema, errorBodySchema]) },
+      errorBody: (error) => (error instanceof EligibleFlagsError ? { error: error.detail } : undefined),
+      handler: async ({ params, query, ctx }) => {
+        const { count, results } = await experiments.eligibleFlags(ctx, project(params), query);
+        return {
+          body: { results: results.map((flag) => serializeFlag(flag, ctx, flags.status(flag))), count },
+        };
+      },
+    },
+    notBuilt(
+      "GET",
+      `${BASE}requires_flag_implementation/`,
+      "requires_flag_implementation",
+      "Whether recent events of the given insight filters lack `$feature/` properties: `{result}`.",
+    ),
+    {
+      method: "GET",
+      path: `${BASE}stats/`,
+      summary:
+        "Experimentation velocity over the last 30 days (project time zone): launched, previous window, percent change, active, completed.",
+      scopes: ["experiment:read"],
+      responses: { 200: experimentStatsSchema },
+      handler: async ({ params, ctx }) => ({
+        body: serializeStats(await experiments.stats(ctx, project(params))),
+      }),
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/`,
+      summary: "One experiment (deleted ones too).",
+      scopes: ["experiment:read"],
+      responses: { 200: experimentSchema },
+      handler: async ({ params, ctx }) => ({
+        body: serializeExperiment(await experiments.get(ctx, project(params), id(params)), ctx),
+      }),
+    },
+    {
+      method: "PATCH",
+      path: `${BASE}:id/`,
+      summary:
+        "Change an experiment: PostHog's updatable keys only; start_date on a draft launches it (activates the flag); " +
+        "variants and holdout frozen after launch; deleted true/false soft-deletes and restores.",
+      scopes: ["experiment:write"],
+      request: { body: updateExperimentSchema },
+      responses: { 200: experimentSchema },
+      handler: async ({ params, body, ctx }) => ({
+        body: serializeExperiment(await experiments.update(ctx, project(params), id(params), body), ctx),
+      }),
+    },
+    {
+      method: "DELETE",
+      path: `${BASE}:id/`,
+      summary: "Refused with 405 and an empty body, as flag DELETE: soft delete is PATCH `deleted: true`.",
+      scopes: ["experiment:write"],
+      responses: { 405: null },
+      emptyBodyOn: (error) => error instanceof MethodNotAllowedError,
+      handler: ({ params, ctx }) => experiments.destroy(ctx, project(params)),
+    },
+    {
+      method: "POST",
+      path: `${BASE}:id/duplicate/`,
+      summary:
+        "Copy an experiment as a draft named `<name> (Copy)` (then `(Copy) 1`, ...), on the same flag or `feature_flag_key`.",
+      scopes: ["experiment:write"],
+      request: { body: duplicateExperimentSchema },
+      responses: { 201: experimentSchema },
+      handler: async ({ params, body, ctx }) => ({
+        status: 201,
+        body: serializeExperiment(await experiments.duplicate(ctx, project(params), id(params), body), ctx),
+      }),
+    },
+    notBuilt(
+      "POST",
+      `${BASE}:id/create_exposure_cohort_for_experiment/`,
+      "create_exposure_cohort_for_experiment",
+      "Create the dynamic cohort of persons exposed to the experiment.",
+    ),
+    notBuilt(
+      "POST",
+      `${BASE}:id/recalculate_timeseries/`,
+      "recalculate_timeseries",
+      "Queue a recalculation of a metric's daily results.",
+    ),
+    notBuilt(
+      "GET",
+      `${BASE}:id/timeseries_results/`,
+      "timeseries_results",
+      "A metric's daily results from the start to the end (or today).",
+    ),
+    ...crud(HOLDOUTS, "holdout", "experiment_holdout", holdoutSchema, holdoutPageSchema, holdoutBodySchema, {
+      list: (ctx, p, pg) => experiments.listHoldouts(ctx, p, pg),
+      get: (ctx, p, i) => experiments.getHoldout(ctx, p, i),
+      create: (ctx, p, b) => experiments.createHoldout(ctx, p, b),
+      update: (ctx, p, i, b, partial) => experiments.updateHoldout(ctx, p, i, b, partial),
+      remove: (ctx, p, i) => experiments.deleteHoldout(ctx, p, i),
+      serialize: serializeHoldout,
+    }),
+    ...crud(
+      SAVED_METRICS,
+      "saved metric",
+      "experiment_saved_metric",
+      savedMetricSchema,
+      savedMetricPageSchema,
+      savedMetricBodySchema,
+      {
+        list: (ctx, p, pg) => experiments.listSavedMetrics(ctx, p, pg),
+        get: (ctx, p, i) => experiments.getSavedMetric(ctx, p, i),
+        create: (ctx, p, b) => experiments.createSavedMetric(ctx, p, b),
+        update: (ctx, p, i, b, partial) => experiments.updateSavedMetric(ctx, p, i, b, partial),
+        remove: (ctx, p, i) => experiments.deleteSavedMetric(ctx, p, i),
+        serialize: serializeSavedMetric,
+      },
+    ),
+  ];
+};
