@@ -1,6 +1,6 @@
 /**
- * The experiment service (issue 11 part B): experiments, holdouts and saved metrics for both front
- * doors. It checks scopes and project access, validates by PostHog's rules, writes the change and its
+ * The experiment service (issue 11 part B): experiments, and (from holdouts.service.ts and
+ * saved-metrics.service.ts) holdouts and saved metrics, for both front doors. It checks scopes and project access, validates by PostHog's rules, writes the change and its
  * activity entry in one transaction, and returns records. Experiments run on multivariate flags,
  * created or changed through the flag service so every flag rule applies.
  * Source: `ee/clickhouse/views/experiments.py` (`ExperimentSerializer`, `EnterpriseExperimentsViewSet`),
@@ -26,34 +26,28 @@ import {
   EXPERIMENT_INCLUDE,
   type ExperimentRecord,
   experimentListWhere,
-  type HoldoutRecord,
-  type SavedMetricRecord,
   selectExperiment,
   selectExperimentPage,
   selectMetricsText,
-  WITH_CREATOR,
   writeMetricsText,
 } from "./experiments.queries.js";
 import {
   type CreateExperimentInput,
-  checkHoldoutFilters,
   createExperimentSchema,
   duplicateExperimentSchema,
   eligibleFlagsQuerySchema,
   experimentListFiltersSchema,
-  holdoutSchema,
-  holdoutUpdateSchema,
-  savedMetricSchema,
-  savedMetricUpdateSchema,
   type UpdateExperimentInput,
   updateExperimentSchema,
 } from "./experiments.schemas.js";
+import { createHoldoutOperations, withHoldoutGroups } from "./holdouts.service.js";
 import {
   computeMetricFingerprint,
   type JsonWithNumbers,
   jsonTextWithNumbers,
   parseJsonNumbers,
 } from "./rules/fingerprint.js";
+import { createSavedMetricOperations } from "./saved-metrics.service.js";
 
 /** PostHog's default variants of a new experiment flag. */
 const DEFAULT_VARIANTS = [
@@ -191,12 +185,6 @@ function withFingerprints(
     const fingerprint = computeMetricFingerprint(metric, startDate, statsConfig, exposureCriteria);
     return { ...(metric as { [key: string]: JsonWithNumbers }), fingerprint };
   });
-}
-
-/** A flag's filters with `holdout_groups` set to `groups`, or without the key when there is no holdout. */
-function withHoldoutGroups(filters: Obj, groups: unknown): Obj {
-  const { holdout_groups: _, ...rest } = filters;
-  return Array.isArray(groups) ? { ...rest, holdout_groups: groups } : rest;
 }
 
 /** Creates the experiment service. */
@@ -869,287 +857,9 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       throw new NotImplementedError(reasons[action]);
     },
 
-    // Holdouts (ee/clickhouse/views/experiment_holdouts.py).
-
-    /** The project's holdouts, newest first. Scope `experiment_holdout:read`. */
-    async listHoldouts(ctx: ServiceContext, projectId: number, page: OffsetPage) {
-      const project = await authorizeProject(ctx, projectId, "experiment_holdout:read");
-      const where = { projectId: project.id };
-      const [count, results] = await Promise.all([
-        ctx.db.experimentHoldout.count({ where }),
-        ctx.db.experimentHoldout.findMany({
-          where,
-          include: WITH_CREATOR,
-          orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-          take: page.limit,
-          skip: page.offset,
-        }),
-      ]);
-      return { count, results };
-    },
-
-    /** One holdout. Scope `experiment_holdout:read`. @throws NotFoundError */
-    async getHoldout(ctx: ServiceContext, projectId: number, id: number): Promise<HoldoutRecord> {
-      await authorizeProject(ctx, projectId, "experiment_holdout:read");
-      const holdout = await ctx.db.experimentHoldout.findFirst({
-        where: { projectId, id },
-        include: WITH_CREATOR,
-      });
-      if (!holdout) throw new NotFoundError();
-      return holdout;
-    },
-
-    /**
-     * Creates a holdout: `filters` groups each need a `rollout_percentage` in [0, 100]; on save each
-     * group gets `variant: "holdout-<id>"`. Activity `created` (scope `ExperimentHoldout`).
-     * Scope `experiment_holdout:write`. @throws ValidationError
-     */
-    async createHoldout(ctx: ServiceContext, projectId: number, body: unknown): Promise<HoldoutRecord> {
-      const project = await authorizeProject(ctx, projectId, "experiment_holdout:write");
-      const input = parseInput(holdoutSchema, body, ctx.limits);
-      checkHoldoutFilters(input.filters);
-      const userId = ctx.actor.user.id;
-      return ctx.db.$transaction(async (tx) => {
-        const created = await tx.experimentHoldout.create({
-          data: {
-            projectId: project.id,
-            name: input.name,
-            description: input.description ?? null,
-            filters: [],
-            createdById: userId,
-          },
-        });
-        const filters = input.filters.map((g) => ({ ...(g as Obj), variant: `holdout-${created.id}` }));
-        await tx.experimentHoldout.update({
-          where: { id: created.id },
-          data: { filters: filters as Prisma.InputJsonValue },
-        });
-        await recordActivity(tx, {
-          projectId: project.id,
-          userId,
-          scope: "ExperimentHoldout",
-          itemId: String(created.id),
-          activity: "created",
-          name: input.name,
-          changes: null,
-        });
-        return tx.experimentHoldout.findUniqueOrThrow({ where: { id: created.id }, include: WITH_CREATOR });
-      });
-    },
-
-    /**
-     * Updates a holdout (PATCH/PUT); changed `filters` get their `variant` again and are copied to the
-     * `holdout_groups` of the flags of its draft experiments (PostHog updates their flags).
-     * Scope `experiment_holdout:write`. @throws NotFoundError, ValidationError
-     */
-    async updateHoldout(ctx: ServiceContext, projectId: number, id: number, body: unknown, partial: boolean) {
-      await authorizeProject(ctx, projectId, "experiment_holdout:write");
-      const current = await ctx.db.experimentHoldout.findFirst({ where: { projectId, id } });
-      if (!current) throw new NotFoundError();
-      const input = parseInput(partial ? holdoutUpdateSchema : holdoutSchema, body, ctx.limits);
-      if (input.filters) checkHoldoutFilters(input.filters);
-      const filters = input.filters?.map((g) => ({ ...(g as Obj), variant: `holdout-${id}` }));
-      if (filters) {
-        const drafts = await ctx.db.experiment.findMany({
-          where: { projectId, holdoutId: id, deleted: false, startDate: null },
-          include: EXPERIMENT_INCLUDE,
-        });
-        for (const draft of drafts) {
-          await featureFlags.updateFiltersFor(
-            ctx,
-            projectId,
-            draft.featureFlagId,
-            withHoldoutGroups(draft.featureFlag.filters as Obj, filters),
-          );
-        }
-      }
-      const userId = ctx.actor.user.id;
-      return ctx.db.$transaction(async (tx) => {
-        const updated = await tx.experimentHoldout.update({
-          where: { id },
-          data: {
-            ...(input.name !== undefined ? { name: input.name } : {}),
-            ...(input.description !== undefined ? { description: input.description } : {}),
-            ...(filters ? { filters: filters as Prisma.InputJsonValue } : {}),
-            updatedAt: deps.now(),
-          },
-          include: WITH_CREATOR,
-        });
-        await recordActivity(tx, {
-          projectId,
-          userId,
-          scope: "ExperimentHoldout",
-          itemId: String(id),
-          activity: "updated",
-          name: updated.name,
-          changes: changesBetween(
-            "ExperimentHoldout",
-            { name: current.name, description: current.description, filters: current.filters },
-            { name: updated.name, description: updated.description, filters: updated.filters },
-          ),
-        });
-        return updated;
-      });
-    },
-
-    /** Deletes a holdout (204; experiments using it lose it). Scope `experiment_holdout:write`. @throws NotFoundError */
-    async deleteHoldout(ctx: ServiceContext, projectId: number, id: number): Promise<void> {
-      await authorizeProject(ctx, projectId, "experiment_holdout:write");
-      const current = await ctx.db.experimentHoldout.findFirst({ where: { projectId, id } });
-      if (!current) throw new NotFoundError();
-      await ctx.db.$transaction(async (tx) => {
-        await tx.experimentHoldout.delete({ where: { id } });
-        await recordActivity(tx, {
-          projectId,
-          userId: ctx.actor.user.id,
-          scope: "ExperimentHoldout",
-          itemId: String(id),
-          activity: "deleted",
-          name: current.name,
-          changes: null,
-        });
-      });
-    },
-
-    // Saved metrics (ee/clickhouse/views/experiment_saved_metrics.py).
-
-    /** The project's saved metrics, newest first. Scope `experiment_saved_metric:read`. */
-    async listSavedMetrics(ctx: ServiceContext, projectId: number, page: OffsetPage) {
-      const project = await authorizeProject(ctx, projectId, "experiment_saved_metric:read");
-      const where = { projectId: project.id };
-      const [count, results] = await Promise.all([
-        ctx.db.experimentSavedMetric.count({ where }),
-        ctx.db.experimentSavedMetric.findMany({
-          where,
-          include: WITH_CREATOR,
-          orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-          take: page.limit,
-          skip: page.offset,
-        }),
-      ]);
-      return { count, results };
-    },
-
-    /** One saved metric. Scope `experiment_saved_metric:read`. @throws NotFoundError */
-    async getSavedMetric(ctx: ServiceContext, projectId: number, id: number): Promise<SavedMetricRecord> {
-      await authorizeProject(ctx, projectId, "experiment_saved_metric:read");
-      const metric = await ctx.db.experimentSavedMetric.findFirst({
-        where: { projectId, id },
-        include: WITH_CREATOR,
-      });
-      if (!metric) throw new NotFoundError();
-      return metric;
-    },
-
-    /**
-     * Creates a saved metric: `query.kind` must be `ExperimentMetric` (or a legacy
-     * `ExperimentTrendsQuery`/`ExperimentFunnelsQuery`). Scope `experiment_saved_metric:write`.
-     * @throws ValidationError attr `query`.
-     */
-    async createSavedMetric(
-      ctx: ServiceContext,
-      projectId: number,
-      body: unknown,
-    ): Promise<SavedMetricRecord> {
-      const project = await authorizeProject(ctx, projectId, "experiment_saved_metric:write");
-      const input = parseInput(savedMetricSchema, body, ctx.limits);
-      checkSavedMetricQuery(input.query);
-      const userId = ctx.actor.user.id;
-      return ctx.db.$transaction(async (tx) => {
-        const created = await tx.experimentSavedMetric.create({
-          data: {
-            projectId: project.id,
-            name: input.name,
-            description: input.description ?? null,
-            query: input.query as Prisma.InputJsonValue,
-            createdById: userId,
-          },
-          include: WITH_CREATOR,
-        });
-        await recordActivity(tx, {
-          projectId: project.id,
-          userId,
-          scope: "ExperimentSavedMetric",
-          itemId: String(created.id),
-          activity: "created",
-          name: input.name,
-          changes: null,
-        });
-        return created;
-      });
-    },
-
-    /** Updates a saved metric (PATCH/PUT). Scope `experiment_saved_metric:write`. @throws NotFoundError, ValidationError */
-    async updateSavedMetric(
-      ctx: ServiceContext,
-      projectId: number,
-      id: number,
-      body: unknown,
-      partial: boolean,
-    ) {
-      await authorizeProject(ctx, projectId, "experiment_saved_metric:write");
-      const current = await ctx.db.experimentSavedMetric.findFirst({ where: { projectId, id } });
-      if (!current) throw new NotFoundError();
-      const input = parseInput(partial ? savedMetricUpdateSchema : savedMetricSchema, body, ctx.limits);
-      if (input.query !== undefined) checkSavedMetricQuery(input.query);
-      return ctx.db.$transaction(async (tx) => {
-        const updated = await tx.experimentSavedMetric.update({
-          where: { id },
-          data: {
-            ...(input.name !== undefined ? { name: input.name } : {}),
-            ...(input.description !== undefined ? { description: input.description } : {}),
-            ...(input.query !== undefined ? { query: input.query as Prisma.InputJsonValue } : {}),
-            updatedAt: deps.now(),
-          },
-          include: WITH_CREATOR,
-        });
-        await recordActivity(tx, {
-          projectId,
-          userId: ctx.actor.user.id,
-          scope: "ExperimentSavedMetric",
-          itemId: String(id),
-          activity: "updated",
-          name: updated.name,
-          changes: changesBetween(
-            "ExperimentSavedMetric",
-            { name: current.name, description: current.description, query: current.query },
-            { name: updated.name, description: updated.description, query: updated.query },
-          ),
-        });
-        return updated;
-      });
-    },
-
-    /** Deletes a saved metric and its links (204). Scope `experiment_saved_metric:write`. @throws NotFoundError */
-    async deleteSavedMetric(ctx: ServiceContext, projectId: number, id: number): Promise<void> {
-      await authorizeProject(ctx, projectId, "experiment_saved_metric:write");
-      const current = await ctx.db.experimentSavedMetric.findFirst({ where: { projectId, id } });
-      if (!current) throw new NotFoundError();
-      await ctx.db.$transaction(async (tx) => {
-        await tx.experimentSavedMetric.delete({ where: { id } });
-        await recordActivity(tx, {
-          projectId,
-          userId: ctx.actor.user.id,
-          scope: "ExperimentSavedMetric",
-          itemId: String(id),
-          activity: "deleted",
-          name: current.name,
-          changes: null,
-        });
-      });
-    },
+    ...createHoldoutOperations(deps, { featureFlags }),
+    ...createSavedMetricOperations(deps),
   };
-}
-
-/** A saved metric's `query` kind (ExperimentSavedMetricSerializer.validate_query). @throws ValidationError attr `query`. */
-function checkSavedMetricQuery(query: Record<string, unknown>): void {
-  const kind = query["kind"];
-  if (kind !== "ExperimentMetric" && kind !== "ExperimentTrendsQuery" && kind !== "ExperimentFunnelsQuery") {
-    throw new ValidationError(
-      "Metric query kind must be 'ExperimentMetric', 'ExperimentTrendsQuery' or 'ExperimentFunnelsQuery'",
-      { attr: "query" },
-    );
-  }
 }
 
 /** `eligible_feature_flags`' refusal of a bad limit/offset; answered as PostHog's `{"error": ...}`. */

@@ -1,0 +1,148 @@
+/**
+ * Experiment holdouts (`/api/projects/:project_id/experiment_holdouts/`,
+ * ee/clickhouse/views/experiment_holdouts.py): a share of users kept out of every experiment that
+ * uses the holdout. Their `filters` are groups each with a `rollout_percentage` in [0, 100]; on
+ * save each group gets `variant: "holdout-<id>"`, the variant their users see. Scopes
+ * `experiment_holdout:read|write`; activity scope `ExperimentHoldout`. Part of the experiment
+ * service (experiments.service.ts), whose doors call these as `listHoldouts`, `createHoldout`, ...
+ */
+import { changesBetween, recordActivity } from "../core/activity-log.js";
+import { authorizeProject } from "../core/auth/access.js";
+import type { ServiceContext } from "../core/context.js";
+import type { ServiceDeps } from "../core/services.js";
+import { parseInput } from "../core/validation.js";
+import type { Prisma } from "../generated/prisma/client.js";
+import { EXPERIMENT_INCLUDE, type HoldoutRecord, WITH_CREATOR } from "./experiments.queries.js";
+import { checkHoldoutFilters, holdoutSchema, holdoutUpdateSchema } from "./experiments.schemas.js";
+import { projectObjectOperations } from "./project-objects.js";
+
+type Obj = Record<string, unknown>;
+
+/** A flag's filters with `holdout_groups` set to `groups`, or without the key when there is no holdout. */
+export function withHoldoutGroups(filters: Obj, groups: unknown): Obj {
+  const { holdout_groups: _, ...rest } = filters;
+  return Array.isArray(groups) ? { ...rest, holdout_groups: groups } : rest;
+}
+
+/** `groups` with each one's `variant` set to the holdout's (`holdout-<id>`). */
+function holdoutGroups(groups: readonly unknown[], id: number): Obj[] {
+  return groups.map((g) => ({ ...(g as Obj), variant: `holdout-${id}` }));
+}
+
+/** What holdouts need from the flag service: rewriting a draft experiment's flag filters. */
+export interface HoldoutCollaborators {
+  featureFlags: {
+    updateFiltersFor(ctx: ServiceContext, projectId: number, flagId: number, filters: Obj): Promise<unknown>;
+  };
+}
+
+/** Creates the holdout operations of the experiment service. */
+export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: HoldoutCollaborators) {
+  const objects = projectObjectOperations<HoldoutRecord>({
+    scope: "experiment_holdout",
+    activityScope: "ExperimentHoldout",
+    table: (db) => db.experimentHoldout,
+  });
+
+  return {
+    /** The project's holdouts, newest first (`{count, results}`). Scope `experiment_holdout:read`. */
+    listHoldouts: objects.list,
+
+    /** One holdout. Scope `experiment_holdout:read`. @throws NotFoundError */
+    getHoldout: objects.get,
+
+    /** Deletes a holdout (204; experiments using it lose it). Scope `experiment_holdout:write`. @throws NotFoundError */
+    deleteHoldout: objects.remove,
+
+    /**
+     * Creates a holdout: `filters` groups each need a `rollout_percentage` in [0, 100]; on save each
+     * group gets `variant: "holdout-<id>"`. Activity `created`. Scope `experiment_holdout:write`.
+     * @throws ValidationError
+     */
+    async createHoldout(ctx: ServiceContext, projectId: number, body: unknown): Promise<HoldoutRecord> {
+      const project = await authorizeProject(ctx, projectId, "experiment_holdout:write");
+      const input = parseInput(holdoutSchema, body, ctx.limits);
+      checkHoldoutFilters(input.filters);
+      const userId = ctx.actor.user.id;
+      return ctx.db.$transaction(async (tx) => {
+        const created = await tx.experimentHoldout.create({
+          data: {
+            projectId: project.id,
+            name: input.name,
+            description: input.description ?? null,
+            filters: [],
+            createdById: userId,
+          },
+        });
+        await tx.experimentHoldout.update({
+          where: { id: created.id },
+          data: { filters: holdoutGroups(input.filters, created.id) as Prisma.InputJsonValue },
+        });
+        await recordActivity(tx, {
+          projectId: project.id,
+          userId,
+          scope: "ExperimentHoldout",
+          itemId: String(created.id),
+          activity: "created",
+          name: input.name,
+          changes: null,
+        });
+        return tx.experimentHoldout.findUniqueOrThrow({ where: { id: created.id }, include: WITH_CREATOR });
+      });
+    },
+
+    /**
+     * Updates a holdout (PATCH/PUT); changed `filters` get their `variant` again and are copied to the
+     * `holdout_groups` of the flags of its draft experiments (PostHog updates their flags).
+     * Scope `experiment_holdout:write`. @throws NotFoundError, ValidationError
+     */
+    async updateHoldout(ctx: ServiceContext, projectId: number, id: number, body: unknown, partial: boolean) {
+      await authorizeProject(ctx, projectId, "experiment_holdout:write");
+      const current = await objects.find(ctx, projectId, id);
+      const input = parseInput(partial ? holdoutUpdateSchema : holdoutSchema, body, ctx.limits);
+      if (input.filters) checkHoldoutFilters(input.filters);
+      const filters = input.filters ? holdoutGroups(input.filters, id) : undefined;
+      if (filters) {
+        const drafts = await ctx.db.experiment.findMany({
+          where: { projectId, holdoutId: id, deleted: false, startDate: null },
+          include: EXPERIMENT_INCLUDE,
+        });
+        for (const draft of drafts) {
+          await featureFlags.updateFiltersFor(
+            ctx,
+            projectId,
+            draft.featureFlagId,
+            withHoldoutGroups(draft.featureFlag.filters as Obj, filters),
+          );
+        }
+      }
+      const userId = ctx.actor.user.id;
+      return ctx.db.$transaction(async (tx) => {
+        const updated = await tx.experimentHoldout.update({
+          where: { id },
+          data: {
+            ...(input.name !== undefined ? { name: input.name } : {}),
+            ...(input.description !== undefined ? { description: input.description } : {}),
+            ...(filters ? { filters: filters as Prisma.InputJsonValue } : {}),
+            updatedAt: deps.now(),
+          },
+          include: WITH_CREATOR,
+        });
+        await recordActivity(tx, {
+          projectId,
+          userId,
+          scope: "ExperimentHoldout",
+          itemId: String(id),
+          activity: "updated",
+          name: updated.name,
+          changes: changesBetween(
+            "ExperimentHoldout",
+            { name: current.name, description: current.description, filters: current.filters },
+            { name: updated.name, description: updated.description, filters: updated.filters },
+          ),
+        });
+        return updated;
+      });
+    },
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * Experiment saved metrics (`/api/projects/:project_id/experiment_saved_metrics/`,
+ * ee/clickhouse/views/experiment_saved_metrics.py): a named metric query that experiments share
+ * through `saved_metrics_ids`. Scopes `experiment_saved_metric:read|write`; activity scope
+ * `ExperimentSavedMetric`. Part of the experiment service (experiments.service.ts), whose doors call
+ * these as `listSavedMetrics`, `createSavedMetric`, ...
+ */
+import { changesBetween, recordActivity } from "../core/activity-log.js";
+import { authorizeProject } from "../core/auth/access.js";
+import type { ServiceContext } from "../core/context.js";
+import { ValidationError } from "../core/errors.js";
+import type { ServiceDeps } from "../core/services.js";
+import { parseInput } from "../core/validation.js";
+import type { Prisma } from "../generated/prisma/client.js";
+import { type SavedMetricRecord, WITH_CREATOR } from "./experiments.queries.js";
+import { savedMetricSchema, savedMetricUpdateSchema } from "./experiments.schemas.js";
+import { projectObjectOperations } from "./project-objects.js";
+
+/** A saved metric's `query` kind (ExperimentSavedMetricSerializer.validate_query). @throws ValidationError attr `query`. */
+function checkSavedMetricQuery(query: Record<string, unknown>): void {
+  const kind = query["kind"];
+  if (kind !== "ExperimentMetric" && kind !== "ExperimentTrendsQuery" && kind !== "ExperimentFunnelsQuery") {
+    throw new ValidationError(
+      "Metric query kind must be 'ExperimentMetric', 'ExperimentTrendsQuery' or 'ExperimentFunnelsQuery'",
+      { attr: "query" },
+    );
+  }
+}
+
+/** Creates the saved-metric operations of the experiment service. */
+export function createSavedMetricOperations(deps: ServiceDeps) {
+  const objects = projectObjectOperations<SavedMetricRecord>({
+    scope: "experiment_saved_metric",
+    activityScope: "ExperimentSavedMetric",
+    table: (db) => db.experimentSavedMetric,
+  });
+
+  return {
+    /** The project's saved metrics, newest first (`{count, results}`). Scope `experiment_saved_metric:read`. */
+    listSavedMetrics: objects.list,
+
+    /** One saved metric. Scope `experiment_saved_metric:read`. @throws NotFoundError */
+    getSavedMetric: objects.get,
+
+    /** Deletes a saved metric and its links (204). Scope `experiment_saved_metric:write`. @throws NotFoundError */
+    deleteSavedMetric: objects.remove,
+
+    /**
+     * Creates a saved metric: `query.kind` must be `ExperimentMetric` (or a legacy
+     * `ExperimentTrendsQuery`/`ExperimentFunnelsQuery`). Scope `experiment_saved_metric:write`.
+     * @throws ValidationError attr `query`.
+     */
+    async createSavedMetric(
+      ctx: ServiceContext,
+      projectId: number,
+      body: unknown,
+    ): Promise<SavedMetricRecord> {
+      const project = await authorizeProject(ctx, projectId, "experiment_saved_metric:write");
+      const input = parseInput(savedMetricSchema, body, ctx.limits);
+      checkSavedMetricQuery(input.query);
+      const userId = ctx.actor.user.id;
+      return ctx.db.$transaction(async (tx) => {
+        const created = await tx.experimentSavedMetric.create({
+          data: {
+            projectId: project.id,
+            name: input.name,
+            description: input.description ?? null,
+            query: input.query as Prisma.InputJsonValue,
+            createdById: userId,
+          },
+          include: WITH_CREATOR,
+        });
+        await recordActivity(tx, {
+          projectId: project.id,
+          userId,
+          scope: "ExperimentSavedMetric",
+          itemId: String(created.id),
+          activity: "created",
+          name: input.name,
+          changes: null,
+        });
+        return created;
+      });
+    },
+
+    /** Updates a saved metric (PATCH/PUT). Scope `experiment_saved_metric:write`. @throws NotFoundError, ValidationError */
+    async updateSavedMetric(
+      ctx: ServiceContext,
+      projectId: number,
+      id: number,
+      body: unknown,
+      partial: boolean,
+    ) {
+      await authorizeProject(ctx, projectId, "experiment_saved_metric:write");
+      const current = await objects.find(ctx, projectId, id);
+      const input = parseInput(partial ? savedMetricUpdateSchema : savedMetricSchema, body, ctx.limits);
+      if (input.query !== undefined) checkSavedMetricQuery(input.query);
+      return ctx.db.$transaction(async (tx) => {
+        const updated = await tx.experimentSavedMetric.update({
+          where: { id },
+          data: {
+            ...(input.name !== undefined ? { name: input.name } : {}),
+            ...(input.description !== undefined ? { description: input.description } : {}),
+            ...(input.query !== undefined ? { query: input.query as Prisma.InputJsonValue } : {}),
+            updatedAt: deps.now(),
+          },
+          include: WITH_CREATOR,
+        });
+        await recordActivity(tx, {
+          projectId,
+          userId: ctx.actor.user.id,
+          scope: "ExperimentSavedMetric",
+          itemId: String(id),
+          activity: "updated",
+          name: updated.name,
+          changes: changesBetween(
+            "ExperimentSavedMetric",
+            { name: current.name, description: current.description, query: current.query },
+            { name: updated.name, description: updated.description, query: updated.query },
+          ),
+        });
+        return updated;
+      });
+    },
+  };
+}
