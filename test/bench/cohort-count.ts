@@ -20,14 +20,12 @@ import os from "node:os";
 import pino from "pino";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { applyMigrations } from "../../src/db/migrations.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
 import { loadCohortDefinitions } from "../../src/properties/cohort-definitions.js";
 import { type PropertyGroup, propertyGroupSchema } from "../../src/properties/property-filters.js";
 import { toSql } from "../../src/properties/to-sql.js";
-import { bootstrap } from "../../src/users/bootstrap.js";
 import { postgresAnswers } from "../support/postgres.js";
-import { openBenchDatabase, timed } from "./sequential.js";
+import { openBootstrappedBench, timed } from "./sequential.js";
 
 const PERSONS = 100_000;
 const RUNS = Number(process.env["BENCH_COHORT_RUNS"] ?? 9);
@@ -56,17 +54,11 @@ const HAND_WRITTEN = `SELECT count(*) AS count FROM persons
       OR strpos(lower(properties ->> 'email'), '@acme.com') > 0)`;
 
 async function benchBackend(label: string, backend: string): Promise<void> {
-  const { database, raw: rawRows, close } = await openBenchDatabase(backend);
+  const { database, raw: rawRows, close, boot } = await openBootstrappedBench(backend);
   const raw = async (sql: string, params: unknown[]) =>
     Number((await rawRows<{ count: number | bigint | string }>(sql, params))[0]!.count);
   try {
-    await applyMigrations(database.migrationTarget);
     const db = database.prisma;
-    const boot = await bootstrap(db, {
-      email: "bench@example.com",
-      organizationName: "Bench",
-      projectName: "Bench",
-    });
     const projectId = boot.project_id;
     await db.$executeRaw`INSERT INTO persons (project_id, properties)
       SELECT ${projectId}, jsonb_build_object(

@@ -22,15 +22,12 @@ import os from "node:os";
 import { loadConfig } from "../../src/config.js";
 import { authenticate } from "../../src/core/auth/authenticate.js";
 import { createServiceContext, dataAccessOf } from "../../src/core/context.js";
-import { applyMigrations } from "../../src/db/migrations.js";
 import { computeVariantAggregates } from "../../src/experiments/results/compute-results.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
-import { createProjectForUser } from "../../src/projects/create-project.js";
 import type { QueryRunDeps } from "../../src/queries/query-kinds.js";
 import { runReadOnly } from "../../src/queries/run-sql.js";
-import { bootstrap } from "../../src/users/bootstrap.js";
 import { postgresAnswers } from "../support/postgres.js";
-import { openBenchDatabase, type RawRows, timedPair } from "./sequential.js";
+import { openBootstrappedBench, type RawRows, timedPair } from "./sequential.js";
 
 const EXPOSURES = Number(process.env["BENCH_EXPOSURES"] ?? 100_000);
 const OTHER_EXPOSURES = Math.max(1, Math.floor(EXPOSURES / 5));
@@ -96,19 +93,11 @@ function handWritten(projectId: number): Prisma.Sql {
 }
 
 async function benchPostgres(): Promise<void> {
-  const { database, raw, close } = await openBenchDatabase("postgres");
+  const { database, raw, close, boot, otherProject } = await openBootstrappedBench("postgres");
   try {
-    await applyMigrations(database.migrationTarget);
-    const db = database.prisma;
-    const boot = await bootstrap(db, {
-      email: "bench@example.com",
-      organizationName: "Bench",
-      projectName: "Bench",
-    });
     const projectId = boot.project_id;
-    const other = await createProjectForUser(db, { email: "bench@example.com", name: "Other" });
     await seed(raw, projectId, EXPOSURES);
-    await seed(raw, other.project_id, OTHER_EXPOSURES);
+    await seed(raw, await otherProject(), OTHER_EXPOSURES);
     await raw("ANALYZE events", []);
 
     const data = dataAccessOf(database);

@@ -21,11 +21,8 @@ import os from "node:os";
 import pino from "pino";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { applyMigrations } from "../../src/db/migrations.js";
-import { createProjectForUser } from "../../src/projects/create-project.js";
-import { bootstrap } from "../../src/users/bootstrap.js";
 import { postgresAnswers } from "../support/postgres.js";
-import { openBenchDatabase, type RawRows, timed, timedPair } from "./sequential.js";
+import { openBootstrappedBench, type RawRows, timed, timedPair } from "./sequential.js";
 
 const EVENTS = 1_000_000;
 const OTHER_EVENTS = 100_000;
@@ -57,19 +54,11 @@ const HOGQL =
   "SELECT properties.$browser AS browser, count() AS c FROM events WHERE timestamp > now() - INTERVAL 30 DAY GROUP BY browser ORDER BY c DESC";
 
 async function benchPostgres(): Promise<void> {
-  const { database, raw, close } = await openBenchDatabase("postgres");
+  const { database, raw, close, boot, otherProject } = await openBootstrappedBench("postgres");
   try {
-    await applyMigrations(database.migrationTarget);
-    const db = database.prisma;
-    const boot = await bootstrap(db, {
-      email: "bench@example.com",
-      organizationName: "Bench",
-      projectName: "Bench",
-    });
     const projectId = boot.project_id;
-    const other = await createProjectForUser(db, { email: "bench@example.com", name: "Other" });
     await seedEvents(raw, projectId, EVENTS);
-    await seedEvents(raw, other.project_id, OTHER_EVENTS);
+    await seedEvents(raw, await otherProject(), OTHER_EVENTS);
     await raw("ANALYZE events", []);
 
     const app = await buildApp({

@@ -7,6 +7,9 @@ import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { type Database, openDatabase } from "../../src/db/database.js";
+import { applyMigrations } from "../../src/db/migrations.js";
+import { createProjectForUser } from "../../src/projects/create-project.js";
+import { bootstrap } from "../../src/users/bootstrap.js";
 import { adminQuery, databaseUrl } from "../support/postgres.js";
 
 /** Runs a hand-written query on the backend's own driver (not through our code), returning its rows. */
@@ -103,4 +106,28 @@ export async function openBenchDatabase(
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
+}
+
+/**
+ * `openBenchDatabase`, migrated, with the bench's user, personal API key and project
+ * (`bench@example.com`, project "Bench": `boot`), and `otherProject()` to add a second project of the
+ * same user (what each bench seeds to prove it counts one project only).
+ */
+export async function openBootstrappedBench(backend: string) {
+  const opened = await openBenchDatabase(backend);
+  try {
+    await applyMigrations(opened.database.migrationTarget);
+    const db = opened.database.prisma;
+    const boot = await bootstrap(db, {
+      email: "bench@example.com",
+      organizationName: "Bench",
+      projectName: "Bench",
+    });
+    const otherProject = async () =>
+      (await createProjectForUser(db, { email: "bench@example.com", name: "Other" })).project_id;
+    return { ...opened, boot, otherProject };
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
 }
