@@ -12,6 +12,7 @@
  * keep them the same way; a schedule is one keyed job that enqueues its successor (./jobs.ts).
  */
 import { Logger, type LogLevel, run, runMigrations, type Task } from "graphile-worker";
+import pg from "pg";
 import {
   DEFAULT_MAX_ATTEMPTS,
   definitionsByName,
@@ -24,6 +25,9 @@ import {
   scheduleKey,
   UnknownJobError,
 } from "./jobs.js";
+
+/** The `application_name` of the queue's connections, as `pg_stat_activity` shows them. */
+export const JOB_QUEUE_APPLICATION_NAME = "signalbox-jobs";
 
 /** What the PostgreSQL queue runs on. */
 export interface PostgresQueueOptions {
@@ -115,19 +119,39 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
     };
   }
 
-  const runner = await run({
+  // The queue's own pool, which it ends itself once the worker has stopped: graphile-worker does not
+  // wait for a pool it made to close, so a database dropped or restarted right after `stop()` killed
+  // connections still closing, and an idle connection PostgreSQL terminates (a restart, an admin) is
+  // an `error` event that must have a listener, or it takes the process down.
+  const pool = new pg.Pool({
     connectionString: options.url,
-    maxPoolSize: options.concurrency + 2,
-    concurrency: options.concurrency,
-    pollInterval: options.pollIntervalMs,
-    noHandleSignals: true,
-    // Completions and failures go through graphile-worker's batchers (flushed at once, delay 0): its
-    // graceful shutdown flushes those before it ends its pool, while the unbatched path does not
-    // await them, so a job finishing during `stop()` could stay locked (and run again hours later).
-    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-    logger: graphileLogger(logger),
-    taskList,
+    max: options.concurrency + 2,
+    application_name: JOB_QUEUE_APPLICATION_NAME,
   });
+  const connectionFailed = (error: Error) =>
+    logger.warn({ err: error }, "a job queue connection failed; the pool replaces it");
+  // Both listeners graphile-worker asks of a pool it is given (an idle client's error reaches the
+  // pool; a checked-out client's reaches the client).
+  pool.on("error", connectionFailed);
+  pool.on("connect", (client) => client.on("error", connectionFailed));
+  let runner: Awaited<ReturnType<typeof run>>;
+  try {
+    runner = await run({
+      pgPool: pool,
+      concurrency: options.concurrency,
+      pollInterval: options.pollIntervalMs,
+      noHandleSignals: true,
+      // Completions and failures go through graphile-worker's batchers (flushed at once, delay 0): its
+      // graceful shutdown flushes those before it returns, while the unbatched path does not
+      // await them, so a job finishing during `stop()` could stay locked (and run again hours later).
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+      logger: graphileLogger(logger),
+      taskList,
+    });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
   runner.promise.catch((error) => logger.error({ err: error }, "the job queue's worker stopped on an error"));
 
   let stopped = false;
@@ -150,6 +174,7 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
     }
   } catch (error) {
     await runner.stop();
+    await pool.end();
     throw error;
   }
 
@@ -168,6 +193,7 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
       stopped = true;
       await runner.stop();
       await runs.drain();
+      await pool.end();
     },
   };
 }

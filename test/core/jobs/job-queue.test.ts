@@ -17,9 +17,11 @@ import {
   scheduleKey,
   UnknownJobError,
 } from "../../../src/core/jobs/jobs.js";
+import { JOB_QUEUE_APPLICATION_NAME } from "../../../src/core/jobs/postgres-queue.js";
 import { startJobQueue } from "../../../src/core/jobs/start.js";
 import type { Database } from "../../../src/db/database.js";
 import { Prisma } from "../../../src/generated/prisma/client.js";
+import { itWhere } from "../../support/it-where.js";
 import { availableBackends, type Backend, openTestDatabase } from "../../support/server.js";
 
 /** A promise with its resolve in hand. */
@@ -156,6 +158,40 @@ for (const backend of ["pglite", "postgres"] as const satisfies readonly Backend
         { name: "echo", payload: { n: 7 }, attempt: 1, id: expect.any(String) },
       ]);
     });
+
+    itWhere(backend === "postgres")(
+      "keeps running when PostgreSQL terminates the queue's connections, and no error escapes",
+      async () => {
+        const q = await start();
+        // The queue's connections (its pool, its LISTEN connection among them), as a restart would.
+        await database.prisma.$executeRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name = ${JOB_QUEUE_APPLICATION_NAME}`;
+        await eventually(
+          async () =>
+            lines.some((line) => line.message.includes("job queue connection failed")) ? true : undefined,
+          "the pool's failure logged",
+        );
+        // An enqueue may meet a connection killed before the pool heard of it and fail once; the
+        // next one gets a new connection.
+        await eventually(
+          () =>
+            q.enqueue("echo", { n: 9 }).then(
+              () => true,
+              () => undefined,
+            ),
+          "an enqueue after the connections were terminated",
+        );
+        await eventually(
+          async () =>
+            callsOf("echo").some((call) => (call.payload as { n: number }).n === 9) ? true : undefined,
+          "the job run",
+        );
+        await eventually(
+          async () => ((await jobRows(database, "echo")).length === 0 ? true : undefined),
+          "its row gone",
+        );
+      },
+    );
 
     it("refuses an unknown job and a payload its schema refuses, enqueueing nothing", async () => {
       const q = await start();
