@@ -140,8 +140,12 @@ describe.skipIf(!answers)("two server processes on one PostgreSQL", () => {
     }
     const runs = servers.flatMap(rollupRuns);
     expect(new Set(runs.map((run) => run.jobId)).size).toBe(runs.length);
-    expect(runs.filter((run) => run.result.skipped)).toEqual([]);
-    const windows = runs
+    // A run that starts while the previous one (1 s earlier, in the other process) still holds the
+    // roll-up's lock, as on a loaded machine, skips: it reads and writes nothing. The others chain.
+    const done = runs.filter((run) => !run.result.skipped);
+    expect(done.length).toBeGreaterThanOrEqual(1);
+    for (const run of runs.filter((r) => r.result.skipped)) expect(run.result.window).toBeUndefined();
+    const windows = done
       .map((run) => run.result.window!)
       .sort((a, b) => Date.parse(a.until) - Date.parse(b.until));
     for (let i = 1; i < windows.length; i++) {
