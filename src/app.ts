@@ -31,6 +31,7 @@ import type { Config, Limits } from "./config.js";
 import { dataAccessOf } from "./core/context.js";
 import type { JobDeps, JobQueue } from "./core/jobs/jobs.js";
 import { startJobQueue } from "./core/jobs/start.js";
+import { RateLimits } from "./core/rate-limit.js";
 import type { Services } from "./core/services.js";
 import type { Database } from "./db/database.js";
 import { checkReadiness, migrationNamesOnDisk } from "./db/readiness.js";
@@ -182,12 +183,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       .send({ status: readiness.ready ? "ready" : "not_ready", ...readiness });
   });
 
-  const yoga = createGraphQLServer({ schema, data, services, limits: config.limits, logger });
+  const rateLimits = new RateLimits(config.rateLimits);
+  const yoga = createGraphQLServer({ schema, data, services, limits: config.limits, rateLimits, logger });
   registerGraphQLRoutes(app, yoga, { bodyLimitBytes: config.limits.bodyLimitBytes });
 
   const restDeps = {
     data,
     limits: config.limits,
+    rateLimits,
     publicUrl: config.publicUrl,
     ...(options.now ? { now: options.now } : {}),
   };
@@ -196,6 +199,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate("knownAnswers", knownAnswers);
   registerOpenApiRoute(app, openApiDocument(routes));
   await registerSdkRoutes(app, sdkRoutes(services, config.limits), {
+    rateLimits,
     db: database.prisma,
     reader: database.reader,
     transaction: database.transaction,

@@ -4,6 +4,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
+import { parseRate, type RateLimitConfig } from "./core/rate-limit.js";
 
 /**
  * Deepest object/array nesting accepted in one field of an input (`MAX_JSON_DEPTH`'s default): the
@@ -15,6 +16,16 @@ export const DEFAULT_MAX_JSON_DEPTH = 32;
 const booleanFromEnv = z
   .enum(["true", "false", "1", "0", "yes", "no"])
   .transform((value) => value === "true" || value === "1" || value === "yes");
+
+/** A rate in DRF's syntax (`480/minute`), or `off` (core/rate-limit.ts `parseRate`). */
+const rateFromEnv = z.string().transform((text, ctx) => {
+  try {
+    return parseRate(text);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
+    return z.NEVER;
+  }
+});
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -72,6 +83,12 @@ const envSchema = z.object({
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   QUERY_MAX_CONCURRENT_PER_PROJECT: z.coerce.number().int().positive().default(4),
   ENDPOINT_MATERIALIZATION_INTERVAL_SCALE: z.coerce.number().positive().max(1).default(1),
+  RATE_LIMIT_BURST: rateFromEnv.prefault("480/minute"),
+  RATE_LIMIT_SUSTAINED: rateFromEnv.prefault("4800/hour"),
+  RATE_LIMIT_LOCAL_EVALUATION: rateFromEnv.prefault("600/minute"),
+  RATE_LIMIT_REMOTE_CONFIG: rateFromEnv.prefault("600/minute"),
+  RATE_LIMIT_CAPTURE: rateFromEnv.prefault("off"),
+  RATE_LIMIT_FLAGS: rateFromEnv.prefault("off"),
   ENDPOINT_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).default(1000),
   ENDPOINT_CACHE_MAX_BYTES: z.coerce
     .number()
@@ -180,6 +197,13 @@ export interface Config {
     pollIntervalMs: number;
   };
   limits: Limits;
+  /**
+   * Request rate limits (core/rate-limit.ts), each in DRF's syntax or `off`: `RATE_LIMIT_BURST`
+   * (480/minute) and `RATE_LIMIT_SUSTAINED` (4800/hour) per personal API key on the management
+   * API; `RATE_LIMIT_LOCAL_EVALUATION` and `RATE_LIMIT_REMOTE_CONFIG` (600/minute) per project;
+   * `RATE_LIMIT_CAPTURE` and `RATE_LIMIT_FLAGS` per project token on the SDK paths (off).
+   */
+  rateLimits: RateLimitConfig;
 }
 
 /**
@@ -211,6 +235,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     materializationIntervalScale: e.ENDPOINT_MATERIALIZATION_INTERVAL_SCALE,
     endpointCache: { maxEntries: e.ENDPOINT_CACHE_MAX_ENTRIES, maxBytes: e.ENDPOINT_CACHE_MAX_BYTES },
     jobs: { concurrency: e.JOB_CONCURRENCY, pollIntervalMs: e.JOB_POLL_INTERVAL_MS },
+    rateLimits: {
+      burst: e.RATE_LIMIT_BURST,
+      sustained: e.RATE_LIMIT_SUSTAINED,
+      localEvaluation: e.RATE_LIMIT_LOCAL_EVALUATION,
+      remoteConfig: e.RATE_LIMIT_REMOTE_CONFIG,
+      capture: e.RATE_LIMIT_CAPTURE,
+      flags: e.RATE_LIMIT_FLAGS,
+    },
     limits: {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       captureBodyLimitBytes: e.CAPTURE_BODY_LIMIT_BYTES,

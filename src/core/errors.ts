@@ -196,7 +196,14 @@ export class ServiceUnavailableError extends DomainError {
 export class TooManyRequestsError extends DomainError {
   readonly httpStatus = 429;
   readonly type = "throttled_error" as const;
-  constructor(detail = "Too many concurrent requests. Please try again later.") {
+  /**
+   * @param retryAfterSeconds when the caller may try again, in whole seconds: sent as `Retry-After`
+   *   (a rate limit's wait, core/rate-limit.ts); undefined when unknown (a concurrency cap).
+   */
+  constructor(
+    detail = "Too many concurrent requests. Please try again later.",
+    readonly retryAfterSeconds?: number,
+  ) {
     super(detail, "throttled");
   }
 }

@@ -244,6 +244,7 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       summary:
         "A remote-configuration flag's payload, as stored (`:id` its id or its key); empty 404 for any other flag.",
       scopes: ["feature_flag:read"],
+      rateScope: "remote_config",
       request: {
         params: z.object({
           project_id: z.int(),

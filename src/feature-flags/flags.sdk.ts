@@ -98,6 +98,7 @@ export const flagsSdkRoutes: SdkModule = (services, limits) => {
 
   const flagsRoute = (path: string, fromDecide: boolean): SdkRoute => ({
     methods: ["GET", "POST"],
+    rateScope: "flags",
     path,
     summary: fromDecide
       ? "Evaluate the project's flags for a distinct id (the older /decide shapes, v=1 to 4)"

@@ -94,6 +94,7 @@ export const localEvaluationRoutes: RestModule = (services) => {
       path,
       summary,
       scopes: ["feature_flag:read"],
+      rateScope: "local_evaluation",
       request: { query },
       responses: { 200: localEvaluationSchema, 304: null },
       conditional: false,

@@ -6,6 +6,7 @@
 import type { Limits } from "../config.js";
 import { type Actor, authenticate, type Credential } from "../core/auth/authenticate.js";
 import { createServiceContext, type DataAccess, type ServiceContext } from "../core/context.js";
+import { type RateLimits, throwIfThrottled } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 
 /** What every resolver receives. */
@@ -16,7 +17,8 @@ export interface GraphQLContext {
   readonly credential: Credential | null;
   /**
    * The authenticated caller, looked up once per request.
-   * @throws AuthenticationError without a key (`not_authenticated`) or with an unknown one (`authentication_failed`).
+   * @throws AuthenticationError without a key (`not_authenticated`) or with an unknown one
+   *   (`authentication_failed`); TooManyRequestsError (HTTP 429, `Retry-After`) past the key's rate limit.
    */
   actor(): Promise<Actor>;
   /** The context the services take, built once per request from `actor()`. @throws as `actor()`. */
@@ -28,6 +30,7 @@ export function createGraphQLContext(deps: {
   data: DataAccess;
   services: Services;
   limits: Limits;
+  rateLimits: RateLimits;
   credential: Credential | null;
 }): GraphQLContext {
   let actor: Promise<Actor> | undefined;
@@ -37,7 +40,11 @@ export function createGraphQLContext(deps: {
     limits: deps.limits,
     credential: deps.credential,
     actor() {
-      actor ??= authenticate(deps.data, deps.credential);
+      // The first use of the key counts the request against the key's rate limit, as REST does.
+      actor ??= authenticate(deps.data, deps.credential).then((found) => {
+        throwIfThrottled(deps.rateLimits.waitForKey(found.apiKey.id));
+        return found;
+      });
       return actor;
     },
     serviceContext() {

@@ -59,6 +59,11 @@ export function toGraphQLError(error: DomainError, located?: GraphQLError): Grap
     extensions["attr"] = error.attr;
     extensions["field"] = graphqlFieldName(error.attr);
   }
+  if (error instanceof TooManyRequestsError && error.retryAfterSeconds !== undefined) {
+    // A rate limit refuses the whole request: yoga answers it with this status and header.
+    extensions["retryAfterSeconds"] = error.retryAfterSeconds;
+    extensions["http"] = { status: 429, headers: { "Retry-After": String(error.retryAfterSeconds) } };
+  }
   return createGraphQLError(error.detail, {
     nodes: located?.nodes,
     source: located?.source,
@@ -143,7 +148,14 @@ builder.objectType(NotImplementedError, {
 builder.objectType(TooManyRequestsError, {
   name: "TooManyRequestsError",
   description:
-    "Too many requests at once, e.g. more query runs in flight for the project than configured (HTTP 429 through " +
-    "REST). Retry later.",
+    "Too many requests: more query runs in flight for the project than configured, or the key's rate limit " +
+    "(HTTP 429 through REST). Retry later.",
   interfaces: [ErrorInterface],
+  fields: (t) => ({
+    retryAfterSeconds: t.int({
+      nullable: true,
+      description: "Seconds until a retry may succeed (REST's `Retry-After`); null when not known.",
+      resolve: (error) => error.retryAfterSeconds ?? null,
+    }),
+  }),
 });

@@ -20,6 +20,7 @@ import type { Limits } from "../config.js";
 import { findCredential } from "../core/auth/authenticate.js";
 import type { DataAccess } from "../core/context.js";
 import { DomainError } from "../core/errors.js";
+import type { RateLimits } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 import { useCompiledExecution } from "./compiled-execution.js";
 import { createGraphQLContext, type GraphQLContext } from "./context.js";
@@ -42,6 +43,8 @@ export interface GraphQLServerDeps {
   data: DataAccess;
   services: Services;
   limits: Limits;
+  /** The process's rate limits: a request that uses its key counts against the key's (core/rate-limit.ts). */
+  rateLimits: RateLimits;
   logger: Logger;
 }
 
@@ -107,7 +110,7 @@ function yogaLogger(logger: Logger) {
 export function createGraphQLServer(
   deps: GraphQLServerDeps,
 ): YogaServerInstance<GraphQLServerContext, GraphQLContext> {
-  const { schema, data, services, limits, logger } = deps;
+  const { schema, data, services, limits, rateLimits, logger } = deps;
   return createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -132,6 +135,7 @@ export function createGraphQLServer(
         data,
         services,
         limits,
+        rateLimits,
         credential: findCredential({
           authorization: req.headers.authorization,
           query: new URL(request.url).searchParams,

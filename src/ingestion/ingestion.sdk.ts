@@ -14,6 +14,7 @@ const EVENT_PATHS = ["/e/", "/i/v0/e/", "/capture/", "/track/", "/engage/"] as c
 export const ingestionSdkRoutes: SdkModule = (services, limits) => {
   const route = (path: string, bodyLimitBytes: number): SdkRoute => ({
     methods: ["GET", "POST"],
+    rateScope: "capture",
     path,
     summary:
       path === "/batch/"

@@ -9,6 +9,7 @@ import {
   ParseError,
   PayloadTooLargeError,
   POSTHOG_ERROR_TYPES,
+  TooManyRequestsError,
   ValidationError,
 } from "../core/errors.js";
 
@@ -30,6 +31,20 @@ export type PostHogErrorBody = z.output<typeof errorBodySchema>;
 /** The body of a domain error. */
 export function errorBody(error: DomainError): PostHogErrorBody {
   return { type: error.type, code: error.code, detail: error.detail, attr: error.attr };
+}
+
+/**
+ * The headers an error's answer carries beside its body: `WWW-Authenticate: Bearer` on a 401 (REST
+ * door only: `withAuthenticate`), `Retry-After` (seconds) on a 429 whose wait is known (DRF's
+ * exception handler sets it from `Throttled.wait`).
+ */
+export function errorHeaders(error: DomainError, withAuthenticate: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (withAuthenticate && error.httpStatus === 401) headers["WWW-Authenticate"] = "Bearer";
+  if (error instanceof TooManyRequestsError && error.retryAfterSeconds !== undefined) {
+    headers["Retry-After"] = String(error.retryAfterSeconds);
+  }
+  return headers;
 }
 
 /** What an unexpected error shows: nothing of its cause (DRF's generic 500). */

@@ -16,7 +16,7 @@ import {
   RequestTimeoutError,
   UriTooLongError,
 } from "../core/errors.js";
-import { errorBody, httpLayerError, SERVER_ERROR_BODY } from "./error-body.js";
+import { errorBody, errorHeaders, httpLayerError, SERVER_ERROR_BODY } from "./error-body.js";
 import { EmptyBodyError } from "./routes.js";
 
 /** The end of a request line: ` HTTP/1.1` and its line break. */
@@ -94,8 +94,7 @@ export function registerErrorHandlers(app: FastifyInstance, limits: Limits): voi
     if (error instanceof EmptyBodyError) return reply.status(error.status).send();
     const known = httpLayerError(error, limits.bodyLimitBytes);
     if (known) {
-      if (known.httpStatus === 401) reply.header("WWW-Authenticate", "Bearer");
-      return reply.status(known.httpStatus).send(errorBody(known));
+      return reply.status(known.httpStatus).headers(errorHeaders(known, true)).send(errorBody(known));
     }
     request.log.error({ err: error }, "unexpected error");
     return reply.status(500).send(SERVER_ERROR_BODY);

@@ -20,7 +20,7 @@ import type { FastifyBaseLogger } from "fastify";
 import FindMyWay from "find-my-way";
 import { levels } from "pino";
 import { serverTiming } from "../db/sql-stats.js";
-import { checkQuery, type DoorDeps, knownContextFor } from "./request-context.js";
+import { checkQuery, type DoorDeps, knownContextFor, rateWait } from "./request-context.js";
 import type { KnownReply, RestRoute } from "./routes.js";
 
 /** The JSON type fastify gives the answers it serialises; the door's own answers are sent with the same. */
@@ -78,6 +78,9 @@ export class KnownAnswers {
       };
       const ctx = knownContextFor(this.deps, parts, route);
       reply = ctx && route.answerKnown!({ params: parts.params, query, headers: request.headers, ctx });
+      // Counted once the answer is held; a refused request is not counted, and the door, counting
+      // it again, answers the 429.
+      if (reply && rateWait(this.deps.rateLimits, route, ctx!, parts.params) > 0) return false;
     } catch {
       // The door answers it, from the same facts, in PostHog's shape.
       return false;

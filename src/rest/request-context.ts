@@ -10,6 +10,7 @@ import type { ProjectTokenCache } from "../core/auth/project-token.js";
 import { createServiceContext, type ServiceContext } from "../core/context.js";
 import { AuthenticationError, ProjectNotFoundError, ValidationError } from "../core/errors.js";
 import { checkStorableString } from "../core/json-input.js";
+import type { RateLimits } from "../core/rate-limit.js";
 import { parseIntegerId } from "../core/validation.js";
 import type { ResponseCache } from "./response-cache.js";
 import type { ProjectFromToken, RestDeps, RestRoute } from "./routes.js";
@@ -139,4 +140,22 @@ export function knownContextFor(
   if (projectId === undefined) return undefined;
   const actor = authenticateKnown(deps.data, credential, projectId);
   return actor && contextOf(deps, parts, route, actor, projectId);
+}
+
+/**
+ * Counts an authenticated request against its rate limit: the route's per-project one (its
+ * `rateScope`, for the project `params.project_id` names once the context is made), else the key's
+ * burst and sustained ones (core/rate-limit.ts). After authentication, as DRF throttles after
+ * `perform_authentication`. Answers the wait in ms, 0 when allowed.
+ */
+export function rateWait(
+  rateLimits: RateLimits,
+  route: Pick<RestRoute, "rateScope">,
+  ctx: ServiceContext,
+  params: Record<string, string>,
+): number {
+  const projectId = route.rateScope ? parseIntegerId(params["project_id"] ?? "") : null;
+  return route.rateScope && projectId !== null
+    ? rateLimits.waitForProject(route.rateScope, projectId)
+    : rateLimits.waitForKey(ctx.actor.apiKey.id);
 }

@@ -21,12 +21,13 @@ import { ProjectTokenCache } from "../core/auth/project-token.js";
 import type { Scope } from "../core/auth/scopes.js";
 import type { DataAccess, ServiceContext } from "../core/context.js";
 import { DomainError, MethodNotAllowedError, ProjectNotFoundError } from "../core/errors.js";
+import { type ProjectRateScope, type RateLimits, throwIfThrottled } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 import { parseIntegerId } from "../core/validation.js";
 import { FORM_BODY_ROUTE_CONFIG } from "./body-parsers.js";
 import { AnsweredFromCache, conditionalRead, NotModified } from "./conditional.js";
 import { JSON_TYPE, KnownAnswers } from "./known-answers.js";
-import { checkQuery, contextFor, type DoorDeps } from "./request-context.js";
+import { checkQuery, contextFor, type DoorDeps, rateWait } from "./request-context.js";
 import { ResponseCache } from "./response-cache.js";
 import { responseSchemas } from "./route-responses.js";
 
@@ -97,6 +98,11 @@ export interface RestRoute {
    */
   scopes: readonly Scope[];
   /**
+   * The per-project rate limit the route counts against instead of the key's burst and sustained
+   * ones (PostHog's `LocalEvaluationThrottle`, `RemoteConfigThrottle`; core/rate-limit.ts).
+   */
+  rateScope?: ProjectRateScope;
+  /**
    * The request's shapes, for the OpenAPI document only: the service validates body and query with
    * these same zod schemas (`parseInput`, DRF's messages), fastify does not. `query` and `params`
    * have one property per parameter; a path parameter not in `params` is an integer id.
@@ -157,6 +163,8 @@ export function pathId(params: Record<string, string>, name: string): number {
 export interface RestDeps {
   data: DataAccess;
   limits: Limits;
+  /** The process's rate limits: every request counts against its key's, or its route's `rateScope`. */
+  rateLimits: RateLimits;
   /** Base URL for absolute links; otherwise the request's own scheme and host. */
   publicUrl: string | undefined;
   /** The clock of ETags' time slots (the services' clock; tests fix it). Default: the system clock. */
@@ -225,6 +233,7 @@ export function registerRestRoutes(
             { headers: request.headers, params, query: url.searchParams, body: request.body },
             route,
           );
+          throwIfThrottled(rateWait(deps.rateLimits, route, base, params));
           const read = conditional
             ? conditionalRead({
                 headers: request.headers,

@@ -25,11 +25,12 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { Limits } from "../config.js";
 import { ProjectTokenCache } from "../core/auth/project-token.js";
 import { AuthenticationError, DomainError, MethodNotAllowedError, NotFoundError } from "../core/errors.js";
+import { type RateLimits, type SdkRateScope, throwIfThrottled } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 import type { SqlReader } from "../db/sql-reader.js";
 import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { errorBody, httpLayerError, SERVER_ERROR_BODY } from "../rest/error-body.js";
+import { errorBody, errorHeaders, httpLayerError, SERVER_ERROR_BODY } from "../rest/error-body.js";
 import { exposeHeaders, isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
 import { decodePayload } from "./payload.js";
 import { findProjectToken, headerToken } from "./token.js";
@@ -107,6 +108,11 @@ export interface SdkRoute {
   renderError?: (error: DomainError | null, params: Readonly<Record<string, string>>) => SdkReply;
   /** The answer to a GET with no payload at all (no body, no `data`), before any token is looked for. */
   answerWithoutPayload?: (query: URLSearchParams) => SdkReply;
+  /**
+   * The per-token rate limit the route counts against (core/rate-limit.ts: capture's and flag
+   * evaluation's, each off unless configured); none when absent (the remote config, preflights).
+   */
+  rateScope?: SdkRateScope;
   handler: (request: SdkRequest) => Promise<SdkReply>;
 }
 
@@ -120,6 +126,8 @@ export interface SdkDeps {
   reader: SqlReader;
   transaction: RunSqlTransaction;
   autocommit: SqlStatements;
+  /** The process's rate limits (a route's `rateScope`). */
+  rateLimits: RateLimits;
 }
 
 /**
@@ -135,6 +143,7 @@ async function answerError(
   setCorsHeaders(request, reply);
   const known = httpLayerError(error, request.routeOptions.bodyLimit ?? 0);
   if (!known) request.log.error({ err: error }, "unexpected error");
+  if (known) reply.headers(errorHeaders(known, false));
   if (renderError) return send(request, reply, renderError(known, paramsOf(request)));
   if (known) return reply.status(known.httpStatus).send(errorBody(known));
   return reply.status(500).send(SERVER_ERROR_BODY);
@@ -183,6 +192,7 @@ async function handle(
   const token = inPath ? (params["token"] ?? "") : (fromHeader ?? findProjectToken(payload, query));
   const projectId = await tokens.projectIdOf(token);
   if (projectId === null) throw unknownToken();
+  if (route.rateScope) throwIfThrottled(deps.rateLimits.waitForSdk(route.rateScope, token));
   let result: SdkReply;
   try {
     result = await route.handler({

@@ -25,6 +25,7 @@ import { loadCohortDefinitions } from "../../src/properties/cohort-definitions.j
 import { type PropertyGroup, propertyGroupSchema } from "../../src/properties/property-filters.js";
 import { toSql } from "../../src/properties/to-sql.js";
 import { postgresAnswers } from "../support/postgres.js";
+import { RATE_LIMITS_OFF } from "../support/rate-limits.js";
 import { openBootstrappedBench, timed } from "./sequential.js";
 
 const PERSONS = 100_000;
@@ -69,7 +70,7 @@ async function benchBackend(label: string, backend: string): Promise<void> {
     await db.$executeRawUnsafe("ANALYZE persons");
 
     const app = await buildApp({
-      config: loadConfig({ PORT: "0" }),
+      config: loadConfig({ PORT: "0", ...RATE_LIMITS_OFF }),
       database,
       logger: pino({ level: "silent" }),
     });

@@ -22,6 +22,7 @@ import pino from "pino";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { postgresAnswers } from "../support/postgres.js";
+import { RATE_LIMITS_OFF } from "../support/rate-limits.js";
 import { openBootstrappedBench, type RawRows, timed, timedPair } from "./sequential.js";
 
 const EVENTS = 1_000_000;
@@ -62,7 +63,7 @@ async function benchPostgres(): Promise<void> {
     await raw("ANALYZE events", []);
 
     const app = await buildApp({
-      config: loadConfig({ PORT: "0" }),
+      config: loadConfig({ PORT: "0", ...RATE_LIMITS_OFF }),
       database,
       logger: pino({ level: "silent" }),
     });

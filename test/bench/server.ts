@@ -28,6 +28,7 @@ import { type Database, openDatabase } from "../../src/db/database.js";
 import { applyMigrations } from "../../src/db/migrations.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
 import { adminQuery, databaseUrl, postgresAnswers } from "../support/postgres.js";
+import { RATE_LIMITS_OFF } from "../support/rate-limits.js";
 import { pgliteSql, pgPoolSql, type Sql, startBaseline } from "./baseline.js";
 import { startStaticBytes } from "./static-bytes.js";
 import { startUnleash } from "./unleash.js";
@@ -290,7 +291,7 @@ async function main(backend: string): Promise<void> {
   /** An app on `database` with `env` as its configuration, listening on a free port: its base URL. */
   const listening = async (env: Record<string, string>): Promise<string> => {
     const app = await buildApp({
-      config: loadConfig({ PORT: "0", ...env }),
+      config: loadConfig({ PORT: "0", ...RATE_LIMITS_OFF, ...env }),
       database,
       logger: pino({ level: "silent" }),
     });

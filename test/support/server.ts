@@ -20,6 +20,7 @@ import type { PrismaClient } from "../../src/generated/prisma/client.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
 import { createPersonalApiKey } from "../../src/users/users.service.js";
 import { adminQuery, databaseUrl } from "./postgres.js";
+import { RATE_LIMITS_OFF } from "./rate-limits.js";
 
 /** A database backend the suite runs on. */
 export type Backend = "pglite" | "postgres";
@@ -129,7 +130,7 @@ export async function startTestServer(
   });
   const user = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
   const project = await db.project.findUniqueOrThrow({ where: { id: boot.project_id } });
-  const config = loadConfig({ LOG_LEVEL: "silent", PORT: "0", ...options.env });
+  const config = loadConfig({ LOG_LEVEL: "silent", PORT: "0", ...RATE_LIMITS_OFF, ...options.env });
   const errorLogs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {

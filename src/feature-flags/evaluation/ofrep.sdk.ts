@@ -61,6 +61,7 @@ export const ofrepSdkRoutes: SdkModule = (services, limits) => {
 
   const route = (path: string, summary: string, key: boolean, handler: SdkRoute["handler"]): SdkRoute => ({
     methods: ["POST"],
+    rateScope: "flags",
     path,
     summary,
     bodyLimitBytes: limits.bodyLimitBytes,

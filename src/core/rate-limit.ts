@@ -1,0 +1,203 @@
+/**
+ * Request rate limits, as PostHog throttles its API (posthog/rate_limit.py on DRF's
+ * `SimpleRateThrottle`, rest_framework/throttling.py):
+ * - the management API (REST and GraphQL) per personal API key: `burst` 480/minute and `sustained`
+ *   4800/hour (PostHog's `BurstRateThrottle`, `SustainedRateThrottle`), one request counted in each;
+ * - the flag definitions SDKs poll (`local_evaluation`) and `remote_config`, per project, 600/minute
+ *   each, instead of the key's limits (PostHog's `LocalEvaluationThrottle`, `RemoteConfigThrottle`);
+ * - the SDK paths per project token, capture and flag evaluation separately: off unless configured
+ *   (PostHog limits capture by billing quota, not by request rate).
+ *
+ * DRF's algorithm, exactly: each identity keeps the times of its requests within the last duration;
+ * a request is refused when that many are already there, and a refused request is not recorded. Its
+ * wait, sent as `Retry-After` and in the detail, is the time until the oldest of them leaves the
+ * window. Every limit that applies is checked (a request refused by one is still counted by the
+ * others that allow it, as DRF's `check_throttles` does), and the longest wait is answered.
+ *
+ * Counts are per process, in memory (PostHog keeps them in its Django cache, Redis): N server
+ * processes behind one balancer allow up to N times a limit. A restart forgets them.
+ */
+import { TooManyRequestsError } from "./errors.js";
+
+/** A rate: `requests` per `durationMs`, written as DRF writes it (`480/minute`). */
+export interface Rate {
+  requests: number;
+  durationMs: number;
+}
+
+const PERIOD_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Parses DRF's rate syntax `<requests>/<period>`, the period's first letter naming it (`s`econd,
+ * `m`inute, `h`our, `d`ay: `100/min`, `4800/hour`); `0`, `off` or an empty text is no limit (null).
+ * @throws Error for any other text.
+ */
+export function parseRate(text: string): Rate | null {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === "" || trimmed === "0" || trimmed === "off") return null;
+  const match = /^(\d+)\/([smhd])[a-z]*$/.exec(trimmed);
+  if (!match) throw new Error(`not a rate (like 480/minute or off): ${text}`);
+  const requests = Number(match[1]);
+  if (requests === 0) return null;
+  return { requests, durationMs: PERIOD_MS[match[2]!]! };
+}
+
+/**
+ * The times of one identity's recent requests: a ring of at most `capacity` times, oldest at `head`.
+ */
+class RequestTimes {
+  private readonly times: Float64Array;
+  private head = 0;
+  count = 0;
+
+  constructor(capacity: number) {
+    this.times = new Float64Array(capacity);
+  }
+
+  /** The newest time, or -Infinity when empty. */
+  newest(): number {
+    return this.count === 0
+      ? Number.NEGATIVE_INFINITY
+      : this.times[(this.head + this.count - 1) % this.times.length]!;
+  }
+
+  /** The oldest time (only when not empty). */
+  oldest(): number {
+    return this.times[this.head]!;
+  }
+
+  /** Forgets times at or before `cutoff` (DRF: `while history and history[-1] <= now - duration`). */
+  dropUntil(cutoff: number): void {
+    while (this.count > 0 && this.times[this.head]! <= cutoff) {
+      this.head = (this.head + 1) % this.times.length;
+      this.count--;
+    }
+  }
+
+  push(time: number): void {
+    this.times[(this.head + this.count) % this.times.length] = time;
+    this.count++;
+  }
+}
+
+/** One limit (DRF's `SimpleRateThrottle` of one scope) over any number of identities. */
+export class Throttle {
+  private readonly byIdent = new Map<string, RequestTimes>();
+  private lastSweep = 0;
+
+  constructor(readonly rate: Rate) {}
+
+  /**
+   * Records a request of `ident` at `now` (ms since the epoch) when the limit allows it and answers
+   * 0; otherwise records nothing and answers the wait until it would be allowed, in ms (> 0).
+   */
+  take(ident: string, now: number): number {
+    this.sweep(now);
+    const cutoff = now - this.rate.durationMs;
+    let times = this.byIdent.get(ident);
+    if (times === undefined) {
+      times = new RequestTimes(this.rate.requests);
+      this.byIdent.set(ident, times);
+    }
+    times.dropUntil(cutoff);
+    if (times.count >= this.rate.requests) return Math.max(1, times.oldest() - cutoff);
+    times.push(now);
+    return 0;
+  }
+
+  /** Identities with times held (for tests and metrics). */
+  get size(): number {
+    return this.byIdent.size;
+  }
+
+  /** Once per duration, forgets identities with no request in the window, so memory follows use. */
+  private sweep(now: number): void {
+    if (now - this.lastSweep < this.rate.durationMs) return;
+    this.lastSweep = now;
+    const cutoff = now - this.rate.durationMs;
+    for (const [ident, times] of this.byIdent) if (times.newest() <= cutoff) this.byIdent.delete(ident);
+  }
+}
+
+/** The configured rates; null is no limit. */
+export interface RateLimitConfig {
+  /** Management API per personal API key, short window (`RATE_LIMIT_BURST`, default 480/minute). */
+  burst: Rate | null;
+  /** Management API per personal API key, long window (`RATE_LIMIT_SUSTAINED`, default 4800/hour). */
+  sustained: Rate | null;
+  /** Local-evaluation polls per project (`RATE_LIMIT_LOCAL_EVALUATION`, default 600/minute). */
+  localEvaluation: Rate | null;
+  /** `remote_config` reads per project (`RATE_LIMIT_REMOTE_CONFIG`, default 600/minute). */
+  remoteConfig: Rate | null;
+  /** Capture requests per project token (`RATE_LIMIT_CAPTURE`, default off). */
+  capture: Rate | null;
+  /** Remote flag evaluation requests (`/flags`, `/decide`, OFREP) per project token (`RATE_LIMIT_FLAGS`, default off). */
+  flags: Rate | null;
+}
+
+/** The per-project limits a REST route may take instead of the key's (PostHog's per-action throttles). */
+export type ProjectRateScope = "local_evaluation" | "remote_config";
+
+/** The SDK limits, per project token. */
+export type SdkRateScope = "capture" | "flags";
+
+/**
+ * Throws DRF's `Throttled` for a positive wait (ms); does nothing for 0.
+ * @throws TooManyRequestsError (429, `throttled`, `Retry-After`).
+ */
+export function throwIfThrottled(waitMs: number): void {
+  if (waitMs > 0) throw throttledError(waitMs);
+}
+
+/**
+ * DRF's `Throttled` for a wait in ms: 429 `throttled`, `Request was throttled. Expected available
+ * in N seconds.` with N the wait rounded up to whole seconds, also its `Retry-After`.
+ */
+export function throttledError(waitMs: number): TooManyRequestsError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return new TooManyRequestsError(
+    `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? "" : "s"}.`,
+    seconds,
+  );
+}
+
+/** Every limit of a process, checked by the doors. */
+export class RateLimits {
+  private readonly burst: Throttle | null;
+  private readonly sustained: Throttle | null;
+  private readonly projects: Record<ProjectRateScope, Throttle | null>;
+  private readonly sdk: Record<SdkRateScope, Throttle | null>;
+
+  constructor(
+    config: RateLimitConfig,
+    private readonly now: () => number = Date.now,
+  ) {
+    const throttle = (rate: Rate | null) => (rate ? new Throttle(rate) : null);
+    this.burst = throttle(config.burst);
+    this.sustained = throttle(config.sustained);
+    this.projects = {
+      local_evaluation: throttle(config.localEvaluation),
+      remote_config: throttle(config.remoteConfig),
+    };
+    this.sdk = { capture: throttle(config.capture), flags: throttle(config.flags) };
+  }
+
+  /**
+   * Counts one management request (REST or GraphQL) of the key `keyId` against the burst and the
+   * sustained limit; answers the longest wait in ms, 0 when both allow it.
+   */
+  waitForKey(keyId: string): number {
+    const now = this.now();
+    return Math.max(this.burst?.take(keyId, now) ?? 0, this.sustained?.take(keyId, now) ?? 0);
+  }
+
+  /** Counts one request of `scope` for project `projectId`; answers the wait in ms, 0 when allowed. */
+  waitForProject(scope: ProjectRateScope, projectId: number): number {
+    return this.projects[scope]?.take(String(projectId), this.now()) ?? 0;
+  }
+
+  /** Counts one SDK request of `scope` with the project token `token`; answers the wait in ms, 0 when allowed. */
+  waitForSdk(scope: SdkRateScope, token: string): number {
+    return this.sdk[scope]?.take(token, this.now()) ?? 0;
+  }
+}
