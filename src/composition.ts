@@ -95,7 +95,7 @@ export function createServices(
     endpointMaterialization,
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
-    experiments: createExperimentService(deps, { featureFlags }),
+    experiments: createExperimentService(deps, { featureFlags, cohorts }),
     featureFlags,
     flagDefinitions,
     flagEvaluation,

@@ -29,7 +29,8 @@ export async function readCohort(db: Db, projectId: number, id: number): Promise
 export function createCohortCalculation(deps: ServiceDeps) {
   /**
    * The SQL that selects a cohort's members (see `memberSource`).
-   * @throws NotImplementedError when its criteria, or a cohort they name, use events.
+   * @throws NotImplementedError when its criteria, or a cohort they name, use behavioral criteria
+   *   not calculated here (`src/properties/behavioral.ts`).
    */
   async function membersOf(
     db: Db & Pick<Prisma.TransactionClient, "cohort">,
@@ -47,7 +48,8 @@ export function createCohortCalculation(deps: ServiceDeps) {
 
   /**
    * Recalculates a cohort's `count` inside `tx` (static: its rows; dynamic: its criteria now) and
-   * stamps `last_calculation`. A dynamic cohort that uses events gets a null count.
+   * stamps `last_calculation`. A dynamic cohort using behavioral criteria not calculated here gets a
+   * null count.
    */
   async function recount(
     tx: Prisma.TransactionClient,

@@ -91,7 +91,7 @@ export function createCohortMemberOperations({ membersOf, recount }: CohortCalcu
      * One page of a cohort's persons, by person id, and whether more follow: a static cohort's
      * members, or whoever a dynamic cohort's criteria select now (computed by SQL). Scopes
      * `cohort:read` and `person:read` (PostHog's `persons` action).
-     * @throws NotFoundError; NotImplementedError when the criteria use events.
+     * @throws NotFoundError; NotImplementedError when the criteria use behavioral criteria not calculated here.
      */
     async persons(
       ctx: ServiceContext,
@@ -157,7 +157,7 @@ export function createCohortMemberOperations({ membersOf, recount }: CohortCalcu
     /**
      * A static copy of a dynamic cohort (`duplicate_as_static_cohort`): named `<name> (static copy)`,
      * holding the persons the criteria select now, copied by one `INSERT ... SELECT`. Scope `cohort:write`.
-     * @throws NotFoundError; ValidationError for a static cohort; NotImplementedError for criteria on events.
+     * @throws NotFoundError; ValidationError for a static cohort; NotImplementedError for behavioral criteria not calculated here.
      */
     async duplicateAsStatic(ctx: ServiceContext, projectId: number, id: number): Promise<CohortRecord> {
       await authorizeProject(ctx, projectId, "cohort:write");

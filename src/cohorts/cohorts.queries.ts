@@ -35,7 +35,9 @@ const SELECT_RECORD = Prisma.sql`
     c.pending_version AS "pendingVersion", c.count, c.is_calculating AS "isCalculating",
     c.last_calculation AS "lastCalculation", c.errors_calculating AS "errorsCalculating",
     c.last_error_at AS "lastErrorAt", c.created_by_id AS "createdById", c.created_at AS "createdAt",
-    c.create_in_folder AS "createInFolder", ${userBasicJson("cb")} AS "createdBy"`;
+    c.create_in_folder AS "createInFolder", ${userBasicJson("cb")} AS "createdBy",
+    ARRAY(SELECT x.id FROM experiments x WHERE x.project_id = c.project_id AND x.exposure_cohort_id = c.id
+      ORDER BY x.id) AS "experimentSet"`;
 
 const FROM = Prisma.sql`FROM cohorts c LEFT JOIN users cb ON cb.id = c.created_by_id`;
 

@@ -38,7 +38,7 @@ export const cohortSchema = z
       ),
     is_static: z.boolean(),
     cohort_type: z.enum(COHORT_TYPES).nullable(),
-    experiment_set: z.array(z.int()),
+    experiment_set: z.array(z.int()).describe("Ids of the experiments whose exposure cohort this is."),
   })
   .meta({ id: "Cohort" });
 
@@ -94,6 +94,6 @@ export function serializeCohort(cohort: CohortRecord): CohortResponse {
     count: cohort.count,
     is_static: cohort.isStatic,
     cohort_type: cohort.cohortType as CohortResponse["cohort_type"],
-    experiment_set: [],
+    experiment_set: cohort.experimentSet,
   };
 }

@@ -11,8 +11,9 @@
  * `count` (what PostHog shows): a static cohort's member count, kept current by every change of its
  * members; a dynamic cohort's count at its last calculation (`last_calculation`), which every
  * create and update performs synchronously (PostHog enqueues one on each). `is_calculating` is
- * therefore always false. Cohorts whose criteria use events (behavioral) are stored but cannot be
- * calculated here: their `count` stays null and their members answer 501.
+ * therefore always false. Behavioral criteria `performed_event` and `performed_event_multiple` are
+ * calculated from events (`src/properties/behavioral.ts`); cohorts using other behavioral criteria
+ * are stored but not calculated: their `count` stays null and their members answer 501.
  *
  * The operations on members are in ./cohort-members.ts, and the member selection and recount they
  * share with create and update in ./cohort-calculation.ts.
@@ -46,6 +47,7 @@ import {
   criteriaSchema,
 } from "./cohorts.schemas.js";
 import {
+  checkBehavioralCriteria,
   checkCohortType,
   checkPersonOperators,
   cohortsUsingEvents,
@@ -83,7 +85,8 @@ export function createCohortService(deps: ServiceDeps) {
   const calculation = createCohortCalculation(deps);
   const { recount } = calculation;
   /**
-   * PostHog's `validate_filters` for a dynamic cohort, then what needs the database: the cohorts
+   * PostHog's `validate_filters` for a dynamic cohort, the parameters of calculable behavioral
+   * criteria, then what needs the database: the cohorts
    * named exist in the project (`Invalid Cohort ID in filter`), none leads back to `selfId`
    * (`will_create_loops`), and every regex compiles.
    * @throws ValidationError attr `filters` (paths below it for shape errors).
@@ -99,6 +102,7 @@ export function createCohortService(deps: ServiceDeps) {
     }
     const tree = parseInput(criteriaSchema, { filters }, ctx.limits).filters.properties;
     checkPersonOperators(tree);
+    checkBehavioralCriteria(tree, deps.now());
     const reached = await loadCohortDefinitions(ctx.db, projectId, tree);
     if (referencedCohortIds(tree).some((id) => !reached.has(id))) {
       throw new ValidationError("Invalid Cohort ID in filter", { attr: "filters" });
@@ -308,6 +312,50 @@ export function createCohortService(deps: ServiceDeps) {
           changes: [],
         });
         return readCohort(tx, project.id, created.id);
+      });
+    },
+
+    /**
+     * A new dynamic cohort named `name` with criteria `filters` (`{properties: <group>}`), checked by
+     * the create rules, calculated, and logged `created`, with `link(tx, cohortId)` run in the same
+     * transaction so that the caller's own write lands with the cohort or not at all. For callers
+     * that checked their own scopes (`create_exposure_cohort_for_experiment` needs `experiment:write`
+     * only: PostHog's action saves a `CohortSerializer` without a cohort scope). Returns the cohort
+     * as written (with the caller's link, e.g. its `experiment_set`).
+     * @throws ValidationError for criteria the create rules refuse.
+     */
+    async createDynamicWithin(
+      ctx: ServiceContext,
+      projectId: number,
+      name: string,
+      filters: Record<string, unknown>,
+      link: (tx: Prisma.TransactionClient, cohortId: number) => Promise<void>,
+    ): Promise<CohortRecord> {
+      const checked = await checkCriteria(ctx, projectId, filters, null);
+      const userId = ctx.actor.user.id;
+      return ctx.db.$transaction(async (tx) => {
+        const created = await tx.cohort.create({
+          data: {
+            projectId,
+            name,
+            filters: filters as Prisma.InputJsonValue,
+            isStatic: false,
+            cohortType: derivedCohortType(false, checked.tree),
+            createdById: userId,
+          },
+        });
+        await recount(tx, projectId, created, checked);
+        await recordActivity(tx, {
+          projectId,
+          userId,
+          scope: "Cohort",
+          itemId: String(created.id),
+          activity: "created",
+          name: created.name,
+          changes: [],
+        });
+        await link(tx, created.id);
+        return readCohort(tx, projectId, created.id);
       });
     },
 

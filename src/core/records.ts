@@ -44,8 +44,11 @@ export interface DashboardRecord {
   tags: string[];
 }
 
-/** A cohort as both doors show it: its columns and its creator (read by src/cohorts/cohorts.queries.ts). */
-export type CohortRecord = Cohort & { createdBy: UserBasic | null };
+/**
+ * A cohort as both doors show it: its columns, its creator, and the ids of the experiments whose
+ * exposure cohort it is (PostHog's `experiment_set`) (read by src/cohorts/cohorts.queries.ts).
+ */
+export type CohortRecord = Cohort & { createdBy: UserBasic | null; experimentSet: number[] };
 
 /**
  * SQL for one `users` row, aliased `alias`, as a JSON object of `UserBasic`'s fields (null when the

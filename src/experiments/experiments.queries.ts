@@ -162,3 +162,29 @@ export async function writeMetricsText(
   await db.$executeRaw(Prisma.sql`UPDATE experiments SET metrics = ${metrics}::jsonb,
     metrics_secondary = ${metricsSecondary}::jsonb WHERE project_id = ${projectId} AND id = ${id}`);
 }
+
+/**
+ * Whether any of the latest `sample.limit` events of each name in `sample.events` between `from`
+ * and `to` (inclusive) holds `$feature/` in its properties' JSON text (`requires_flag_warning`'s
+ * test). One statement: per name, an index range scan of (project, event, timestamp).
+ */
+export async function sampleHasFeatureProperties(
+  db: Pick<Prisma.TransactionClient, "$queryRaw">,
+  projectId: number,
+  sample: { events: string[]; limit: number },
+  from: Date,
+  to: Date,
+): Promise<boolean> {
+  const [row] = await db.$queryRaw<Array<{ found: boolean }>>`
+    SELECT EXISTS (
+      SELECT 1 FROM unnest(${sample.events}::text[]) AS n(name)
+      CROSS JOIN LATERAL (
+        SELECT e.properties FROM events e
+        WHERE e.project_id = ${projectId} AND e.event = n.name
+          AND e.timestamp >= ${from}::timestamptz AND e.timestamp <= ${to}::timestamptz
+        ORDER BY e.timestamp DESC LIMIT ${sample.limit}
+      ) s
+      WHERE strpos(s.properties::text, '$feature/') > 0
+    ) AS found`;
+  return row?.found ?? false;
+}

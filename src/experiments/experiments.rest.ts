@@ -2,10 +2,11 @@
  * Experiments, holdouts and saved metrics on PostHog's REST paths (spec "Experiments" rows;
  * posthog-behavior.md §5; `ee/clickhouse/views/experiments.py`, `experiment_holdouts.py`,
  * `experiment_saved_metrics.py`), each with and without its trailing slash. Request parsing and
- * PostHog's shapes only; behaviour lives in experiments.service.ts. The timeseries, exposure-cohort
- * and flag-implementation actions answer 501 with the reason (not built in this round).
+ * PostHog's shapes only; behaviour lives in experiments.service.ts. The timeseries actions answer
+ * 501 with the reason (not built in this round).
  */
 import { z } from "zod";
+import { cohortSchema, serializeCohort } from "../cohorts/cohorts.responses.js";
 import { MethodNotAllowedError } from "../core/errors.js";
 import { featureFlagSchema, serializeFlag } from "../feature-flags/feature-flags.responses.js";
 import { errorBodySchema } from "../rest/error-body.js";
@@ -75,6 +76,24 @@ const eligiblePageSchema = z
   .meta({ id: "EligibleFeatureFlags" });
 
 /** The `:id/timeseries_results` query. */
+/** `requires_flag_implementation`'s query: the legacy insight filter, the parts it reads. */
+const flagImplementationQuery = z.object({
+  events: z.string().optional().describe("JSON list of event entities (`[{id, type, order}]`)."),
+  actions: z
+    .string()
+    .optional()
+    .describe(
+      "JSON list of action entities: accepted, but this service has no actions, so they name no events.",
+    ),
+  limit: z.int().optional().describe("Events sampled per event name: default 20, at most 100."),
+});
+
+const flagImplementationSchema = z
+  .object({ result: z.boolean().describe("True when no sampled event carries a `$feature/` property.") })
+  .meta({ id: "ExperimentRequiresFlagImplementation" });
+
+const exposureCohortSchema = z.object({ cohort: cohortSchema }).meta({ id: "ExperimentExposureCohort" });
+
 const timeseriesQuery = z.object({ metric_uuid: z.string().optional(), fingerprint: z.string().optional() });
 
 /** The routes. */
@@ -92,11 +111,7 @@ export const experimentRoutes: RestModule = (services, limits) => {
     method,
     path,
     summary: `${summary} Not built yet: 501 with the reason.`,
-    scopes: [
-      action === "create_exposure_cohort_for_experiment" || action === "recalculate_timeseries"
-        ? "experiment:write"
-        : "experiment:read",
-    ],
+    scopes: [action === "recalculate_timeseries" ? "experiment:write" : "experiment:read"],
     request: action === "timeseries_results" ? { query: timeseriesQuery } : {},
     responses: { 501: errorBodySchema },
     handler: ({ params, ctx }) => experiments.notBuilt(ctx, project(params), action),
@@ -249,12 +264,20 @@ export const experimentRoutes: RestModule = (services, limits) => {
         };
       },
     },
-    notBuilt(
-      "GET",
-      `${BASE}requires_flag_implementation/`,
-      "requires_flag_implementation",
-      "Whether recent events of the given insight filters lack `$feature/` properties: `{result}`.",
-    ),
+    {
+      method: "GET",
+      path: `${BASE}requires_flag_implementation/`,
+      summary:
+        "Whether the latest events (last 7 days) of the legacy filter's `events` lack `$feature/` properties: `{result}`.",
+      scopes: ["experiment:read"],
+      request: { query: flagImplementationQuery },
+      responses: { 200: flagImplementationSchema },
+      // It reads events, which do not bump the project's revision: no ETag, never 304.
+      conditional: false,
+      handler: async ({ params, query, ctx }) => ({
+        body: { result: await experiments.requiresFlagImplementation(ctx, project(params), query) },
+      }),
+    },
     {
       method: "GET",
       path: `${BASE}stats/`,
@@ -311,12 +334,22 @@ export const experimentRoutes: RestModule = (services, limits) => {
         body: serializeExperiment(await experiments.duplicate(ctx, project(params), id(params), body), ctx),
       }),
     },
-    notBuilt(
-      "POST",
-      `${BASE}:id/create_exposure_cohort_for_experiment/`,
-      "create_exposure_cohort_for_experiment",
-      "Create the dynamic cohort of persons exposed to the experiment.",
-    ),
+    {
+      method: "POST",
+      path: `${BASE}:id/create_exposure_cohort_for_experiment/`,
+      summary:
+        'Create the dynamic cohort `Users exposed to experiment "<name>"` (performed the exposure event since the start) and link it: `{cohort}`.',
+      scopes: ["experiment:write"],
+      responses: { 201: exposureCohortSchema },
+      handler: async ({ params, body, ctx }) => ({
+        status: 201,
+        body: {
+          cohort: serializeCohort(
+            await experiments.createExposureCohort(ctx, project(params), id(params), body),
+          ),
+        },
+      }),
+    },
     notBuilt(
       "POST",
       `${BASE}:id/recalculate_timeseries/`,

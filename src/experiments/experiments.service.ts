@@ -7,6 +7,8 @@
  * `experiment_holdouts.py`, `experiment_saved_metrics.py`, `products/experiments/backend/models/experiment.py`;
  * posthog-behavior.md §5, query-and-experiments.md 2a and 2d.
  */
+
+import type { CohortService } from "../cohorts/cohorts.service.js";
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
@@ -16,8 +18,9 @@ import {
   NotImplementedError,
   ValidationError,
 } from "../core/errors.js";
-import { jsonSourceText } from "../core/json-input.js";
+import { checkNestingDepth, jsonSourceText } from "../core/json-input.js";
 import type { OffsetPage } from "../core/paging.js";
+import type { CohortRecord } from "../core/records.js";
 import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
@@ -26,6 +29,7 @@ import {
   EXPERIMENT_INCLUDE,
   type ExperimentRecord,
   experimentListWhere,
+  sampleHasFeatureProperties,
   selectExperiment,
   selectExperimentPage,
   selectMetricsText,
@@ -41,12 +45,14 @@ import {
   updateExperimentSchema,
 } from "./experiments.schemas.js";
 import { createHoldoutOperations, withHoldoutGroups } from "./holdouts.service.js";
+import { exposureCohortFilters, exposureCohortName } from "./rules/exposure-cohort.js";
 import {
   computeMetricFingerprint,
   type JsonWithNumbers,
   jsonTextWithNumbers,
   parseJsonNumbers,
 } from "./rules/fingerprint.js";
+import { flagImplementationSample, SAMPLE_DAYS } from "./rules/flag-implementation.js";
 import { createSavedMetricOperations } from "./saved-metrics.service.js";
 
 /** PostHog's default variants of a new experiment flag. */
@@ -96,6 +102,8 @@ export interface ExperimentServiceCollaborators {
     FeatureFlagService,
     "createWithin" | "updateFiltersFor" | "activateWithin" | "list" | "get"
   >;
+  /** Writes the exposure cohort (`create_exposure_cohort_for_experiment`). */
+  cohorts: Pick<CohortService, "createDynamicWithin">;
 }
 
 type Obj = Record<string, unknown>;
@@ -189,7 +197,7 @@ function withFingerprints(
 
 /** Creates the experiment service. */
 export function createExperimentService(deps: ServiceDeps, others: ExperimentServiceCollaborators) {
-  const { featureFlags } = others;
+  const { featureFlags, cohorts } = others;
 
   async function readExperiment(
     db: Prisma.TransactionClient | ServiceContext["db"],
@@ -826,6 +834,86 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
     },
 
     /**
+     * `POST :id/create_exposure_cohort_for_experiment` (posthog-behavior.md §5.5,
+     * `ee/clickhouse/views/experiments.py`): a new dynamic cohort `Users exposed to experiment
+     * "<name>"` of the persons who performed `$feature_flag_called` with `$feature_flag` = the
+     * flag's key (or the first entity of `parameters.custom_exposure_filter`) since the start date
+     * (rules/exposure-cohort.ts), calculated at once, stored as the experiment's `exposure_cohort`.
+     * The cohort, its `created` entry, the link and the experiment's `updated` entry are one
+     * transaction; the link is written only while none is set, so two racing calls make one cohort.
+     * `body` is not read (PostHog's action reads none; only its nesting is limited). Scope
+     * `experiment:write` only (PostHog saves the cohort without a cohort scope). Soft-deleted
+     * experiments are found, as PostHog's `get_object` finds them.
+     * @throws NotFoundError; ValidationError `Experiment does not have a start date`, `Experiment
+     *   already has an exposure cohort`, `Invalid action ID`, `max_depth`; NotImplementedError for
+     *   custom exposure filters on properties other than event properties.
+     */
+    async createExposureCohort(
+      ctx: ServiceContext,
+      projectId: number,
+      id: number,
+      body: unknown,
+    ): Promise<CohortRecord> {
+      await authorizeProject(ctx, projectId, "experiment:write");
+      checkNestingDepth(body, ctx.limits.maxJsonDepth);
+      const experiment = await readExperiment(ctx.db, projectId, id);
+      if (!experiment.startDate) throw new ValidationError("Experiment does not have a start date");
+      if (experiment.exposureCohortId !== null) {
+        throw new ValidationError("Experiment already has an exposure cohort");
+      }
+      const filters = exposureCohortFilters(
+        experiment.featureFlag.key,
+        experiment.startDate,
+        experiment.parameters,
+      );
+      const userId = ctx.actor.user.id;
+      return cohorts.createDynamicWithin(
+        ctx,
+        projectId,
+        exposureCohortName(experiment.name),
+        filters,
+        async (tx, cohortId) => {
+          const linked = await tx.experiment.updateMany({
+            where: { id, projectId, exposureCohortId: null },
+            data: { exposureCohortId: cohortId },
+          });
+          if (linked.count === 0) throw new ValidationError("Experiment already has an exposure cohort");
+          await recordActivity(tx, {
+            projectId,
+            userId,
+            scope: "Experiment",
+            itemId: String(id),
+            activity: "updated",
+            name: experiment.name,
+            changes: changesBetween("Experiment", { exposure_cohort: null }, { exposure_cohort: cohortId }),
+          });
+        },
+      );
+    },
+
+    /**
+     * `GET requires_flag_implementation` (posthog-behavior.md §5.5, `requires_flag_warning`): true
+     * unless some of the events sampled for the filter's event entities over the last 7 days carry
+     * `$feature/` in their properties' JSON text (PostHog's substring test on the properties
+     * string). PostHog samples `limit` (default 20) events per name at random (`groupArraySample`);
+     * we take the latest `limit` per name (at most 100), which is deterministic. What is read from
+     * `query` is in rules/flag-implementation.ts (actions name no events here). Scope `experiment:read`.
+     * @throws ValidationError for malformed `events`, `actions` or `limit`.
+     */
+    async requiresFlagImplementation(
+      ctx: ServiceContext,
+      projectId: number,
+      query: URLSearchParams,
+    ): Promise<boolean> {
+      const project = await authorizeProject(ctx, projectId, "experiment:read");
+      const sample = flagImplementationSample(query);
+      if (sample.events.length === 0) return true;
+      const now = deps.now();
+      const from = new Date(now.getTime() - SAMPLE_DAYS * 86_400_000);
+      return !(await sampleHasFeatureProperties(ctx.db, project.id, sample, from, now));
+    },
+
+    /**
      * The actions this round does not build: they check the scope, then answer 501 naming what is
      * missing, for any id (as the other 501 routes: the object is never read).
      * @throws NotImplementedError always (after the auth checks).
@@ -833,22 +921,11 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
     async notBuilt(
       ctx: ServiceContext,
       projectId: number,
-      action:
-        | "create_exposure_cohort_for_experiment"
-        | "requires_flag_implementation"
-        | "recalculate_timeseries"
-        | "timeseries_results",
+      action: "recalculate_timeseries" | "timeseries_results",
     ): Promise<never> {
-      const scope =
-        action === "create_exposure_cohort_for_experiment" || action === "recalculate_timeseries"
-          ? "experiment:write"
-          : "experiment:read";
+      const scope = action === "recalculate_timeseries" ? "experiment:write" : "experiment:read";
       await authorizeProject(ctx, projectId, scope);
       const reasons = {
-        create_exposure_cohort_for_experiment:
-          "Exposure cohorts are not built yet: they need behavioral cohort criteria (performed $feature_flag_called since the start), which cohorts store but do not calculate.",
-        requires_flag_implementation:
-          "requires_flag_implementation is not built yet: it needs the legacy insight filter parsing of the query string.",
         recalculate_timeseries:
           "Timeseries recalculation is not built yet: it needs the experiment results engine (src/experiments/results/) and its job.",
         timeseries_results:

@@ -134,7 +134,7 @@ export function createPersonService(deps: ServiceDeps) {
      * domain's estimates (a flag condition's blast radius): it authorizes nothing, its caller has
      * authorized the project with its own scope (as `cohorts.summariesForFlags`).
      * @throws ValidationError (`attr` as given for a bad regex) for a filter persons cannot be
-     *   filtered by; NotImplementedError for behavioral cohort criteria.
+     *   filtered by; NotImplementedError for behavioral cohort criteria not calculated here.
      */
     async countMatching(
       ctx: ServiceContext,

@@ -6,9 +6,10 @@
  * A cohort's criteria are its `filters.properties` (PostHog's current shape). Cohorts stored in the
  * legacy `groups` form (`[{properties: [...]}, ...]`, OR of ANDs; `posthog/models/cohort/cohort.py`
  * `Cohort.properties`) are read as that tree; a legacy group about events (`action_id`,
- * `event_id`) reads as a behavioral criterion, which the translation refuses.
+ * `event_id`) reads as an unreadable behavioral criterion, which the translation refuses.
  */
 import type { Prisma } from "../generated/prisma/client.js";
+import { UNREADABLE_CRITERIA } from "./behavioral.js";
 import {
   cohortCriteriaSchema,
   type PropertyGroup,
@@ -58,7 +59,10 @@ export function storedCriteria(filters: unknown, groups: unknown): PropertyGroup
 }
 
 function unreadable(): PropertyGroup {
-  return { type: "AND", values: [{ type: "behavioral", key: "", value: "performed_event" }] };
+  return {
+    type: "AND",
+    values: [{ type: "behavioral", key: "", value: "performed_event", [UNREADABLE_CRITERIA]: true }],
+  };
 }
 
 /**

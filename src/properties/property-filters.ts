@@ -21,8 +21,8 @@ export type PropertyType = (typeof PROPERTY_TYPES)[number];
 
 /**
  * Behavioral cohort criteria (`type: "behavioral"`, PostHog's `BehavioralPropertyType` in
- * `posthog/models/property/property.py`): accepted in a cohort's filters and stored, never evaluated
- * here (events-based membership is not built; see `./to-sql.ts`).
+ * `posthog/models/property/property.py`): accepted in a cohort's filters and stored; `./behavioral.ts`
+ * calculates `performed_event` and `performed_event_multiple` and refuses the others.
  */
 export const BEHAVIORAL_VALUES = [
   "performed_event",

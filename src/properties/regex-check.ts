@@ -8,14 +8,19 @@
  */
 import { ValidationError } from "../core/errors.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
+import { eventFiltersOf } from "./behavioral.js";
 import { type PropertyFilter, type PropertyNode, walkNodes } from "./property-filters.js";
 
 const REGEX_OPERATORS = new Set(["regex", "not_regex"]);
 
-/** The regex patterns of a tree, each once. */
-function patterns(root: PropertyNode): string[] {
-  const found = new Set<string>();
+/** The regex patterns of a tree (behavioral criteria's `event_filters` included), each once. */
+function patterns(root: PropertyNode, found = new Set<string>()): string[] {
   for (const node of walkNodes(root)) {
+    if (node.type === "behavioral") {
+      const filters = eventFiltersOf(node["event_filters"]);
+      if (filters) patterns(filters, found);
+      continue;
+    }
     const filter = node as PropertyFilter;
     if (!REGEX_OPERATORS.has(String(filter.operator))) continue;
     for (const value of Array.isArray(filter.value) ? filter.value : [filter.value]) {

@@ -13,6 +13,8 @@
  *   (`posthog/hogql/property.py` `property_to_expr`).
  * - Dynamic cohorts are expanded into their own criteria, recursively; static ones read
  *   `cohort_people`. A cycle of cohorts is refused (ValidationError), never followed.
+ * - Behavioral criteria (events the person performed) are `./behavioral.ts`'s SQL over the person
+ *   row: one translation for cohort counts, members, persons lists and query filters.
  *
  * Operator semantics (§3.5, from `posthog-python posthog/feature_flags.py` `match_property`):
  * `exact`/`is_not` compare text forms case-insensitively (`true`, `5`, `a@b.c`), except in a
@@ -25,10 +27,12 @@
  * order) otherwise; date operators parse the property with `property_timestamp` (migration
  * `property_filter_functions`: ISO text, UTC unless it says otherwise, else no match).
  */
-import { NotImplementedError, ValidationError } from "../core/errors.js";
+import { ValidationError } from "../core/errors.js";
 import { Prisma } from "../generated/prisma/client.js";
+import { behavioralSql } from "./behavioral.js";
 import { parseFilterDate } from "./filter-dates.js";
 import {
+  type BehavioralFilter,
   cohortIdOf,
   isPropertyGroup,
   type PropertyFilter,
@@ -279,10 +283,14 @@ function node(item: PropertyNode, ctx: TranslationContext, path: readonly number
     return Prisma.sql`(${Prisma.join(parts, item.type === "AND" ? " AND " : " OR ")})`;
   }
   if (item.type === "behavioral") {
-    throw new NotImplementedError(
-      "Behavioral cohort criteria (events a person performed) are not evaluated by this service yet: " +
-        "only person properties and cohort membership are.",
-    );
+    return behavioralSql(item as BehavioralFilter, {
+      projectId: ctx.projectId,
+      now: ctx.now,
+      person: alias(ctx.targets.person, "behavioral"),
+      // Event filters read the criterion's own events row, compared as HogQL compares.
+      eventFilterSql: (filters, event) =>
+        node(filters, { ...ctx, targets: { event }, semantics: "query" }, path),
+    });
   }
   const filter = item as PropertyFilter;
   const sql = filter.type === "cohort" ? cohortFilter(filter, ctx, path) : propertyFilter(filter, ctx);
@@ -292,8 +300,8 @@ function node(item: PropertyNode, ctx: TranslationContext, path: readonly number
 /**
  * The SQL boolean expression of a property tree (or one filter) over `ctx.targets`.
  * @throws ValidationError `invalid_property_type` for a filter whose row is not a target here;
- *   `cohort_cycle` when cohorts reach themselves.
- * @throws NotImplementedError for behavioral criteria.
+ *   `cohort_cycle` when cohorts reach themselves; malformed behavioral parameters (`./behavioral.ts`).
+ * @throws NotImplementedError for behavioral criteria not calculated here (`./behavioral.ts`).
  */
 export function toSql(root: PropertyNode, ctx: TranslationContext): Prisma.Sql {
   return node(root, ctx, []);

@@ -414,15 +414,23 @@ describeEachBackend("cohorts over REST", (server) => {
       time_interval: "day",
     };
 
-    it("stores criteria on events but cannot calculate them", async () => {
+    it("calculates performed_event, stores the criteria it does not calculate, and hides both on request", async () => {
       const s = server();
+      // No events in this project's last week: calculated, nobody (behavioral.rest.test.ts has events).
       const cohort = await create({ name: "Viewers", filters: criteria(behavioral) });
-      expect(cohort).toMatchObject({ count: null, cohort_type: "behavioral", is_calculating: false });
-      const members = await s.request("GET", cohortsPath(s, `${cohort.id}/persons/`));
+      expect(cohort).toMatchObject({ count: 0, cohort_type: "behavioral", is_calculating: false });
+      const first = await create({
+        name: "First viewers",
+        filters: criteria({ ...behavioral, value: "performed_event_first_time" }),
+      });
+      expect(first).toMatchObject({ count: null, cohort_type: "behavioral" });
+      const members = await s.request("GET", cohortsPath(s, `${first.id}/persons/`));
       expect(members.status).toBe(501);
-      expect(members.body.detail).toContain("Behavioral cohort criteria");
+      expect(members.body.detail).toContain("'performed_event_first_time' are not calculated");
       const hidden = await s.request("GET", cohortsPath(s, "?hide_behavioral_cohorts=true&limit=1000"));
-      expect(hidden.body.results.map((c: { id: number }) => c.id)).not.toContain(cohort.id);
+      const shown = hidden.body.results.map((c: { id: number }) => c.id);
+      expect(shown).not.toContain(cohort.id);
+      expect(shown).not.toContain(first.id);
     });
 
     it("lets flags use cohorts of the project, but not ones using events (behavioral_cohort_found)", async () => {

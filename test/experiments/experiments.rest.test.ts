@@ -4,7 +4,8 @@
  * keys, launch activates the flag, frozen variants and holdout, archive, soft delete and restore),
  * DELETE 405, duplicate names, eligible flags, stats, fingerprints (1.0 kept a float), the flag side
  * (`type=experiment`, search by experiment name, `experiment_set`, delete refusal), the actions that
- * answer 501, bad input and missing scopes on every path.
+ * answer 501 (the exposure cohort and requires_flag_implementation: exposure-cohort.rest.test.ts),
+ * bad input and missing scopes on every path.
  */
 import { describe, expect, it } from "vitest";
 import { computeMetricFingerprint, parseJsonNumbers } from "../../src/experiments/rules/fingerprint.js";
@@ -524,10 +525,8 @@ describeEachBackend("experiments over REST", (server) => {
       const created = await create({ name: "Later", feature_flag_key: unique("later") });
       const id = created.body.id;
       for (const [method, path] of [
-        ["POST", `${base()}/${id}/create_exposure_cohort_for_experiment/`],
         ["POST", `${base()}/${id}/recalculate_timeseries/`],
         ["GET", `${base()}/${id}/timeseries_results/?metric_uuid=a&fingerprint=b`],
-        ["GET", `${base()}/requires_flag_implementation/`],
       ] as const) {
         const answer = await s.request(method, path);
         expect(answer.status, `${method} ${path}`).toBe(501);

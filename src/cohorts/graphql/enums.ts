@@ -9,8 +9,10 @@ export const CohortTypeEnum = builder.enumType("CohortType", {
   values: enumValues(COHORT_TYPES, {
     static: "An explicit list of persons (`static`).",
     person_property: "Criteria on person properties and other cohorts (`person_property`).",
-    behavioral: "Criteria on events persons performed (`behavioral`; stored, not calculated here).",
-    analytical: "Criteria on event patterns over time (`analytical`; stored, not calculated here).",
+    behavioral:
+      "Criteria on events persons performed (`behavioral`): `performed_event` and `performed_event_multiple` are calculated; other behavioral criteria are stored, not calculated (count null).",
+    analytical:
+      "Criteria on event patterns over time (`analytical`): calculated as `behavioral` for `performed_event` and `performed_event_multiple`, stored only for the others.",
   }),
 });
 

@@ -2,8 +2,10 @@
  * Pure rules on a cohort's criteria (`posthog/api/cohort.py` CohortSerializer, `CohortFilters`
  * pydantic models, `_find_behavioral_cohorts`; `posthog/models/cohort/validation.py`).
  */
-import { ValidationError } from "../../core/errors.js";
+import { NotImplementedError, ValidationError } from "../../core/errors.js";
+import { behavioralSpec } from "../../properties/behavioral.js";
 import {
+  type BehavioralFilter,
   hasBehavioralFilter,
   type PropertyFilter,
   type PropertyGroup,
@@ -20,6 +22,23 @@ export function checkPersonOperators(criteria: PropertyGroup): void {
   for (const node of walkNodes(criteria)) {
     if (node.type === "person" && ((node as PropertyFilter).operator ?? null) === null) {
       throw new ValidationError("Missing required keys for person filter: operator", { attr: "filters" });
+    }
+  }
+}
+
+/**
+ * The parameters of every calculable behavioral criterion (`performed_event`,
+ * `performed_event_multiple`) are complete and well formed, so that a cohort is never stored with
+ * criteria its calculation would refuse; criteria not calculated here are stored as sent.
+ * @throws ValidationError attr `filters` with PostHog's messages (`time_value must be an integer`, ...).
+ */
+export function checkBehavioralCriteria(criteria: PropertyGroup, now: Date): void {
+  for (const node of walkNodes(criteria)) {
+    if (node.type !== "behavioral") continue;
+    try {
+      behavioralSpec(node as BehavioralFilter, now);
+    } catch (error) {
+      if (!(error instanceof NotImplementedError)) throw error;
     }
   }
 }
