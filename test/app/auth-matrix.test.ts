@@ -47,6 +47,7 @@ import {
   createSavedMetric,
   createSchemaPropertyGroup,
   createTenancy,
+  createWebhook,
   endpointName,
   type Tenancy,
 } from "../support/tenancy.js";
@@ -167,6 +168,7 @@ describeEachBackend("REST auth matrix", (server) => {
         experiments: t.experiment,
         experiment_holdouts: t.holdout,
         experiment_saved_metrics: t.savedMetric,
+        webhooks: t.webhook,
       },
       name: t.endpoint,
       version_number: 1,
@@ -232,6 +234,9 @@ describeEachBackend("REST auth matrix", (server) => {
     if (collection === "experiment_saved_metrics") {
       const created = await createSavedMetric(s, t.project, freshKey());
       return { ...own, ids: { ...own.ids, experiment_saved_metrics: created } };
+    }
+    if (collection === "webhooks") {
+      return { ...own, ids: { ...own.ids, webhooks: await createWebhook(s, t.project) } };
     }
     return own;
   };
@@ -391,6 +396,7 @@ describeEachBackend("REST auth matrix", (server) => {
               experiments: t.otherExperiment,
               experiment_holdouts: t.otherHoldout,
               experiment_saved_metrics: t.otherSavedMetric,
+              webhooks: t.otherWebhook,
             },
             name: t.otherEndpoint,
           };
@@ -532,6 +538,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       propertyDefinition?: string;
       endpoint?: string;
       experiment?: number;
+      webhook?: number;
       foreignObjects?: boolean;
     } = {},
   ) => {
@@ -553,6 +560,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         endpoint: overrides.endpoint ?? (foreign ? t.otherEndpointId : t.endpointId),
         dashboard: foreign ? t.otherDashboard : t.dashboard,
         experiment: overrides.experiment ?? (foreign ? t.otherExperiment : t.experiment),
+        webhook: overrides.webhook ?? (foreign ? t.otherWebhook : t.webhook),
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -564,6 +572,10 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         personId: t.person.uuid,
         hogql: "SELECT count() FROM events",
         isMaterialized: false,
+        // A new webhook: valid, and disabled so that no later write of the walk enqueues a delivery.
+        url: "http://10.0.0.1/matrix",
+        kinds: ["feature_flag.deleted"],
+        enabled: false,
       },
     } satisfies ArgumentFixtures;
   };
@@ -645,6 +657,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       "eventSchema",
       "endpoint",
       "experiment",
+      "webhook",
     ];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
@@ -684,6 +697,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         const eventSchema = await createEventSchema(s, t.project, t.eventDefinition, schemaPropertyGroup);
         const endpoint = (await createEndpointRecord(s, t.project, endpointName(freshKey()))).id;
         const experiment = await createExperiment(s, t.project, freshKey());
+        const webhook = await createWebhook(s, t.project);
         const response = await execute(
           documentFor(
             target,
@@ -695,6 +709,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
               propertyDefinition,
               endpoint,
               experiment,
+              webhook,
             }),
           ),
           key,
