@@ -15,7 +15,7 @@ import {
   webhookSchema,
   webhookWithSecretSchema,
 } from "./webhooks.responses.js";
-import { createWebhookSchema, updateWebhookSchema } from "./webhooks.schemas.js";
+import { createWebhookSchema, rotateSecretSchema, updateWebhookSchema } from "./webhooks.schemas.js";
 
 const BASE = "/api/projects/:project_id/webhooks/";
 
@@ -97,9 +97,10 @@ export const webhookRoutes: RestModule = (services, limits) => {
       path: `${BASE}:id/rotate_secret/`,
       summary: "Give a webhook a new secret, shown in this answer only; the old one stops signing at once.",
       scopes: ["webhook:write"],
+      request: { body: rotateSecretSchema },
       responses: { 200: webhookWithSecretSchema },
-      handler: async ({ params, ctx }) => ({
-        body: serializeWebhookWithSecret(await webhooks.rotateSecret(ctx, project(params), id(params))),
+      handler: async ({ params, body, ctx }) => ({
+        body: serializeWebhookWithSecret(await webhooks.rotateSecret(ctx, project(params), id(params), body)),
       }),
     },
     {

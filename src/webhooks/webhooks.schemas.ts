@@ -32,6 +32,9 @@ export const createWebhookSchema = z.object({
 /** A webhook's partial update (PATCH); PUT takes `createWebhookSchema`. */
 export const updateWebhookSchema = createWebhookSchema.partial();
 
+/** `rotate_secret`'s body: nothing to give (unknown fields ignored, as DRF does; a non-object body refused). */
+export const rotateSecretSchema = z.object({});
+
 /** A webhook's writable fields, as parsed. */
 export type WebhookInput = z.output<typeof updateWebhookSchema>;
 

@@ -37,7 +37,12 @@ import {
   type WebhookRecord,
   type WebhookWithSecret,
 } from "./webhooks.queries.js";
-import { createWebhookSchema, type DeliveryJob, updateWebhookSchema } from "./webhooks.schemas.js";
+import {
+  createWebhookSchema,
+  type DeliveryJob,
+  rotateSecretSchema,
+  updateWebhookSchema,
+} from "./webhooks.schemas.js";
 
 /** The delivery job's name (also graphile-worker's task identifier). */
 export const WEBHOOK_DELIVERY_JOB = "webhook-delivery";
@@ -200,11 +205,18 @@ export function createWebhookService(deps: ServiceDeps) {
     /**
      * Gives a webhook a new secret, returned this once as `revealedSecret`; the old one stops signing
      * at once (deliveries already queued are signed with the new one). Activity `updated` (field
-     * `secret`, masked). Scope `webhook:write`. @throws NotFoundError
+     * `secret`, masked). `body` takes no field (a JSON object; REST's request body, `{}` from GraphQL).
+     * Scope `webhook:write`. @throws NotFoundError, ValidationError (a body that is not an object, or nested too deep)
      */
-    async rotateSecret(ctx: ServiceContext, projectId: number, id: number): Promise<WebhookWithSecret> {
+    async rotateSecret(
+      ctx: ServiceContext,
+      projectId: number,
+      id: number,
+      body: unknown = {},
+    ): Promise<WebhookWithSecret> {
       await authorizeProject(ctx, projectId, "webhook:write");
       const current = await find(ctx, projectId, id);
+      parseInput(rotateSecretSchema, body, ctx.limits);
       const secret = newWebhookSecret();
       const updated = await ctx.db.$transaction(async (tx) => {
         const row = await tx.webhook.update({
