@@ -15,18 +15,21 @@ const text = (options: { maxLength?: number; allowBlank?: boolean } = {}) =>
     params: { code: "null_characters_not_allowed" },
   });
 
-/** One change kind: `<object>.<action>` or `<object>.*` (rules/kinds.ts). */
-const kind = z.string().refine((value) => WEBHOOK_KINDS.includes(value), {
+/** One change kind: `<object>.<action>` or `<object>.*` (rules/kinds.ts); a NUL refused first, as in every text field. */
+const kind = text().refine((value) => WEBHOOK_KINDS.includes(value), {
   message: `Not a change kind: use one of ${WEBHOOK_KINDS.join(", ")}.`,
   params: { code: "invalid_choice" },
 });
 
-/** A new webhook's fields. */
+/**
+ * A new webhook's fields. The first failing field is reported, in this order: `kinds` last, so that a
+ * text field's own problem (a NUL) is reported before a choice the caller left unfinished.
+ */
 export const createWebhookSchema = z.object({
   url: text({ maxLength: MAX_URL_LENGTH, allowBlank: false }),
-  kinds: z.array(kind).min(1, { message: "Subscribe to at least one kind." }).max(WEBHOOK_KINDS.length),
-  enabled: drf.boolean().optional(),
   description: text({ maxLength: 400 }).nullish(),
+  enabled: drf.boolean().optional(),
+  kinds: z.array(kind).min(1, { message: "Subscribe to at least one kind." }).max(WEBHOOK_KINDS.length),
 });
 
 /** A webhook's partial update (PATCH); PUT takes `createWebhookSchema`. */

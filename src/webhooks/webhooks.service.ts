@@ -125,6 +125,24 @@ export function createWebhookService(deps: ServiceDeps) {
     },
 
     /**
+     * Webhooks of project `projectId` by id, in order, null where the project has none with that id
+     * (GraphQL's `node`/`nodes`). One statement after the project check. Scope `webhook:read`.
+     */
+    async getMany(
+      ctx: ServiceContext,
+      projectId: number,
+      ids: readonly number[],
+    ): Promise<(WebhookRecord | null)[]> {
+      await authorizeProject(ctx, projectId, "webhook:read");
+      const rows = await ctx.db.webhook.findMany({
+        where: { projectId, id: { in: [...new Set(ids)] } },
+        include: WEBHOOK_INCLUDE,
+      });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
+    },
+
+    /**
      * Creates a webhook with a new `whsec_` secret, returned this once as `revealedSecret`.
      * Activity `created`. Scope `webhook:write`.
      * @throws ValidationError (attr `url`: not http(s), credentials; `kinds`: unknown or none)

@@ -464,6 +464,7 @@ interface NodeIds {
   endpoint: string;
   dashboard: number;
   experiment: number;
+  webhook: number;
 }
 
 /**
@@ -488,6 +489,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   Endpoint: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.endpoint}` },
   Dashboard: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.dashboard}` },
   Experiment: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.experiment}` },
+  Webhook: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.webhook}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -519,6 +521,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       endpoint: t.endpointId,
       dashboard: t.dashboard,
       experiment: t.experiment,
+      webhook: t.webhook,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };

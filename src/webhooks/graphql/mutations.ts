@@ -3,24 +3,23 @@
  * methods as REST (inputs re-encoded into REST's body, so the same rules and messages apply).
  */
 import { NotFoundError } from "../../core/errors.js";
-import { parseIntegerId } from "../../core/validation.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
 import { mutationResult, WRITE_ERRORS } from "../../graphql/mutation-result.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import { WebhookRef, WebhookWithSecretRef } from "./webhook.type.js";
+import { parseWebhookId, WebhookRef, WebhookWithSecretRef } from "./webhook.type.js";
 
 const PROJECT_ID_DESCRIPTION =
   "The webhook's project: PostHog's integer id (REST's `:project_id`) or the project's global `id`.";
-const ID_DESCRIPTION = "The webhook's integer id.";
+const ID_DESCRIPTION = "The webhook: its integer id or its global `id`.";
 
 /** The writable fields, with their REST names. */
 const FIELD_NAMES = { url: "url", kinds: "kinds", enabled: "enabled", description: "description" } as const;
 
 /** The integer id of a mutation input's `id`. @throws NotFoundError for an id naming no webhook. */
 function mutationId(raw: string): number {
-  const id = parseIntegerId(raw);
+  const id = parseWebhookId(raw);
   if (id === null) throw new NotFoundError();
   return id;
 }

@@ -2,8 +2,12 @@
  * The `Webhook` object type, its delivery log (a Relay connection), and the one-time view of a new
  * or rotated secret. Field names are camelCase versions of REST's; no field of `Webhook` holds the secret.
  */
+import { encodeGlobalID } from "@pothos/plugin-relay";
 import { DEFAULT_PAGE_SIZE } from "../../config.js";
+import { parseIntegerId } from "../../core/validation.js";
 import { builder, connectionTotalCount } from "../../graphql/builder.js";
+import { parseIntegerObjectId, projectOwnedLocalId } from "../../graphql/ids.js";
+import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
 import { resolveCountedConnection } from "../../graphql/offset-connection.js";
 import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
@@ -44,7 +48,9 @@ export const WebhookRef = builder.objectRef<WebhookRecord>("Webhook").implement(
     "A project's webhook: where signed deliveries of the subscribed change kinds go (Standard Webhooks headers).",
   extensions: requiresScopes("webhook:read"),
   fields: (t) => ({
-    databaseId: t.exposeInt("id", { description: "The webhook's integer id (REST's `:id`)." }),
+    databaseId: t.exposeInt("id", {
+      description: "The webhook's integer id (REST's `:id`); `id` is its global id.",
+    }),
     url: t.exposeString("url", { description: "The http(s) URL deliveries are POSTed to." }),
     kinds: t.exposeStringList("kinds", {
       description: "Change kinds delivered: `<object>.<action>` or `<object>.*`.",
@@ -92,10 +98,27 @@ export const WebhookRef = builder.objectRef<WebhookRecord>("Webhook").implement(
   }),
 });
 
+implementNode(WebhookRef, {
+  localId: (webhook) => projectOwnedLocalId(webhook.projectId, webhook.id),
+  // Scope `webhook:read` and the project check, as `Project.webhook`.
+  load: projectOwnedLoader(parseIntegerId, (ctx, serviceContext, projectId, ids) =>
+    ctx.services.webhooks.getMany(serviceContext, projectId, ids),
+  ),
+});
+
+/** The integer id of a webhook-id input: its integer or the webhook's global id; null for anything else. */
+export function parseWebhookId(raw: string | number): number | null {
+  return parseIntegerObjectId(raw, "Webhook", "project");
+}
+
 /** A webhook with the secret it was just given: what creation and rotation answer, once. */
 export const WebhookWithSecretRef = builder.objectRef<WebhookWithSecret>("WebhookWithSecret").implement({
   description: "A webhook and its new signing secret, shown in this answer only.",
   fields: (t) => ({
+    id: t.id({
+      description: "The webhook's global id (the same as `webhook.id`).",
+      resolve: (w) => encodeGlobalID("Webhook", projectOwnedLocalId(w.projectId, w.id)),
+    }),
     webhook: t.field({ type: WebhookRef, description: "The webhook.", resolve: (w) => w }),
     secret: t.exposeString("revealedSecret", {
       description: "`whsec_<base64>`: the Standard Webhooks signing secret. Not readable later.",
