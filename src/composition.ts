@@ -12,7 +12,7 @@ import { cohortRoutes } from "./cohorts/cohorts.rest.js";
 import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
 import { loadConfig } from "./config.js";
-import { createActivityLogService } from "./core/activity-log.js";
+import { createActivityLogService, onActivityRecorded } from "./core/activity-log.js";
 import { endpointRoutes } from "./endpoints/endpoints.rest.js";
 import "./endpoints/graphql/index.js";
 import { dashboardRoutes } from "./dashboards/dashboards.rest.js";
@@ -67,6 +67,14 @@ import type { SdkModule } from "./sdk/routes.js";
 import { userRoutes } from "./users/users.rest.js";
 import "./users/users.graphql.js";
 import { createUserService } from "./users/users.service.js";
+import "./webhooks/graphql/index.js";
+import { webhookJobs } from "./webhooks/webhooks.jobs.js";
+import { webhookRoutes } from "./webhooks/webhooks.rest.js";
+import { createWebhookService, enqueueWebhookDeliveries } from "./webhooks/webhooks.service.js";
+
+// Every activity entry of a delivered kind enqueues its webhook deliveries in its own transaction.
+// Registered once per process: the listener holds no state, it works in the transaction it is handed.
+onActivityRecorded(enqueueWebhookDeliveries);
 
 /** Builds every domain service. */
 export function createServices(
@@ -106,6 +114,7 @@ export function createServices(
     propertyDefinitions: createPropertyDefinitionService(deps),
     queries,
     users: createUserService(),
+    webhooks: createWebhookService(deps),
   };
 }
 
@@ -125,13 +134,14 @@ export const REST_MODULES: readonly RestModule[] = [
   queryRoutes,
   dashboardRoutes,
   experimentRoutes,
+  webhookRoutes,
 ];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */
 export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes, ofrepSdkRoutes];
 
 /** Every domain's jobs (scheduled and queued work, run by the server's job queue: src/core/jobs/). */
-export const JOB_MODULES: readonly JobModule[] = [featureFlagJobs, endpointJobs];
+export const JOB_MODULES: readonly JobModule[] = [featureFlagJobs, endpointJobs, webhookJobs];
 
 /** Hands the started job queue to the services that enqueue work themselves (endpoint materialization). */
 export async function attachJobQueue(services: Services, queue: JobQueue): Promise<void> {

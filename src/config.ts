@@ -90,6 +90,14 @@ const envSchema = z.object({
   RATE_LIMIT_CAPTURE: rateFromEnv.prefault("off"),
   RATE_LIMIT_FLAGS: rateFromEnv.prefault("off"),
   ENDPOINT_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).default(1000),
+  WEBHOOK_ALLOW_LOOPBACK: booleanFromEnv.default(false),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  WEBHOOK_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(25).default(8),
   ENDPOINT_CACHE_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -143,6 +151,22 @@ export interface Limits {
   queryMaxConcurrentPerProject: number;
 }
 
+/** How webhook deliveries are sent (src/webhooks/delivery/). */
+export interface WebhookSettings {
+  /**
+   * Test-only: deliveries may go to loopback addresses (127.0.0.0/8, ::1) (`WEBHOOK_ALLOW_LOOPBACK`,
+   * default false), so tests can run a receiver on 127.0.0.1. Every other private, link-local,
+   * unique-local, multicast and unspecified target stays refused. Leave it off in production.
+   */
+  allowLoopback: boolean;
+  /** Longest a delivery may take, connecting to the end of the answer, in ms (`WEBHOOK_TIMEOUT_MS`, default 10 s). */
+  timeoutMs: number;
+  /** Most bytes of an answer's body read (`WEBHOOK_MAX_RESPONSE_BYTES`, default 64 KiB); the rest is dropped. */
+  maxResponseBytes: number;
+  /** Tries per delivery before it is given up (`WEBHOOK_MAX_ATTEMPTS`, default 8: about 30 minutes of back-off). */
+  maxAttempts: number;
+}
+
 /** The service configuration. */
 export interface Config {
   port: number;
@@ -186,6 +210,8 @@ export interface Config {
     /** Most bytes of result JSON kept (`ENDPOINT_CACHE_MAX_BYTES`, default 64 MiB). */
     maxBytes: number;
   };
+  /** Webhook deliveries (src/webhooks/). */
+  webhooks: WebhookSettings;
   /** The job queue that runs scheduled and queued work (src/core/jobs/). */
   jobs: {
     /** Jobs one process runs at once on PostgreSQL (`JOB_CONCURRENCY`, default 2); the embedded runner runs one at a time. */
@@ -234,6 +260,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     skipCatalogueUpdates: e.SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP,
     materializationIntervalScale: e.ENDPOINT_MATERIALIZATION_INTERVAL_SCALE,
     endpointCache: { maxEntries: e.ENDPOINT_CACHE_MAX_ENTRIES, maxBytes: e.ENDPOINT_CACHE_MAX_BYTES },
+    webhooks: {
+      allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      maxResponseBytes: e.WEBHOOK_MAX_RESPONSE_BYTES,
+      maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+    },
     jobs: { concurrency: e.JOB_CONCURRENCY, pollIntervalMs: e.JOB_POLL_INTERVAL_MS },
     rateLimits: {
       burst: e.RATE_LIMIT_BURST,

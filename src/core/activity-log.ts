@@ -136,9 +136,39 @@ export interface NewActivity {
   type?: string | null;
 }
 
+/** An entry as written, handed to the `ActivityListener`s in the writing transaction. */
+export interface RecordedActivity {
+  /** The entry's id (UUIDv7). */
+  id: string;
+  projectId: number;
+  userId: number | null;
+  scope: ActivityScope;
+  itemId: string;
+  activity: string;
+  detail: ActivityDetail;
+  createdAt: Date;
+}
+
 /**
- * Writes an entry inside the caller's transaction. An `updated` entry with no changes is not
- * written (PostHog `log_activity`). Returns whether an entry was written.
+ * Work that must commit or roll back with an activity entry (the webhooks' delivery jobs): called by
+ * `recordActivity` after the entry's insert, inside the same transaction; what it throws fails the write.
+ */
+export type ActivityListener = (tx: Prisma.TransactionClient, entry: RecordedActivity) => Promise<void>;
+
+const activityListeners = new Set<ActivityListener>();
+
+/**
+ * Registers `listener` for every entry written in this process from now on (the composition root
+ * registers the domains' listeners once). Returns the function that removes it.
+ */
+export function onActivityRecorded(listener: ActivityListener): () => void {
+  activityListeners.add(listener);
+  return () => activityListeners.delete(listener);
+}
+
+/**
+ * Writes an entry inside the caller's transaction, then runs the `ActivityListener`s in it. An
+ * `updated` entry with no changes is not written (PostHog `log_activity`). Returns whether an entry was written.
  */
 export async function recordActivity(tx: Prisma.TransactionClient, entry: NewActivity): Promise<boolean> {
   if (entry.activity === "updated" && (entry.changes === null || entry.changes.length === 0)) return false;
@@ -149,7 +179,7 @@ export async function recordActivity(tx: Prisma.TransactionClient, entry: NewAct
     name: entry.name,
     short_id: null,
   };
-  await tx.activityLog.create({
+  const row = await tx.activityLog.create({
     data: {
       projectId: entry.projectId,
       userId: entry.userId,
@@ -158,7 +188,20 @@ export async function recordActivity(tx: Prisma.TransactionClient, entry: NewAct
       activity: entry.activity,
       detail: detail as unknown as Prisma.InputJsonValue,
     },
+    select: { id: true, createdAt: true },
   });
+  for (const listener of activityListeners) {
+    await listener(tx, {
+      id: row.id,
+      projectId: entry.projectId,
+      userId: entry.userId,
+      scope: entry.scope,
+      itemId: entry.itemId,
+      activity: entry.activity,
+      detail,
+      createdAt: row.createdAt,
+    });
+  }
   return true;
 }
 

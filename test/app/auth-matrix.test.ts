@@ -47,6 +47,7 @@ import {
   createSavedMetric,
   createSchemaPropertyGroup,
   createTenancy,
+  createWebhook,
   endpointName,
   type Tenancy,
 } from "../support/tenancy.js";
@@ -167,6 +168,7 @@ describeEachBackend("REST auth matrix", (server) => {
         experiments: t.experiment,
         experiment_holdouts: t.holdout,
         experiment_saved_metrics: t.savedMetric,
+        webhooks: t.webhook,
       },
       name: t.endpoint,
       version_number: 1,
@@ -232,6 +234,9 @@ describeEachBackend("REST auth matrix", (server) => {
     if (collection === "experiment_saved_metrics") {
       const created = await createSavedMetric(s, t.project, freshKey());
       return { ...own, ids: { ...own.ids, experiment_saved_metrics: created } };
+    }
+    if (collection === "webhooks") {
+      return { ...own, ids: { ...own.ids, webhooks: await createWebhook(s, t.project) } };
     }
     return own;
   };
@@ -391,6 +396,7 @@ describeEachBackend("REST auth matrix", (server) => {
               experiments: t.otherExperiment,
               experiment_holdouts: t.otherHoldout,
               experiment_saved_metrics: t.otherSavedMetric,
+              webhooks: t.otherWebhook,
             },
             name: t.otherEndpoint,
           };
@@ -458,6 +464,7 @@ interface NodeIds {
   endpoint: string;
   dashboard: number;
   experiment: number;
+  webhook: number;
 }
 
 /**
@@ -482,6 +489,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   Endpoint: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.endpoint}` },
   Dashboard: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.dashboard}` },
   Experiment: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.experiment}` },
+  Webhook: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.webhook}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -513,6 +521,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       endpoint: t.endpointId,
       dashboard: t.dashboard,
       experiment: t.experiment,
+      webhook: t.webhook,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -532,6 +541,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       propertyDefinition?: string;
       endpoint?: string;
       experiment?: number;
+      webhook?: number;
       foreignObjects?: boolean;
     } = {},
   ) => {
@@ -553,6 +563,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         endpoint: overrides.endpoint ?? (foreign ? t.otherEndpointId : t.endpointId),
         dashboard: foreign ? t.otherDashboard : t.dashboard,
         experiment: overrides.experiment ?? (foreign ? t.otherExperiment : t.experiment),
+        webhook: overrides.webhook ?? (foreign ? t.otherWebhook : t.webhook),
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -564,6 +575,10 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         personId: t.person.uuid,
         hogql: "SELECT count() FROM events",
         isMaterialized: false,
+        // A new webhook: valid, and disabled so that no later write of the walk enqueues a delivery.
+        url: "http://10.0.0.1/matrix",
+        kinds: ["feature_flag.deleted"],
+        enabled: false,
       },
     } satisfies ArgumentFixtures;
   };
@@ -645,6 +660,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       "eventSchema",
       "endpoint",
       "experiment",
+      "webhook",
     ];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
@@ -684,6 +700,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         const eventSchema = await createEventSchema(s, t.project, t.eventDefinition, schemaPropertyGroup);
         const endpoint = (await createEndpointRecord(s, t.project, endpointName(freshKey()))).id;
         const experiment = await createExperiment(s, t.project, freshKey());
+        const webhook = await createWebhook(s, t.project);
         const response = await execute(
           documentFor(
             target,
@@ -695,6 +712,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
               propertyDefinition,
               endpoint,
               experiment,
+              webhook,
             }),
           ),
           key,

@@ -47,6 +47,7 @@ import {
   createPropertyDefinition,
   createSchemaPropertyGroup,
   createTenancy,
+  createWebhook,
   endpointName,
   type Tenancy,
 } from "../support/tenancy.js";
@@ -64,6 +65,7 @@ const OBJECT_KINDS = [
   "eventSchema",
   "endpoint",
   "experiment",
+  "webhook",
 ];
 
 /** Every field with arguments once (node reads are one target per Node type: keep the first). */
@@ -100,6 +102,8 @@ interface Fixtures {
   endpoint: string;
   /** A draft experiment's id. */
   experiment: number;
+  /** A webhook's id (disabled: a property enqueues no delivery). */
+  webhook: number;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -198,6 +202,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       // A fresh experiment costs a flag and its usage dashboard: the tenancy's is put back as a live
       // draft instead (a fixture write), which is all a property can have changed.
       experiment: await resetExperiment(t.experiment),
+      webhook: await createWebhook(server(), t.project),
     };
     fixtures.eventSchema = await createEventSchema(
       server(),
@@ -252,6 +257,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       if (kind === "staticCohort") return fc.constant(fixtures.staticCohort);
       if (kind === "person") return fc.constant(String(fixtures.person));
       if (kind === "experiment") return fc.constant(String(fixtures.experiment));
+      if (kind === "webhook") return fc.constant(String(fixtures.webhook));
       // Event definitions, groups, event schemas and endpoints: by `id`, or as the `<kind>Id` an input refers to.
       for (const uuidKind of ["eventDefinition", "schemaPropertyGroup", "eventSchema", "endpoint"] as const) {
         if (kind === uuidKind || name === `${uuidKind}Id`) return fc.constant(fixtures[uuidKind]);
@@ -358,6 +364,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         propertyDefinition: fixtures.propertyDefinition,
         endpoint: fixtures.endpoint,
         experiment: fixtures.experiment,
+        webhook: fixtures.webhook,
       },
       node: "",
       key: freshKey,

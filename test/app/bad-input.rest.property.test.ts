@@ -40,6 +40,7 @@ import {
   createSavedMetric,
   createSchemaPropertyGroup,
   createTenancy,
+  createWebhook,
   endpointName,
 } from "../support/tenancy.js";
 
@@ -142,6 +143,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         experiments: t.experiment,
         experiment_holdouts: t.holdout,
         experiment_saved_metrics: t.savedMetric,
+        webhooks: t.webhook,
       },
       name: t.endpoint,
       version_number: 1,
@@ -205,6 +207,9 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         break;
       case "experiment_saved_metrics":
         ids.experiment_saved_metrics = await createSavedMetric(s, project, freshKey());
+        break;
+      case "webhooks":
+        ids.webhooks = await createWebhook(s, project);
         break;
     }
     const name = route.path.includes(":name")

@@ -60,6 +60,9 @@ export interface Tenancy {
   otherHoldout: number;
   savedMetric: number;
   otherSavedMetric: number;
+  /** A webhook (disabled: fixtures deliver nothing) of the bootstrap project and one of `otherProject`. */
+  webhook: number;
+  otherWebhook: number;
   /** Another organization the user is a member of (with no projects). */
   secondOrganization: string;
   /** An organization the user is not a member of. */
@@ -135,6 +138,8 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     otherHoldout: await holdout(otherProject, `${label} other holdout`),
     savedMetric: await savedMetric(s.projectId, `${label} own metric`),
     otherSavedMetric: await savedMetric(otherProject, `${label} other metric`),
+    webhook: await createWebhook(s, s.projectId),
+    otherWebhook: await createWebhook(s, otherProject),
     secondOrganization: second.id,
     foreignOrganization: foreign.organizationId,
     foreignProject,
@@ -254,6 +259,18 @@ export async function createSavedMetric(s: TestServer, project: number, name: st
       name,
       query: { kind: "ExperimentMetric", metric_type: "mean", source: { kind: "EventsNode", event: "buy" } },
     },
+  });
+  expect(created.status, created.text).toBe(201);
+  return created.body.id;
+}
+
+/**
+ * Creates a webhook through REST, disabled (so that the fixtures' writes enqueue no delivery) and
+ * pointed at a private address (refused if it ever were enabled); returns its id.
+ */
+export async function createWebhook(s: TestServer, project: number): Promise<number> {
+  const created = await s.request("POST", `/api/projects/${project}/webhooks/`, {
+    body: { url: "http://10.0.0.1/fixture", kinds: ["feature_flag.deleted"], enabled: false },
   });
   expect(created.status, created.text).toBe(201);
   return created.body.id;

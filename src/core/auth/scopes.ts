@@ -24,6 +24,7 @@ export const SCOPE_OBJECTS = [
   "property_definition",
   "query",
   "user",
+  "webhook",
 ] as const;
 
 /** A scope object, e.g. `feature_flag`. */

@@ -1,0 +1,68 @@
+/**
+ * Server-side request forgery, on both backends, with the production default (loopback refused):
+ * webhooks may be saved with any http(s) URL, but each delivery resolves the host and refuses
+ * loopback, private, link-local (cloud metadata), unique-local, unspecified and IPv4-mapped private
+ * targets before connecting; the refusal is a failed delivery in the log, with no status code, and is
+ * not retried. The receiver on 127.0.0.1 must never hear from the service. The address rules
+ * themselves are in test/webhooks/ssrf.rules.test.ts.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createFlag } from "../support/flags.js";
+import { describeEachBackend, type TestServer } from "../support/server.js";
+import { eventually, type Receiver, startReceiver } from "./receiver.js";
+
+describeEachBackend(
+  "webhook SSRF protection",
+  (server) => {
+    let s: TestServer;
+    let receiver: Receiver;
+    beforeAll(async () => {
+      s = server();
+      receiver = await startReceiver();
+    });
+    afterAll(async () => {
+      await receiver.close();
+    });
+
+    it("refuses private, loopback and link-local targets after resolution, and logs each as failed", async () => {
+      const targets = [
+        `http://127.0.0.1:${receiver.port}/ok`,
+        `http://localhost:${receiver.port}/ok`,
+        `http://[::1]:${receiver.port}/ok`,
+        `http://[::ffff:127.0.0.1]:${receiver.port}/ok`,
+        `http://0.0.0.0:${receiver.port}/ok`,
+        "http://10.1.2.3/hook",
+        "http://192.168.1.1/hook",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[fd00::1]/hook",
+        "http://[fe80::1]/hook",
+        "https://224.0.0.1/hook",
+      ];
+      const hooks: Array<{ url: string; id: number }> = [];
+      for (const url of targets) {
+        const created = await s.request("POST", `/api/projects/${s.projectId}/webhooks/`, {
+          body: { url, kinds: ["feature_flag.created"] },
+        });
+        expect(created.status, `${url}: ${created.text}`).toBe(201);
+        hooks.push({ url, id: created.body.id });
+      }
+      await createFlag(s, { key: "ssrf-bait" });
+      for (const hook of hooks) {
+        const log = await eventually(async () => {
+          const page = await s.request("GET", `/api/projects/${s.projectId}/webhooks/${hook.id}/deliveries/`);
+          return page.body.count >= 1 ? page.body : undefined;
+        });
+        expect(log.results[0], hook.url).toMatchObject({ status: "failed", status_code: null, attempt: 1 });
+        expect(log.results[0].error, hook.url).toMatch(/^refused target .*not public$/);
+      }
+      // Not retried: still one attempt each after the first retry would have come (2.7 s).
+      await new Promise((resolve) => setTimeout(resolve, 3_200));
+      for (const hook of hooks) {
+        const page = await s.request("GET", `/api/projects/${s.projectId}/webhooks/${hook.id}/deliveries/`);
+        expect(page.body.count, hook.url).toBe(1);
+      }
+      expect(receiver.received).toEqual([]);
+    }, 30_000);
+  },
+  { env: { JOB_POLL_INTERVAL_MS: "100" } },
+);
