@@ -38,8 +38,9 @@ const EXPERIMENT_CHANGED = `subscription ($projectId: ID!) {
   experimentChanged(projectId: $projectId) { activity databaseId experiment { name } }
 }`;
 
-const REVISIONS = `subscription ($projectId: ID!) {
-  configurationRevision(projectId: $projectId) { projectId revision }
+// A variable named unlike its argument: graphql-jit's subscribe lost those (compiled-execution.ts).
+const REVISIONS = `subscription ($project: ID!) {
+  configurationRevision(projectId: $project) { projectId revision }
 }`;
 
 /** A subscription's result as the tests read it: the shapes of the documents above. */
@@ -154,7 +155,7 @@ describeEachBackend("live configuration", (server) => {
 
   it("sends the configuration revision now and after each write, and experiment changes", async () => {
     const s = server();
-    const revisions = await subscribeSse(s.baseUrl, s.key, REVISIONS, { projectId: String(s.projectId) });
+    const revisions = await subscribeSse(s.baseUrl, s.key, REVISIONS, { project: String(s.projectId) });
     const experiments = await subscribeSse(s.baseUrl, s.key, EXPERIMENT_CHANGED, {
       projectId: String(s.projectId),
     });
@@ -191,7 +192,7 @@ describeEachBackend("live configuration", (server) => {
     const other = await s.createProject("Other");
     const limited = await s.createKey(["*"], [s.projectId]);
     const elsewhere = await nextResult(
-      await subscribeSse(s.baseUrl, limited, REVISIONS, { projectId: String(other) }),
+      await subscribeSse(s.baseUrl, limited, REVISIONS, { project: String(other) }),
     );
     expect(elsewhere.errors?.[0]?.extensions?.code).toBe("permission_denied");
     const foreign = await s.createForeignProject("Foreign");
@@ -202,7 +203,7 @@ describeEachBackend("live configuration", (server) => {
     const anonymous = await openSse(`${s.baseUrl}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ query: REVISIONS, variables: { projectId: String(s.projectId) } }),
+      body: JSON.stringify({ query: REVISIONS, variables: { project: String(s.projectId) } }),
     });
     expect((anonymous.errorBody ?? (await anonymous.next()).data).toString()).toContain("not_authenticated");
     anonymous.close();
