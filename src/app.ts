@@ -22,6 +22,7 @@ import type { Logger } from "pino";
 import {
   attachJobQueue,
   createServices,
+  EVENT_STREAM_MODULES,
   JOB_MODULES,
   REST_MODULES,
   SDK_MODULES,
@@ -38,8 +39,10 @@ import { checkReadiness, migrationNamesOnDisk } from "./db/readiness.js";
 import { runWithSqlStats, type SqlStats, serverTiming } from "./db/sql-stats.js";
 import { registerGraphQLRoutes } from "./graphql/route.js";
 import { createGraphQLServer } from "./graphql/server.js";
+import { attachGraphQLWebSocket } from "./graphql/websocket.js";
 import { registerBodyParsers } from "./rest/body-parsers.js";
 import { httpServerOptions, registerErrorHandlers } from "./rest/error-handlers.js";
+import { registerEventStreamRoutes } from "./rest/event-streams.js";
 import type { KnownAnswers } from "./rest/known-answers.js";
 import { buildOpenApiDocument, registerOpenApiRoute } from "./rest/openapi.js";
 import { type RestRoute, registerRestRoutes } from "./rest/routes.js";
@@ -186,6 +189,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const rateLimits = new RateLimits(config.rateLimits);
   const yoga = createGraphQLServer({ schema, data, services, limits: config.limits, rateLimits, logger });
   registerGraphQLRoutes(app, yoga, { bodyLimitBytes: config.limits.bodyLimitBytes });
+  const closeWebSockets = attachGraphQLWebSocket(app.server, yoga);
+  app.addHook("preClose", closeWebSockets);
 
   const restDeps = {
     data,
@@ -197,6 +202,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const routes = restRoutes(services, config.limits);
   knownAnswers = registerRestRoutes(app, routes, restDeps);
   app.decorate("knownAnswers", knownAnswers);
+  registerEventStreamRoutes(
+    app,
+    EVENT_STREAM_MODULES.flatMap((module) => module(services)),
+    restDeps,
+  );
   registerOpenApiRoute(app, openApiDocument(routes));
   await registerSdkRoutes(app, sdkRoutes(services, config.limits), {
     rateLimits,

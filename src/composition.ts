@@ -41,6 +41,7 @@ import { featureFlagJobs } from "./feature-flags/feature-flags.jobs.js";
 import { createFeatureFlagService } from "./feature-flags/feature-flags.service.js";
 import { flagsSdkRoutes } from "./feature-flags/flags.sdk.js";
 import { localEvaluationRoutes } from "./feature-flags/local-evaluation.rest.js";
+import { localEvaluationStreamRoutes } from "./feature-flags/local-evaluation.stream.js";
 import { builder } from "./graphql/builder.js";
 import { withSynchronousNodeIds } from "./graphql/node.js";
 import { ingestionSdkRoutes } from "./ingestion/ingestion.sdk.js";
@@ -62,6 +63,7 @@ import "./property-definitions/graphql/index.js";
 import { createPropertyDefinitionService } from "./property-definitions/property-definitions.service.js";
 import "./projects/projects.graphql.js";
 import { createProjectService } from "./projects/projects.service.js";
+import type { EventStreamModule } from "./rest/event-streams.js";
 import type { RestModule } from "./rest/routes.js";
 import type { SdkModule } from "./sdk/routes.js";
 import { userRoutes } from "./users/users.rest.js";
@@ -136,6 +138,9 @@ export const REST_MODULES: readonly RestModule[] = [
   experimentRoutes,
   webhookRoutes,
 ];
+
+/** Every domain's event-stream module (Server-Sent Events on the REST door's authentication: rest/event-streams.ts). */
+export const EVENT_STREAM_MODULES: readonly EventStreamModule[] = [localEvaluationStreamRoutes];
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */
 export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes, ofrepSdkRoutes];

@@ -59,6 +59,7 @@ const envSchema = z.object({
     .int()
     .min(0)
     .default(32 * 1024 * 1024),
+  STREAM_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
   FLAG_MAX_CONDITION_GROUPS: z.coerce.number().int().positive().default(100),
   FLAG_MAX_PROPERTY_VALUES: z.coerce.number().int().positive().default(1000),
   MAX_JSON_DEPTH: z.coerce.number().int().positive().default(DEFAULT_MAX_JSON_DEPTH),
@@ -126,6 +127,11 @@ export interface Limits {
    * (rest/response-cache.ts); 0 turns the cache off.
    */
   responseCacheBytes: number;
+  /**
+   * Milliseconds between heartbeats (SSE comment lines) on an idle event stream (the flag definitions
+   * stream, GraphQL subscriptions over SSE), so proxies and clients see the connection alive.
+   */
+  streamHeartbeatMs: number;
   /** Most condition groups (`filters.groups`) one flag may have. */
   flagMaxConditionGroups: number;
   /** Most values in one list-valued property filter (posthog-behavior.md §2.5 rule 7). */
@@ -281,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       captureBatchBodyLimitBytes: e.CAPTURE_BATCH_BODY_LIMIT_BYTES,
       maxPageSize: e.MAX_PAGE_SIZE,
       responseCacheBytes: e.RESPONSE_CACHE_BYTES,
+      streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
       flagMaxConditionGroups: e.FLAG_MAX_CONDITION_GROUPS,
       flagMaxPropertyValues: e.FLAG_MAX_PROPERTY_VALUES,
       graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,

@@ -8,6 +8,7 @@ import type { SqlReader } from "../db/sql-reader.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { ActorCache } from "./auth/actor-cache.js";
 import type { Actor } from "./auth/authenticate.js";
+import { LiveChanges } from "./live-changes.js";
 import { ProjectRevisions } from "./project-revisions.js";
 import type { ProjectRecord } from "./records.js";
 
@@ -29,6 +30,8 @@ export interface ServiceContext {
    * request asks for (one lookup per project per request). Reading is not authorising: see `authorizeProject`.
    */
   readonly projects: Map<number, ProjectAccess>;
+  /** Committed changes by project, for the services' subscriptions (live-changes.ts). */
+  readonly live: LiveChanges;
   /**
    * Called by `authorizeProject` each time a project passes the checks, with the project as read.
    * The REST door answers conditional GETs with it (`rest/conditional.ts`); it may throw to stop
@@ -48,6 +51,8 @@ export interface DataAccess {
   readonly actors: ActorCache;
   /** The newest known revision per project (project-revisions.ts). */
   readonly revisions: ProjectRevisions;
+  /** Committed changes by project, for subscriptions and streams (live-changes.ts). */
+  readonly live: LiveChanges;
 }
 
 const dataAccessByDatabase = new WeakMap<Database, DataAccess>();
@@ -65,6 +70,7 @@ export function dataAccessOf(database: Database): DataAccess {
       reader: database.reader,
       actors: new ActorCache(database.changes, revisions),
       revisions,
+      live: new LiveChanges(database.changes),
     };
     dataAccessByDatabase.set(database, data);
   }
@@ -79,5 +85,6 @@ export function createServiceContext(data: DataAccess, actor: Actor, limits: Lim
     actor,
     limits,
     projects: new Map(actor.projects.map((project) => [project.id, project])),
+    live: data.live,
   };
 }

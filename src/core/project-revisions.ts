@@ -21,7 +21,8 @@ export class ProjectRevisions {
     private readonly reader: SqlReader,
   ) {
     feed.subscribe((change) => {
-      if (change.kind === "revision") this.note(change.projectId, change.revision);
+      if (change.kind === "revision" || change.kind === "change")
+        this.note(change.projectId, change.revision);
       // A deleted project announces `access`: forget it with everything else.
       else this.known.clear();
     });

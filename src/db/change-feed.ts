@@ -1,7 +1,7 @@
 /**
- * The database's change feed: what migration `change_feed` announces with `pg_notify` on channel
- * `signalbox_changes` (a project's revision moved; what authenticates keys changed), delivered to
- * this process's subscribers. NOTIFY is transactional, so subscribers hear of committed writes only,
+ * The database's change feed: what migrations `change_feed` and `change_events` announce with
+ * `pg_notify` on channel `signalbox_changes` (a project's revision moved; an object changed, with the
+ * activity entry it wrote; what authenticates keys changed), delivered to this process's subscribers. NOTIFY is transactional, so subscribers hear of committed writes only,
  * in commit order, and never of a rolled-back one. Per-process caches (core/project-revisions.ts,
  * core/auth/actor-cache.ts) are correct by construction on it:
  * - **This process's writes** are heard before the write's COMMIT (or autocommitted statement)
@@ -25,10 +25,33 @@ export const CHANGE_CHANNEL = "signalbox_changes";
 export type DatabaseChange =
   /** `projects.revision` of `projectId` is now `revision` (it only grows). */
   | { kind: "revision"; projectId: number; revision: bigint }
+  /**
+   * A committed write to an object (one activity-log entry, migration `change_events`): each comes
+   * after the `revision` change of its transaction. Caches keyed by revision need not listen to it.
+   */
+  | ObjectChange
   /** A key, user, membership or project's own field changed: who may do what may have changed. */
   | { kind: "access" }
   /** Changes may have been missed (the listener dropped or came back): forget what was cached. */
   | { kind: "reset" };
+
+/** One object's committed change: what, where, at which revision, by whom (ids only). */
+export interface ObjectChange {
+  kind: "change";
+  projectId: number;
+  /** The project's revision the write committed at. */
+  revision: bigint;
+  /** The activity log's scope: `FeatureFlag`, `Experiment`, `Endpoint`, `EventDefinition`, `Cohort`, ... */
+  scope: string;
+  /** The object's id as the activity log holds it (an integer or a UUID as text); null for none. */
+  itemId: string | null;
+  /** `created`, `updated`, `deleted`, ... (the activity entry's). */
+  activity: string;
+  /** The user who wrote it; null for system activity. */
+  userId: number | null;
+  /** The flag's key for a `FeatureFlag` entry (as committed), else null. */
+  flagKey: string | null;
+}
 
 /** Committed changes of the database, as this process hears them. */
 export interface ChangeFeed {
@@ -46,10 +69,28 @@ export interface ChangeFeedLogger {
 /** Parses a notification payload; unknown payloads count as a reset (forgetting is always safe). */
 export function parseChange(payload: string | undefined): DatabaseChange {
   try {
-    const body = JSON.parse(payload ?? "") as { kind?: unknown; project?: unknown; revision?: unknown };
-    if (body.kind === "access") return { kind: "access" };
-    if (body.kind === "revision" && typeof body.project === "number" && typeof body.revision === "string") {
-      return { kind: "revision", projectId: body.project, revision: BigInt(body.revision) };
+    const body = JSON.parse(payload ?? "") as Record<string, unknown>;
+    if (body["kind"] === "access") return { kind: "access" };
+    const projectId = body["project"];
+    const revision = body["revision"];
+    if (typeof projectId !== "number" || typeof revision !== "string") return { kind: "reset" };
+    if (body["kind"] === "revision") return { kind: "revision", projectId, revision: BigInt(revision) };
+    if (
+      body["kind"] === "change" &&
+      typeof body["scope"] === "string" &&
+      typeof body["activity"] === "string"
+    ) {
+      const text = (value: unknown) => (typeof value === "string" ? value : null);
+      return {
+        kind: "change",
+        projectId,
+        revision: BigInt(revision),
+        scope: body["scope"],
+        itemId: text(body["item"]),
+        activity: body["activity"],
+        userId: typeof body["user"] === "number" ? body["user"] : null,
+        flagKey: text(body["key"]),
+      };
     }
   } catch {
     // falls through to a reset
@@ -94,6 +135,11 @@ export async function pgliteChangeFeed(pglite: PGlite): Promise<ChangeFeed & { c
 export const LISTENER_NAME = "signalbox change feed";
 
 const RECONNECT_MIN_MS = 100;
+/**
+ * Notifications remembered to drop their copies from the process's other connections: copies come
+ * within the network's latency, far fewer commits than this apart.
+ */
+const SEEN_NOTIFICATIONS = 10_000;
 const RECONNECT_MAX_MS = 5_000;
 
 /** A feed on PostgreSQL (`postgresChangeFeed`). */
@@ -114,8 +160,21 @@ export interface PostgresChangeFeed extends ChangeFeed {
 /** A feed on the PostgreSQL at `url`; give `listenOn` to the pool as its `onConnect`, then `start`. */
 export function postgresChangeFeed(url: string, log?: ChangeFeedLogger): PostgresChangeFeed {
   const feed = new Subscribers();
+  // Every pooled connection and the dedicated one LISTEN, so each notification arrives once per
+  // connection. A revision or object change is delivered once: its payload names the revision its
+  // transaction committed, so (notifying backend, payload) is unique per transaction. `access` is
+  // delivered every time: two of them may be two changes, and forgetting twice is harmless.
+  const seen = new Set<string>();
   const onNotification = (message: pg.Notification) => {
-    if (message.channel === CHANGE_CHANNEL) feed.deliver(parseChange(message.payload));
+    if (message.channel !== CHANGE_CHANNEL) return;
+    const change = parseChange(message.payload);
+    if (change.kind === "revision" || change.kind === "change") {
+      const key = `${message.processId}:${message.payload}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      if (seen.size > SEEN_NOTIFICATIONS) seen.delete(seen.values().next().value!);
+    }
+    feed.deliver(change);
   };
 
   let closed = false;

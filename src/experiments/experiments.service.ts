@@ -19,10 +19,12 @@ import {
   ValidationError,
 } from "../core/errors.js";
 import { checkNestingDepth, jsonSourceText } from "../core/json-input.js";
+import { objectChanges } from "../core/live-changes.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { CohortRecord } from "../core/records.js";
 import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
+import type { ObjectChange } from "../db/change-feed.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
 import { Prisma } from "../generated/prisma/client.js";
 import {
@@ -480,6 +482,27 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
   }
 
   return {
+    /**
+     * The committed changes of the project's experiments (of `ids` only, when given), from now until
+     * `signal` aborts (GraphQL `experimentChanged`); a `reset` when some may have been missed.
+     * Scope `experiment:read`, checked once, now. @throws as `authorizeProject`.
+     */
+    async changes(
+      ctx: ServiceContext,
+      projectId: number,
+      ids: readonly number[] | null,
+      signal: AbortSignal,
+    ): Promise<AsyncIterable<ObjectChange | { kind: "reset" }>> {
+      await authorizeProject(ctx, projectId, "experiment:read");
+      const wanted = ids === null ? null : new Set(ids.map(String));
+      return objectChanges(
+        ctx.live.stream(projectId, signal),
+        (change) =>
+          change.scope === "Experiment" &&
+          (wanted === null || (change.itemId !== null && wanted.has(change.itemId))),
+      );
+    },
+
     /**
      * One page of the project's experiments (§5.2): not deleted; archived ones only with
      * `archived=true`; `status`, `created_by_id`, `search` (name), `order` (incl. `duration`, `status`).

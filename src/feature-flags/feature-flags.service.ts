@@ -24,12 +24,14 @@ import {
   ValidationError,
 } from "../core/errors.js";
 import { checkNestingDepth, checkStorableString } from "../core/json-input.js";
+import { objectChanges } from "../core/live-changes.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { CohortRecord } from "../core/records.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
 import { parseInput, parseIntegerId } from "../core/validation.js";
 import type { DashboardService } from "../dashboards/dashboards.service.js";
+import type { ObjectChange } from "../db/change-feed.js";
 import { prismaReader } from "../db/sql-reader.js";
 import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -614,6 +616,27 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
   }
 
   return {
+    /**
+     * The committed changes of the project's flags with one of `keys` (their key when committed), from
+     * now until `signal` aborts (GraphQL `featureFlagChanged`); a `reset` when some may have been
+     * missed. Scope `feature_flag:read`, checked once, now.
+     * @throws as `authorizeProject`; ValidationError when `keys` is empty.
+     */
+    async changes(
+      ctx: ServiceContext,
+      projectId: number,
+      keys: readonly string[],
+      signal: AbortSignal,
+    ): Promise<AsyncIterable<ObjectChange | { kind: "reset" }>> {
+      await authorizeProject(ctx, projectId, "feature_flag:read");
+      if (keys.length === 0) throw new ValidationError("Name at least one flag key.", { attr: "keys" });
+      const wanted = new Set(keys);
+      return objectChanges(
+        ctx.live.stream(projectId, signal),
+        (change) => change.scope === "FeatureFlag" && change.flagKey !== null && wanted.has(change.flagKey),
+      );
+    },
+
     /** A flag's status (ACTIVE, STALE, DELETED) at the service's clock (§2.8). */
     status(flag: Parameters<typeof flagStatus>[0]): FlagStatusResult {
       return flagStatus(flag, deps.now());

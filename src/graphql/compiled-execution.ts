@@ -11,7 +11,14 @@
  * so every error still says where in the document it happened (GraphQL spec §7.1.2 "Errors").
  */
 import { useGraphQlJit } from "@envelop/graphql-jit";
-import type { GraphQLError, Source } from "graphql";
+import {
+  type ExecutionArgs,
+  type GraphQLError,
+  Kind,
+  type OperationDefinitionNode,
+  OperationTypeNode,
+  type Source,
+} from "graphql";
 import { createGraphQLError, type Plugin } from "graphql-yoga";
 
 /** The offset in `body` of a 1-based `line` and `column`, as graphql's lexer counts lines. */
@@ -51,7 +58,24 @@ function useErrorPositions(): Plugin {
   };
 }
 
+/**
+ * Whether `args` run a subscription. Subscriptions run on graphql-js: graphql-jit's `subscribe`
+ * (graphql-jit 0.8) hands the root field the variable of the argument's own name instead of the
+ * variable the document passes (`configurationRevision(projectId: $p)` got no `projectId`), and a
+ * subscription's cost is its events, each a small document, not its compilation.
+ */
+function isSubscription(args: ExecutionArgs): boolean {
+  const operations = args.document.definitions.filter(
+    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+  );
+  const operation =
+    args.operationName === undefined || args.operationName === null
+      ? operations[0]
+      : operations.find((definition) => definition.name?.value === args.operationName);
+  return operation?.operation === OperationTypeNode.SUBSCRIPTION;
+}
+
 /** The plugins that compile and run documents with graphql-jit, errors keeping their locations. */
 export function useCompiledExecution(): Array<Plugin | ReturnType<typeof useGraphQlJit>> {
-  return [useGraphQlJit(), useErrorPositions()];
+  return [useGraphQlJit({}, { enableIf: (args) => !isSubscription(args) }), useErrorPositions()];
 }

@@ -2,6 +2,11 @@
  * The per-request GraphQL context. Authentication is lazy: the key is looked up the first time a
  * resolver needs the actor, so introspection and GraphiQL work without a key while every field that
  * touches data requires one. Both the actor and the service context are built at most once per request.
+ *
+ * A subscription's context lives as long as the subscription, and each of its events is executed
+ * with it: `refresh()` before each event forgets what earlier events read (the service context's
+ * projects, every Pothos dataloader, which are cached per `Symbol.for("Pothos.contextCache")` key),
+ * so each event shows the objects as they are, while the actor stays the one authorised at subscribe time.
  */
 import type { Limits } from "../config.js";
 import { type Actor, authenticate, type Credential } from "../core/auth/authenticate.js";
@@ -23,7 +28,12 @@ export interface GraphQLContext {
   actor(): Promise<Actor>;
   /** The context the services take, built once per request from `actor()`. @throws as `actor()`. */
   serviceContext(): Promise<ServiceContext>;
+  /** Forgets what this context read, keeping its actor (see the module comment). */
+  refresh(): void;
 }
+
+/** The key Pothos caches its per-request dataloaders under (@pothos/core `contextCacheSymbol`). */
+const POTHOS_CONTEXT_CACHE = Symbol.for("Pothos.contextCache");
 
 /** Builds the context of one request. */
 export function createGraphQLContext(deps: {
@@ -35,7 +45,8 @@ export function createGraphQLContext(deps: {
 }): GraphQLContext {
   let actor: Promise<Actor> | undefined;
   let serviceContext: Promise<ServiceContext> | undefined;
-  const context: GraphQLContext = {
+  const context: GraphQLContext & { [POTHOS_CONTEXT_CACHE]: object } = {
+    [POTHOS_CONTEXT_CACHE]: {},
     services: deps.services,
     limits: deps.limits,
     credential: deps.credential,
@@ -50,6 +61,10 @@ export function createGraphQLContext(deps: {
     serviceContext() {
       serviceContext ??= context.actor().then((a) => createServiceContext(deps.data, a, deps.limits));
       return serviceContext;
+    },
+    refresh() {
+      context[POTHOS_CONTEXT_CACHE] = {};
+      serviceContext = undefined;
     },
   };
   return context;

@@ -12,6 +12,7 @@
  */
 import "./activity-log.graphql.js";
 import "./errors.graphql.js";
+import "./subscriptions.js";
 import { builder } from "./builder.js";
 
 builder.queryType({

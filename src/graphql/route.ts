@@ -22,7 +22,7 @@ import type { GraphQLServerContext } from "./server.js";
 type YogaHttp = Pick<YogaServerInstance<GraphQLServerContext, object>, "fetchAPI">;
 
 /** The fetch `Request` yoga reads: the same method, URL and headers, and the body bytes if any. */
-function toFetchRequest(yoga: YogaHttp, request: FastifyRequest): Request {
+function toFetchRequest(yoga: YogaHttp, request: FastifyRequest, signal?: AbortSignal): Request {
   const headers = new yoga.fetchAPI.Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue;
@@ -34,6 +34,7 @@ function toFetchRequest(yoga: YogaHttp, request: FastifyRequest): Request {
     method: request.method,
     headers,
     body,
+    ...(signal ? { signal } : {}),
   });
 }
 
@@ -76,7 +77,11 @@ export function registerGraphQLRoutes<C extends object>(
       url: yoga.graphqlEndpoint,
       method: ["GET", "POST", "OPTIONS"],
       handler: async (request, reply) => {
-        const response = await yoga.fetch(toFetchRequest(yoga, request), { req: request.raw });
+        // Aborted when the response closes (finished, or the client went away), which ends a
+        // subscription's stream and its listeners.
+        const closed = new AbortController();
+        reply.raw.once("close", () => closed.abort());
+        const response = await yoga.fetch(toFetchRequest(yoga, request, closed.signal), { req: request.raw });
         response.headers.forEach((value: string, key: string) => {
           reply.header(key, value);
         });

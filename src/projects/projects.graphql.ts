@@ -17,6 +17,7 @@ import { implementNode, loadParsed } from "../graphql/node.js";
 import { resolveCountedConnection } from "../graphql/offset-connection.js";
 import { OrganizationRef, ProjectRef } from "../graphql/refs.js";
 import { requiresScopes } from "../graphql/scopes.js";
+import { liveSubscription } from "../graphql/subscriptions.js";
 
 builder.objectType(OrganizationRef, {
   description: "An organization: owns projects and has members.",
@@ -138,4 +139,51 @@ builder.queryField("projects", (t) =>
     },
     { name: "ProjectEdge", description: "A project in a page of projects." },
   ),
+);
+
+/** One event of `configurationRevision`. */
+type RevisionEvent = { projectId: number; revision: bigint };
+
+const ConfigurationRevisionRef = builder.objectRef<RevisionEvent>("ConfigurationRevision").implement({
+  description:
+    "A project's configuration revision: it moves in the same transaction as every configuration write.",
+  fields: (t) => ({
+    projectId: t.int({
+      description: "PostHog's integer id of the project.",
+      resolve: (event) => event.projectId,
+    }),
+    revision: t.string({
+      description:
+        "The revision, as a decimal string; it only grows. Equal to `Project.flagDefinitionsRevision` at the same " +
+        "moment, and the `id` of the flag definitions stream's event at that revision.",
+      resolve: (event) => String(event.revision),
+    }),
+  }),
+});
+
+builder.subscriptionField("configurationRevision", (t) =>
+  t.field({
+    type: ConfigurationRevisionRef,
+    description:
+      "The project's configuration revision now, then each newer one as writes commit (a burst of commits may " +
+      "be heard as its last). Scope `project:read`, checked when the subscription begins.",
+    extensions: requiresScopes("project:read"),
+    args: {
+      projectId: t.arg.id({
+        required: true,
+        description: "PostHog's integer project id, or the project's global `id`.",
+      }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      const projectId = parseProjectId(args.projectId);
+      const serviceContext = await ctx.serviceContext();
+      return liveSubscription(ctx, async (signal) => {
+        const revisions = await ctx.services.projects.revisions(serviceContext, projectId, signal);
+        return (async function* () {
+          for await (const revision of revisions) yield { projectId, revision };
+        })();
+      });
+    },
+    resolve: (event) => event,
+  }),
 );

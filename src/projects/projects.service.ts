@@ -9,7 +9,7 @@ import { requireScope } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import { type DomainError, NotFoundError, PermissionDeniedError } from "../core/errors.js";
 import { isUuid } from "../core/validation.js";
-import type { Organization, Prisma, Project } from "../generated/prisma/client.js";
+import { type Organization, Prisma, type Project } from "../generated/prisma/client.js";
 
 /** An organization with its projects that the key can reach. */
 export type OrganizationRecord = Organization & { projects: Project[]; membershipLevel: number | null };
@@ -51,6 +51,49 @@ function organizationDenial(ctx: ServiceContext, organizationId: string): Domain
 /** Creates the projects service. */
 export function createProjectService() {
   return {
+    /**
+     * The project's configuration revision now, then each newer one as writes commit, until `signal`
+     * aborts (GraphQL `configurationRevision`). Every write to the project's configuration moves it
+     * (migration `project_revision`); after a `reset` (changes may have been missed) the current
+     * revision is read again and sent if it moved. Scope `project:read`, checked once, now.
+     * @throws as `authorizeProject`.
+     */
+    async revisions(
+      ctx: ServiceContext,
+      projectId: number,
+      signal: AbortSignal,
+    ): Promise<AsyncIterable<bigint>> {
+      const project = await authorizeProject(ctx, projectId, "project:read");
+      // Subscribed before the revision is read, so no commit between the two is missed.
+      const events = ctx.live.stream(projectId, signal);
+      const current = await ctx.reader.rows<{ revision: string }>(
+        Prisma.sql`SELECT revision::text AS revision FROM projects WHERE id = ${project.id}`,
+      );
+      const first = current[0] ? BigInt(current[0].revision) : project.revision;
+      return (async function* () {
+        try {
+          let sent = first;
+          yield first;
+          for await (const event of events) {
+            let revision: bigint | null = null;
+            if (event.kind === "revision") revision = event.revision;
+            else if (event.kind === "reset") {
+              const rows = await ctx.reader.rows<{ revision: string }>(
+                Prisma.sql`SELECT revision::text AS revision FROM projects WHERE id = ${project.id}`,
+              );
+              if (!rows[0]) return;
+              revision = BigInt(rows[0].revision);
+            }
+            if (revision === null || revision <= sent) continue;
+            sent = revision;
+            yield revision;
+          }
+        } finally {
+          await events.return();
+        }
+      })();
+    },
+
     /** Projects the key can reach, oldest first, one page. Scope `project:read`. */
     async listProjects(
       ctx: ServiceContext,

@@ -59,6 +59,11 @@ const NOT_IN_A_ROUTE_TABLE: Record<string, string> = {
   "/graphql": "the GraphQL door: its fields are walked below, from the schema",
   "/graphql/assets/:file": "GraphiQL's static files: public by design, no data",
   "/api/schema/": "the OpenAPI document of the routes: public by design, as PostHog's, no data",
+  "/flags/definitions/stream":
+    "an event stream (rest/event-streams.ts): the polling path's auth, its answer never ends; test/live/ checks its refusals",
+  "/api/feature_flag/local_evaluation/stream": "an event stream, as /flags/definitions/stream",
+  "/api/projects/:project_id/feature_flags/local_evaluation/stream":
+    "an event stream, as /flags/definitions/stream",
 };
 
 /**

@@ -6,3 +6,4 @@
 import "./experiment.type.js";
 import "./project-fields.js";
 import "./mutations.js";
+import "./subscriptions.js";

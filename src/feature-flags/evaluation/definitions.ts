@@ -112,6 +112,27 @@ export interface FlagDefinitionsService {
    * @throws as `authorizeProject`.
    */
   revision(ctx: ServiceContext, projectId: number): Promise<bigint>;
+  /**
+   * The local-evaluation payload of a project as it changes, for server SDKs that stream instead of
+   * polling (`GET /flags/definitions/stream`): authorises as `localEvaluation` (before it resolves),
+   * then yields the payload at the current revision, unless `since` is that revision (a client
+   * resuming with `Last-Event-ID` that missed nothing), and then the payload of each newer revision
+   * whose bytes differ from the last sent (a revision that changed no definition sends nothing).
+   * The same bytes as the polling paths, serialised once per revision for every caller. Ends when
+   * `signal` aborts, or when the project is deleted.
+   * @throws as `authorizeProject`.
+   */
+  stream(
+    ctx: ServiceContext,
+    projectId: number,
+    options: { sendCohorts: boolean; since: bigint | null; signal: AbortSignal },
+  ): Promise<AsyncIterable<DefinitionsAtRevision>>;
+}
+
+/** One payload of the definitions stream: the revision it is at and its bytes. */
+export interface DefinitionsAtRevision {
+  revision: bigint;
+  payload: LocalEvaluationBytes;
 }
 
 /** How many projects' definitions a process keeps before it starts over. */
@@ -255,6 +276,49 @@ export function createFlagDefinitionsService(deps: ServiceDeps): FlagDefinitions
     },
     async revision(ctx, projectId) {
       return (await authorizeProject(ctx, projectId, "feature_flag:read")).revision;
+    },
+    async stream(ctx, projectId, { sendCohorts, since, signal }) {
+      await authorizeProject(ctx, projectId, "feature_flag:read");
+      // Subscribed before the first read, so a commit between the two is heard, never missed.
+      const events = data().live.stream(projectId, signal);
+      const current = async (): Promise<ProjectDefinitions | null> => {
+        try {
+          const revision = await data().revisions.current(projectId);
+          return revision === null ? null : await atRevision(projectId, revision);
+        } catch (error) {
+          if (error instanceof ProjectNotFoundError) return null;
+          throw error;
+        }
+      };
+      async function* payloads(): AsyncGenerator<DefinitionsAtRevision> {
+        try {
+          let sent = since;
+          let sentEtag: string | null = null;
+          let project = await current();
+          if (project && project.revision !== since) {
+            const payload = project.localEvaluation(sendCohorts);
+            yield { revision: project.revision, payload };
+            sent = project.revision;
+            sentEtag = payload.etag;
+          }
+          for await (const event of events) {
+            if (event.kind === "change") continue;
+            if (event.kind === "revision" && sent !== null && event.revision <= sent) continue;
+            project =
+              event.kind === "revision" ? await atRevision(projectId, event.revision) : await current();
+            if (!project) return;
+            if (sent !== null && project.revision <= sent) continue;
+            const payload = project.localEvaluation(sendCohorts);
+            sent = project.revision;
+            if (payload.etag === sentEtag) continue;
+            sentEtag = payload.etag;
+            yield { revision: project.revision, payload };
+          }
+        } finally {
+          await events.return();
+        }
+      }
+      return payloads();
     },
   };
 }

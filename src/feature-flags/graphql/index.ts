@@ -18,3 +18,4 @@ import "./create.mutation.js";
 import "./update.mutation.js";
 import "./deletion.mutations.js";
 import "./static-cohort.mutation.js";
+import "./subscriptions.js";

@@ -1,0 +1,97 @@
+/**
+ * `Subscription.experimentChanged`: the committed changes of a project's experiments, each with the
+ * experiment as it is now, read through the same service read as `Project.experiment`.
+ */
+import { NotFoundError } from "../../core/errors.js";
+import type { ObjectChange } from "../../db/change-feed.js";
+import { builder } from "../../graphql/builder.js";
+import { parseProjectId } from "../../graphql/ids.js";
+import { requiresScopes } from "../../graphql/scopes.js";
+import { liveSubscription } from "../../graphql/subscriptions.js";
+import { ExperimentRef, parseExperimentId } from "./experiment.type.js";
+
+/** One event: a change of an experiment of the project, or a `reset`. */
+type ExperimentChangeEvent = { projectId: number; change: ObjectChange | { kind: "reset" } };
+
+const ExperimentChangeRef = builder.objectRef<ExperimentChangeEvent>("ExperimentChange").implement({
+  description: "A committed change of an experiment (one activity-log entry), or a `reset`.",
+  fields: (t) => ({
+    activity: t.string({
+      description:
+        "What happened, as the activity log names it (`created`, `updated`, `deleted`, ...), or `reset`: changes " +
+        "may have been missed, re-read the experiments you show.",
+      resolve: ({ change }) => (change.kind === "change" ? change.activity : "reset"),
+    }),
+    databaseId: t.int({
+      nullable: true,
+      description: "PostHog's integer id of the experiment; null for a `reset`.",
+      resolve: ({ change }) =>
+        change.kind === "change" && change.itemId !== null ? Number(change.itemId) : null,
+    }),
+    revision: t.string({
+      nullable: true,
+      description:
+        "The project's configuration revision the change committed at (a decimal string); null for a `reset`.",
+      resolve: ({ change }) => (change.kind === "change" ? String(change.revision) : null),
+    }),
+    userId: t.int({
+      nullable: true,
+      description:
+        "PostHog's integer id of the user who made the change; null for system activity and a `reset`.",
+      resolve: ({ change }) => (change.kind === "change" ? change.userId : null),
+    }),
+    experiment: t.field({
+      type: ExperimentRef,
+      nullable: true,
+      description:
+        "The experiment as it is now (deleted ones included); null when it no longer exists, and for a `reset`. " +
+        "Scope `experiment:read`.",
+      resolve: async ({ projectId, change }, _args, ctx) => {
+        if (change.kind !== "change" || change.itemId === null) return null;
+        try {
+          return await ctx.services.experiments.get(
+            await ctx.serviceContext(),
+            projectId,
+            Number(change.itemId),
+          );
+        } catch (error) {
+          if (error instanceof NotFoundError) return null;
+          throw error;
+        }
+      },
+    }),
+  }),
+});
+
+builder.subscriptionField("experimentChanged", (t) =>
+  t.field({
+    type: ExperimentChangeRef,
+    description:
+      "Each committed change of the project's experiments (of `ids` only, when given), from now on. Scope " +
+      "`experiment:read` on the project, checked when the subscription begins.",
+    extensions: requiresScopes("experiment:read"),
+    args: {
+      projectId: t.arg.id({
+        required: true,
+        description: "PostHog's integer project id, or the project's global `id`.",
+      }),
+      ids: t.arg.idList({
+        description:
+          "Only these experiments: PostHog's integer ids or their global `id`s. Unset: all of them.",
+      }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      const projectId = parseProjectId(args.projectId);
+      // An id that names no experiment matches nothing (0 is no row's id).
+      const ids = args.ids ? args.ids.map((id) => parseExperimentId(String(id)) ?? 0) : null;
+      const serviceContext = await ctx.serviceContext();
+      return liveSubscription(ctx, async (signal) => {
+        const changes = await ctx.services.experiments.changes(serviceContext, projectId, ids, signal);
+        return (async function* () {
+          for await (const change of changes) yield { projectId, change };
+        })();
+      });
+    },
+    resolve: (event) => event,
+  }),
+);

@@ -1,0 +1,95 @@
+/**
+ * `Subscription.featureFlagChanged`: the committed changes of some flags of a project, each with the
+ * flag as it is now, read through the same service read as `Project.featureFlag`.
+ */
+import { NotFoundError } from "../../core/errors.js";
+import type { ObjectChange } from "../../db/change-feed.js";
+import { builder } from "../../graphql/builder.js";
+import { parseProjectId } from "../../graphql/ids.js";
+import { requiresScopes } from "../../graphql/scopes.js";
+import { liveSubscription } from "../../graphql/subscriptions.js";
+import { FeatureFlagRef } from "./feature-flag.type.js";
+
+/** One event: a change of a flag of the project, or a `reset`. */
+type FlagChangeEvent = { projectId: number; change: ObjectChange | { kind: "reset" } };
+
+const FeatureFlagChangeRef = builder.objectRef<FlagChangeEvent>("FeatureFlagChange").implement({
+  description: "A committed change of a feature flag (one activity-log entry), or a `reset`.",
+  fields: (t) => ({
+    activity: t.string({
+      description:
+        "What happened, as the activity log names it (`created`, `updated`, `deleted`, ...), or `reset`: changes " +
+        "may have been missed, re-read the flags you show.",
+      resolve: ({ change }) => (change.kind === "change" ? change.activity : "reset"),
+    }),
+    key: t.string({
+      nullable: true,
+      description: "The flag's key as committed; null for a `reset`.",
+      resolve: ({ change }) => (change.kind === "change" ? change.flagKey : null),
+    }),
+    databaseId: t.int({
+      nullable: true,
+      description: "PostHog's integer id of the flag; null for a `reset`.",
+      resolve: ({ change }) =>
+        change.kind === "change" && change.itemId !== null ? Number(change.itemId) : null,
+    }),
+    revision: t.string({
+      nullable: true,
+      description:
+        "The project's configuration revision the change committed at (a decimal string); null for a `reset`.",
+      resolve: ({ change }) => (change.kind === "change" ? String(change.revision) : null),
+    }),
+    userId: t.int({
+      nullable: true,
+      description:
+        "PostHog's integer id of the user who made the change; null for system activity and a `reset`.",
+      resolve: ({ change }) => (change.kind === "change" ? change.userId : null),
+    }),
+    featureFlag: t.field({
+      type: FeatureFlagRef,
+      nullable: true,
+      description:
+        "The flag as it is now (not as of the change: a later change may already show), soft-deleted ones included; " +
+        "null when it no longer exists, and for a `reset`. Scope `feature_flag:read`.",
+      resolve: async ({ projectId, change }, _args, ctx) => {
+        if (change.kind !== "change" || change.itemId === null) return null;
+        try {
+          return await ctx.services.featureFlags.get(await ctx.serviceContext(), projectId, {
+            id: Number(change.itemId),
+          });
+        } catch (error) {
+          if (error instanceof NotFoundError) return null;
+          throw error;
+        }
+      },
+    }),
+  }),
+});
+
+builder.subscriptionField("featureFlagChanged", (t) =>
+  t.field({
+    type: FeatureFlagChangeRef,
+    description:
+      "Each committed change (create, update, delete, ...) of the project's flags with one of `keys`, from now on. " +
+      "Scope `feature_flag:read` on the project, checked when the subscription begins.",
+    extensions: requiresScopes("feature_flag:read"),
+    args: {
+      projectId: t.arg.id({
+        required: true,
+        description: "PostHog's integer project id, or the project's global `id`.",
+      }),
+      keys: t.arg.stringList({ required: true, description: "The flag keys to hear of (at least one)." }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      const projectId = parseProjectId(args.projectId);
+      const serviceContext = await ctx.serviceContext();
+      return liveSubscription(ctx, async (signal) => {
+        const changes = await ctx.services.featureFlags.changes(serviceContext, projectId, args.keys, signal);
+        return (async function* () {
+          for await (const change of changes) yield { projectId, change };
+        })();
+      });
+    },
+    resolve: (event) => event,
+  }),
+);

@@ -1,0 +1,55 @@
+/**
+ * What every subscription field shares: the root `Subscription` type, and `liveSubscription`, which
+ * turns a service's live iterable into what graphql-js subscribes to. Subscriptions are served over
+ * SSE by yoga at `/graphql` (GraphiQL uses it) and over WebSocket (`graphql-ws` protocol) at the same
+ * path (graphql/websocket.ts). They are authorised, as queries, by the service when they begin; each
+ * event then resolves the objects it names through the services, as of the event.
+ */
+import { builder } from "./builder.js";
+import type { GraphQLContext } from "./context.js";
+
+builder.subscriptionType({
+  description:
+    "Live changes, over Server-Sent Events (`Accept: text/event-stream`, what GraphiQL uses) or WebSocket " +
+    "(`graphql-ws` protocol, key in `connectionParams.Authorization` or the upgrade request's header). Each " +
+    "needs the scope a query of the same objects needs, checked when it begins. Events come in commit order " +
+    'and never for a rolled-back write; an event with `activity: "reset"` says changes may have been missed ' +
+    "(the server lost its database listener): re-read what you show.",
+});
+
+/**
+ * The iterator graphql-js reads for a subscription: `start` opens the service's live iterable with an
+ * abort signal, and ending the subscription (the client goes away: graphql-js calls `return()`)
+ * aborts it, so a wait for the next event ends at once (an async generator's own `return()` would
+ * wait for that event). Before each event the context is refreshed (context.ts), so the event's
+ * fields read the objects as they are now.
+ * @throws what `start` throws (the service's authorisation), before anything is sent.
+ */
+export async function liveSubscription<T>(
+  ctx: GraphQLContext,
+  start: (signal: AbortSignal) => Promise<AsyncIterable<T>>,
+): Promise<AsyncIterableIterator<T>> {
+  const controller = new AbortController();
+  const inner = (await start(controller.signal))[Symbol.asyncIterator]();
+  const iterator: AsyncIterableIterator<T> = {
+    next: async () => {
+      const result = await inner.next();
+      if (!result.done) ctx.refresh();
+      return result;
+    },
+    return: async () => {
+      controller.abort();
+      await inner.return?.();
+      return { value: undefined, done: true };
+    },
+    throw: async (error: unknown) => {
+      controller.abort();
+      await inner.return?.();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}

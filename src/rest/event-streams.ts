@@ -1,0 +1,138 @@
+/**
+ * The REST door's Server-Sent Events routes (WHATWG HTML §9.2 "Server-sent events"): a GET
+ * authenticated exactly as the route table's (personal API key, key limits, scopes, the project
+ * token of `projectFromToken` paths) whose answer is a `text/event-stream` that stays open. Errors
+ * before the stream opens (authentication, scope, project, query) are the door's PostHog bodies
+ * and statuses; once open, the stream only ends (the client reconnects with `Last-Event-ID`).
+ *
+ * They are not in the route tables (rest/routes.ts): those answer one body per request, and the
+ * tests that walk them (auth matrix, bad input) read whole bodies. Their own tests are in test/live/.
+ * Heartbeats (`: heartbeat` comment lines) every `Limits.streamHeartbeatMs` keep idle connections
+ * open through proxies; the server's socket timeout is lifted for the stream.
+ */
+import { PassThrough } from "node:stream";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ProjectTokenCache } from "../core/auth/project-token.js";
+import type { Scope } from "../core/auth/scopes.js";
+import type { ServiceContext } from "../core/context.js";
+import type { Services } from "../core/services.js";
+import { checkQuery, contextFor, type DoorDeps } from "./request-context.js";
+import { absoluteUrl, type ProjectFromToken, type RestDeps } from "./routes.js";
+
+/** One event: `id` (what `Last-Event-ID` resumes from) and `data` (one line: compact JSON). */
+export interface ServerSentEvent {
+  id?: string;
+  /** The event type; absent: `message` (what `EventSource.onmessage` hears). */
+  event?: string;
+  /** The data, without line breaks (JSON as serialised has none). */
+  data: Buffer | string;
+}
+
+/** What an event-stream route's `open` gets. */
+export interface EventStreamRequest {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** The `Last-Event-ID` header (what an `EventSource` sends when it reconnects), if any. */
+  lastEventId: string | undefined;
+  /** Aborts when the client goes away or the server closes. */
+  signal: AbortSignal;
+  ctx: ServiceContext;
+}
+
+/** A domain's event-stream module: builds its routes from the services. */
+export type EventStreamModule = (services: Services) => EventStreamRoute[];
+
+/** One documented event-stream path. */
+export interface EventStreamRoute {
+  path: string;
+  summary: string;
+  /** The scopes a key needs (the service enforces them). */
+  scopes: readonly Scope[];
+  projectFromToken?: ProjectFromToken;
+  /**
+   * Authorises and opens the stream; rejects (before any byte is sent) with a DomainError, which the
+   * door answers as every REST error. The iterable's end closes the response.
+   */
+  open(request: EventStreamRequest): Promise<AsyncIterable<ServerSentEvent>>;
+}
+
+/** The bytes of one event. */
+function frame(event: ServerSentEvent): Buffer {
+  const head = `${event.id === undefined ? "" : `id: ${event.id}\n`}${event.event === undefined ? "" : `event: ${event.event}\n`}data: `;
+  return Buffer.concat([Buffer.from(head), Buffer.from(event.data), Buffer.from("\n\n")]);
+}
+
+const HEARTBEAT = Buffer.from(": heartbeat\n\n");
+/** The first bytes: the reconnection delay a client should wait (ms), and the headers go out at once. */
+const OPENING = Buffer.from("retry: 1000\n\n");
+
+/** Registers `routes` on `app` (see the module comment); the app's error handler answers their errors. */
+export function registerEventStreamRoutes(
+  app: FastifyInstance,
+  routes: readonly EventStreamRoute[],
+  restDeps: RestDeps,
+): void {
+  const deps: DoorDeps = {
+    ...restDeps,
+    tokens: new ProjectTokenCache(restDeps.data.prisma),
+    responses: undefined,
+  };
+  const closing = new AbortController();
+  app.addHook("preClose", async () => closing.abort());
+  for (const route of routes) {
+    app.route({
+      method: "GET",
+      url: route.path,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const url = absoluteUrl(request, deps.publicUrl);
+        const params = { ...(request.params as Record<string, string>) };
+        const parts = { headers: request.headers, params, query: url.searchParams, body: undefined };
+        const ctx = await contextFor(deps, parts, route);
+        checkQuery(url.searchParams);
+        const gone = new AbortController();
+        const signal = AbortSignal.any([gone.signal, closing.signal]);
+        const lastEventId = request.headers["last-event-id"];
+        const events = await route.open({
+          params,
+          query: url.searchParams,
+          lastEventId: typeof lastEventId === "string" ? lastEventId : undefined,
+          signal,
+          ctx,
+        });
+        const body = new PassThrough();
+        body.write(OPENING);
+        const heartbeat = setInterval(() => body.write(HEARTBEAT), deps.limits.streamHeartbeatMs);
+        heartbeat.unref();
+        const stop = () => {
+          clearInterval(heartbeat);
+          gone.abort();
+        };
+        request.raw.socket.setTimeout(0);
+        // The response closes when the stream ends or the client goes away (the request's own
+        // `close` comes as soon as its empty body is read).
+        reply.raw.on("close", stop);
+        body.on("close", stop);
+        signal.addEventListener("abort", () => body.end(), { once: true });
+        void (async () => {
+          try {
+            for await (const event of events) {
+              if (!body.writable) break;
+              body.write(frame(event));
+            }
+          } catch (error) {
+            request.log.error({ err: error }, "event stream failed");
+          } finally {
+            stop();
+            body.end();
+          }
+        })();
+        return reply
+          .status(200)
+          .header("Content-Type", "text/event-stream; charset=utf-8")
+          .header("Cache-Control", "no-cache, no-transform")
+          .header("X-Accel-Buffering", "no")
+          .send(body);
+      },
+    });
+  }
+}
