@@ -143,7 +143,10 @@ describeEachBackend("experiment results from posthog-node traffic, REST and Grap
 
   afterAll(async () => {
     await client?.shutdown();
-    console.info(`[experiment e2e ${server().backend}] ${JSON.stringify(timings)}`);
+    const ms = Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v)]));
+    console.info(
+      `[experiment e2e ${server().backend}] ms ${JSON.stringify(ms)} sent ${JSON.stringify(Object.fromEntries(sent))}`,
+    );
   });
 
   /** One metric's results over REST: `POST query/` with an `ExperimentQuery` (timed under `label`). */
