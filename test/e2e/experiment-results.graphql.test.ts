@@ -7,7 +7,7 @@
  * from a seeded generator with a known effect on the first flag (purchase: control 10 %, test 15 %,
  * one to three purchases each) and none on the second (banner click: 10 % both).
  * The results over REST (`query/` with an `ExperimentQuery`, a funnel and a mean metric) and GraphQL
- * (`Experiment.results`) must show:
+ * (`Experiment.results`: the experiments' primary metrics, the same two) must show:
  * - exposures per variant exactly as the SDK assigned them, each near 2,500 (the flag's hashing);
  * - the conversions and purchases per variant exactly as the test sent them;
  * - the effect called: frequentist p < 0.05, Bayesian chance to win > 0.95, both `significant`;
@@ -17,7 +17,9 @@
  */
 import type { PostHog } from "posthog-node";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { graphql } from "../generated/gql.js";
 import { posthogNodeClient } from "../support/capture.js";
+import { execute } from "../support/graphql.js";
 import { describeEachBackend } from "../support/server.js";
 
 /** Persons evaluated, and how many go through the client between two awaited flushes. */
@@ -35,6 +37,38 @@ interface Arm {
 }
 const EFFECT: Arm = { flagKey: "e2e-checkout", event: "purchase", rates: { control: 0.1, test: 0.15 } };
 const NULL_EFFECT: Arm = { flagKey: "e2e-banner", event: "banner click", rates: { control: 0.1, test: 0.1 } };
+
+const ExperimentResults = graphql(`
+  query E2eExperimentResults($project: ID!, $id: ID!) {
+    project(id: $project) {
+      experiment(id: $id) {
+        results {
+          __typename
+          ... on ExperimentResultsSuccess {
+            results {
+              metricUuid
+              metricType
+              baseline { key numberOfSamples sum validationFailures }
+              variantResults {
+                key
+                numberOfSamples
+                sum
+                validationFailures
+                method
+                significant
+                chanceToWin
+                credibleInterval
+                pValue
+                confidenceInterval
+              }
+            }
+          }
+          ... on Error { message }
+        }
+      }
+    }
+  }
+`);
 
 /** What the test sent for one flag, per variant. */
 interface Sent {
@@ -114,25 +148,42 @@ describeEachBackend("experiment results from posthog-node traffic, REST and Grap
     for (const arm of [EFFECT, NULL_EFFECT]) {
       sent.set(arm.flagKey, { exposed: {}, converted: {}, events: {} });
     }
+    // First every person's exposures, then the conversions: capture corrects each batch's timestamps by
+    // its own clock skew (sent_at), so an exposure and a conversion sent in the same millisecond but in
+    // two batches could swap order; seconds apart they cannot.
+    const variants: Array<Record<string, "control" | "test">> = [];
     for (let i = 0; i < PERSONS; i++) {
-      const distinctId = `e2e-person-${i}`;
-      const flags = await client.evaluateFlags(distinctId, {
+      const flags = await client.evaluateFlags(`e2e-person-${i}`, {
         onlyEvaluateLocally: true,
         flagKeys: [EFFECT.flagKey, NULL_EFFECT.flagKey],
       });
+      const assigned: Record<string, "control" | "test"> = {};
       for (const arm of [EFFECT, NULL_EFFECT]) {
         // Reading a flag sends its `$feature_flag_called` (once per person, flag and value).
         const variant = flags.getFlag(arm.flagKey);
         if (variant !== "control" && variant !== "test") throw new Error(`unexpected variant ${variant}`);
+        assigned[arm.flagKey] = variant;
         const tally = sent.get(arm.flagKey)!;
         tally.exposed[variant] = (tally.exposed[variant] ?? 0) + 1;
-        if (random() < arm.rates[variant]) {
-          const times = 1 + Math.floor(random() * 3);
-          tally.converted[variant] = (tally.converted[variant] ?? 0) + 1;
-          tally.events[variant] = (tally.events[variant] ?? 0) + times;
-          for (let k = 0; k < times; k++) {
-            client.capture({ distinctId, event: arm.event, properties: { amount: 10 * (k + 1) } });
-          }
+      }
+      variants.push(assigned);
+      if ((i + 1) % FLUSH_EVERY === 0) await client.flush();
+    }
+    await client.flush();
+    for (let i = 0; i < PERSONS; i++) {
+      for (const arm of [EFFECT, NULL_EFFECT]) {
+        const variant = variants[i]![arm.flagKey]!;
+        if (random() >= arm.rates[variant]) continue;
+        const tally = sent.get(arm.flagKey)!;
+        const times = 1 + Math.floor(random() * 3);
+        tally.converted[variant] = (tally.converted[variant] ?? 0) + 1;
+        tally.events[variant] = (tally.events[variant] ?? 0) + times;
+        for (let k = 0; k < times; k++) {
+          client.capture({
+            distinctId: `e2e-person-${i}`,
+            event: arm.event,
+            properties: { amount: 10 * (k + 1) },
+          });
         }
       }
       if ((i + 1) % FLUSH_EVERY === 0) await client.flush();
@@ -255,6 +306,61 @@ describeEachBackend("experiment results from posthog-node traffic, REST and Grap
         expect(ftest.significant).toBe(false);
         expect(ftest.confidence_interval[0]).toBeLessThan(0);
         expect(ftest.confidence_interval[1]).toBeGreaterThan(0);
+      }
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
+
+  it(
+    "shows the same over GraphQL: every primary metric of each experiment, the effect called and the null not",
+    async () => {
+      const s = server();
+      for (const arm of [EFFECT, NULL_EFFECT]) {
+        const tally = sent.get(arm.flagKey)!;
+        const called = arm === EFFECT;
+        for (const method of ["bayesian", "frequentist"] as const) {
+          const started = performance.now();
+          const answer = await execute(s, ExperimentResults, {
+            project: String(s.projectId),
+            id: String(experiments.get(`${arm.flagKey}/${method}`)),
+          });
+          timings[`graphql ${called ? "" : "null "}${method}`] = performance.now() - started;
+          expect(answer.errors).toBeUndefined();
+          const outcome = answer.data.project?.experiment?.results;
+          if (outcome?.__typename !== "ExperimentResultsSuccess") throw new Error(JSON.stringify(outcome));
+          expect(outcome.results.map((r) => r.metricUuid)).toEqual([
+            `funnel-${arm.event}`,
+            `mean-${arm.event}`,
+          ]);
+          for (const result of outcome.results) {
+            const sums = result.metricType === "funnel" ? tally.converted : tally.events;
+            expect(result.baseline).toMatchObject({
+              key: "control",
+              numberOfSamples: tally.exposed["control"],
+              sum: sums["control"],
+              validationFailures: [],
+            });
+            expect(result.variantResults).toHaveLength(1);
+            const test = result.variantResults[0]!;
+            expect(test).toMatchObject({
+              key: "test",
+              numberOfSamples: tally.exposed["test"],
+              sum: sums["test"],
+              validationFailures: [],
+              method,
+              significant: called,
+            });
+            if (method === "bayesian") {
+              if (called) expect(test.chanceToWin).toBeGreaterThan(0.95);
+              else expect(Math.abs((test.chanceToWin ?? 0) - 0.5)).toBeLessThan(0.45);
+              expect(test.credibleInterval).toHaveLength(2);
+            } else {
+              if (called) expect(test.pValue).toBeLessThan(0.05);
+              else expect(test.pValue).toBeGreaterThanOrEqual(0.05);
+              expect(test.confidenceInterval).toHaveLength(2);
+            }
+          }
+        }
       }
     },
     SCENARIO_TIMEOUT_MS,
