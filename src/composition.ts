@@ -20,6 +20,7 @@ import { createEndpointService } from "./endpoints/endpoints.service.js";
 import { experimentRoutes } from "./experiments/experiments.rest.js";
 import "./experiments/graphql/index.js";
 import { createExperimentService } from "./experiments/experiments.service.js";
+import { experimentQueryKind } from "./experiments/results/experiment-query-kind.js";
 import "./dashboards/graphql/index.js";
 import { createDashboardService } from "./dashboards/dashboards.service.js";
 import { endpointJobs } from "./endpoints/materialization/materialization.jobs.js";
@@ -87,7 +88,7 @@ export function createServices(
   const groups = createGroupService(deps);
   const persons = createPersonService(deps);
   const flagEvaluation = createFlagEvaluationService(deps, flagDefinitions);
-  const queries = createQueryService(deps, [hogqlQueryKind, trendsQueryKind]);
+  const queries = createQueryService(deps, [hogqlQueryKind, trendsQueryKind, experimentQueryKind]);
   const dashboards = createDashboardService({ queries });
   const endpointMaterialization = createMaterializationService(deps, queries);
   const featureFlags = createFeatureFlagService(deps, {

@@ -55,6 +55,7 @@ import {
   parseJsonNumbers,
 } from "./rules/fingerprint.js";
 import { flagImplementationSample, SAMPLE_DAYS } from "./rules/flag-implementation.js";
+import { orderingOnCreate, orderingOnUpdate } from "./rules/metric-ordering.js";
 import { createSavedMetricOperations } from "./saved-metrics.service.js";
 
 /** PostHog's default variants of a new experiment flag. */
@@ -102,7 +103,7 @@ export interface ExperimentStats {
 export interface ExperimentServiceCollaborators {
   featureFlags: Pick<
     FeatureFlagService,
-    "createWithin" | "updateFiltersFor" | "activateWithin" | "list" | "get"
+    "createWithin" | "updateFiltersFor" | "updateFiltersWithin" | "activateWithin" | "list" | "get"
   >;
   /** Writes the exposure cohort (`create_exposure_cohort_for_experiment`). */
   cohorts: Pick<CohortService, "createDynamicWithin">;
@@ -156,6 +157,11 @@ function snapshot(x: ExperimentRecord): Obj {
     secondary_metrics_ordered_uuids: x.secondaryMetricsOrderedUuids,
     saved_metrics: x.savedMetricLinks.map((l) => ({ id: l.savedMetricId, metadata: l.metadata })),
   };
+}
+
+/** A stored metric order (`*_metrics_ordered_uuids`) as a list of uuids, null when none is stored. */
+function uuidList(value: unknown): string[] | null {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : null;
 }
 
 /** A JSON value for a Prisma `Json?` column (null as SQL NULL). */
@@ -237,13 +243,14 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
 
   /**
    * `saved_metrics_ids` (validate_saved_metrics_ids): a list of `{id, metadata?: {type}}` naming saved
-   * metrics of the project. @throws ValidationError attr `saved_metrics_ids`.
+   * metrics of the project; each returned with its saved metric's `query` (for the metric order).
+   * @throws ValidationError attr `saved_metrics_ids`.
    */
   async function checkSavedMetricIds(
     ctx: ServiceContext,
     projectId: number,
     value: unknown[] | null | undefined,
-  ): Promise<Array<{ id: number; metadata: unknown }> | null> {
+  ): Promise<Array<{ id: number; metadata: unknown; query: unknown }> | null> {
     if (value === null || value === undefined) return null;
     const attr = "saved_metrics_ids";
     const items: Array<{ id: number; metadata: unknown }> = [];
@@ -263,11 +270,15 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       items.push({ id, metadata: item["metadata"] ?? null });
     }
     const ids = [...new Set(items.map((i) => i.id))];
-    const found = await ctx.db.experimentSavedMetric.count({ where: { projectId, id: { in: ids } } });
-    if (found !== ids.length) {
+    const found = await ctx.db.experimentSavedMetric.findMany({
+      where: { projectId, id: { in: ids } },
+      select: { id: true, query: true },
+    });
+    if (found.length !== ids.length) {
       throw new ValidationError("Saved metric does not exist or does not belong to this project", { attr });
     }
-    return items;
+    const queries = new Map(found.map((m) => [m.id, m.query]));
+    return items.map((item) => ({ ...item, query: queries.get(item.id) }));
   }
 
   /** The holdout `id` of the project, or null. @throws ValidationError attr `holdout_id` (DRF's does_not_exist). */
@@ -351,7 +362,7 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
     flagId: number,
     input: CreateExperimentInput,
     metrics: { primary: JsonWithNumbers | undefined; secondary: JsonWithNumbers | undefined },
-    savedMetrics: Array<{ id: number; metadata: unknown }>,
+    savedMetrics: Array<{ id: number; metadata: unknown; query: unknown }>,
   ): Promise<number> {
     const userId = ctx.actor.user.id;
     const statsConfig = { ...(isObject(input.stats_config) ? input.stats_config : {}) };
@@ -371,6 +382,15 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       statsConfig,
       input.exposure_criteria,
     );
+    const ordering = orderingOnCreate({
+      requested: {
+        primary: input.primary_metrics_ordered_uuids ?? null,
+        secondary: input.secondary_metrics_ordered_uuids ?? null,
+      },
+      primaryMetrics: metrics.primary === undefined ? undefined : primary,
+      secondaryMetrics: metrics.secondary === undefined ? undefined : secondary,
+      savedLinks: savedMetrics,
+    });
     const variants =
       input.type === "web"
         ? Object.fromEntries(
@@ -397,8 +417,8 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
         type: input.type ?? "product",
         conclusion: input.conclusion ?? null,
         conclusionComment: input.conclusion_comment ?? null,
-        primaryMetricsOrderedUuids: jsonColumn(input.primary_metrics_ordered_uuids ?? null),
-        secondaryMetricsOrderedUuids: jsonColumn(input.secondary_metrics_ordered_uuids ?? null),
+        primaryMetricsOrderedUuids: jsonColumn(ordering.primary),
+        secondaryMetricsOrderedUuids: jsonColumn(ordering.secondary),
         startDate,
         endDate: input.end_date ?? null,
         archived: input.archived ?? false,
@@ -612,16 +632,6 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       if (isObject(filters) && Array.isArray(filters["properties"]) && filters["properties"].length > 0) {
         throw new ValidationError("Experiments do not support global filter properties");
       }
-      // The flag's rewrite goes through the flag service's own update (its rules, version and activity)
-      // in that update's transaction, before the experiment's: everything that can refuse the request
-      // was checked above, so the two writes part only on a database failure between them.
-      if (isDraft && (isObject(input.parameters) || holdoutGiven)) {
-        const flagFilters = isObject(input.parameters)
-          ? experimentFlagFilters(input.parameters, holdout?.filters ?? null)
-          : withHoldoutGroups(current.featureFlag.filters as Obj, holdout?.filters ?? null);
-        await featureFlags.updateFiltersFor(ctx, projectId, current.featureFlagId, flagFilters);
-      }
-
       // Metrics: the request's (as written) or the stored ones (PostgreSQL's text keeps `1.0`).
       const stored = await selectMetricsText(ctx.db, projectId, id);
       const primaryRaw =
@@ -641,10 +651,34 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
         input.exposure_criteria !== undefined ? input.exposure_criteria : current.exposureCriteria;
       const primary = withFingerprints(primaryRaw, "metrics", startDate, statsConfig, exposure);
       const secondary = withFingerprints(secondaryRaw, "metrics_secondary", startDate, statsConfig, exposure);
+      const storedLinks = current.savedMetricLinks.map((l) => ({
+        query: l.savedMetric.query,
+        metadata: l.metadata,
+      }));
+      const ordering = orderingOnUpdate({
+        stored: {
+          primary: uuidList(current.primaryMetricsOrderedUuids),
+          secondary: uuidList(current.secondaryMetricsOrderedUuids),
+        },
+        requested: {
+          primary: input.primary_metrics_ordered_uuids,
+          secondary: input.secondary_metrics_ordered_uuids,
+        },
+        metricsBefore: {
+          primary: stored.metrics === null ? null : parseJsonNumbers(stored.metrics),
+          secondary: stored.metricsSecondary === null ? null : parseJsonNumbers(stored.metricsSecondary),
+        },
+        metricsAfter: {
+          primary: input.metrics === undefined ? undefined : primary,
+          secondary: input.metrics_secondary === undefined ? undefined : secondary,
+        },
+        savedBefore: storedLinks,
+        savedAfter: savedMetrics,
+      });
 
       const userId = ctx.actor.user.id;
       const launching = isDraft && input.start_date !== undefined && input.start_date !== null;
-      await ctx.db.$transaction(async (tx) => {
+      const write = async (tx: Prisma.TransactionClient) => {
         const data: Prisma.ExperimentUncheckedUpdateInput = { updatedAt: deps.now() };
         if (input.name !== undefined) data.name = input.name;
         if (input.description !== undefined) data.description = input.description;
@@ -662,12 +696,8 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
         if (input.stats_config !== undefined) data.statsConfig = jsonColumn(input.stats_config);
         if (input.conclusion !== undefined) data.conclusion = input.conclusion;
         if (input.conclusion_comment !== undefined) data.conclusionComment = input.conclusion_comment;
-        if (input.primary_metrics_ordered_uuids !== undefined) {
-          data.primaryMetricsOrderedUuids = jsonColumn(input.primary_metrics_ordered_uuids);
-        }
-        if (input.secondary_metrics_ordered_uuids !== undefined) {
-          data.secondaryMetricsOrderedUuids = jsonColumn(input.secondary_metrics_ordered_uuids);
-        }
+        data.primaryMetricsOrderedUuids = jsonColumn(ordering.primary);
+        data.secondaryMetricsOrderedUuids = jsonColumn(ordering.secondary);
         await tx.experiment.update({ where: { id }, data });
         await writeMetricsText(
           tx,
@@ -694,7 +724,18 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
           name: updated.name,
           changes: changesBetween("Experiment", snapshot(current), snapshot(updated)),
         });
-      });
+      };
+      // While a draft, new variants or a holdout rewrite the flag through the flag service's own update
+      // (its rules, version and activity), and the experiment's write runs in that update's
+      // transaction: both are written or neither.
+      if (isDraft && (isObject(input.parameters) || holdoutGiven)) {
+        const flagFilters = isObject(input.parameters)
+          ? experimentFlagFilters(input.parameters, holdout?.filters ?? null)
+          : withHoldoutGroups(current.featureFlag.filters as Obj, holdout?.filters ?? null);
+        await featureFlags.updateFiltersWithin(ctx, projectId, current.featureFlagId, flagFilters, write);
+      } else {
+        await ctx.db.$transaction(write);
+      }
       return readExperiment(ctx.db, projectId, id);
     },
 

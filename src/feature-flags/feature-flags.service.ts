@@ -138,6 +138,13 @@ function checkExperimentsBeforeDeletion(experimentIds: readonly number[]): void 
 /** Thrown inside a write transaction when the compare-and-swap found a newer version: decide again. */
 class VersionMoved extends Error {}
 
+/** An error of another domain's write run inside a flag update's transaction, carried out unchanged. */
+class WithinFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super("the write run within the flag update failed");
+  }
+}
+
 /**
  * How an update guards against concurrent edits.
  * - `posthog` (REST): a body `version` other than the stored one is refused only when the body's
@@ -354,6 +361,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     current: FlagRecord,
     input: UpdateFlagInput,
     rule: ConflictRule,
+    within?: (tx: Prisma.TransactionClient) => Promise<void>,
   ): Promise<FlagRecord> {
     const key = input.key ?? current.key;
     if (input.key !== undefined && input.key !== current.key)
@@ -431,8 +439,20 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     }
 
     const changes = changesBetween("FeatureFlag", snapshot(current), snapshot(next));
+    // Another domain's write joins the flag's transaction; its errors leave as they are (see applyUpdate).
+    const runWithin = async (tx: Prisma.TransactionClient) => {
+      if (!within) return;
+      try {
+        await within(tx);
+      } catch (error) {
+        throw new WithinFailed(error);
+      }
+    };
     // Nothing to change (an empty body, or only the values already stored): no write, no version bump.
-    if (changes.length === 0) return current;
+    if (changes.length === 0) {
+      if (within) await ctx.db.$transaction(runWithin);
+      return current;
+    }
 
     const userId = ctx.actor.user.id;
     return ctx.db.$transaction(async (tx) => {
@@ -485,6 +505,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
         name: updated.key,
         changes: changesBetween("FeatureFlag", snapshot(current), snapshot(updated)),
       });
+      await runWithin(tx);
       return updated;
     });
   }
@@ -500,12 +521,14 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     id: number,
     input: UpdateFlagInput,
     rule: ConflictRule,
+    within?: (tx: Prisma.TransactionClient) => Promise<void>,
   ): Promise<FlagRecord> {
     for (let attempt = 1; ; attempt++) {
       const current = await readOne(ctx.reader, projectId, { id });
       try {
-        return await updateOnce(ctx, projectId, current, input, rule);
+        return await updateOnce(ctx, projectId, current, input, rule, within);
       } catch (error) {
+        if (error instanceof WithinFailed) throw error.reason;
         if (isUniqueViolation(error)) throw duplicateKey();
         if (!(error instanceof VersionMoved)) throw error;
         // Bounded: under a storm of writers the caller gets the conflict answer rather than a long wait.
@@ -903,6 +926,24 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     ): Promise<FlagRecord> {
       const input = parseInput(updateFlagSchema, { filters }, ctx.limits);
       return applyUpdate(ctx, projectId, id, input, { kind: "posthog" });
+    },
+
+    /**
+     * `updateFiltersFor`, with `within` run in the flag write's transaction after it (another
+     * domain's own write, e.g. the experiment whose draft variants rewrote the flag): both are
+     * written or neither. `within` also runs (in a transaction of its own) when the filters change
+     * nothing. A write that meets a concurrent flag edit is retried whole, `within` included.
+     * @throws ValidationError, NotFoundError, ConflictError, and whatever `within` throws, unchanged.
+     */
+    async updateFiltersWithin(
+      ctx: ServiceContext,
+      projectId: number,
+      id: number,
+      filters: Record<string, unknown>,
+      within: (tx: Prisma.TransactionClient) => Promise<void>,
+    ): Promise<FlagRecord> {
+      const input = parseInput(updateFlagSchema, { filters }, ctx.limits);
+      return applyUpdate(ctx, projectId, id, input, { kind: "posthog" }, within);
     },
 
     /**

@@ -1,7 +1,8 @@
 /**
  * PostHog's query door, `POST /api/projects/:project_id/query/` with `{query: {kind, ...}}`
  * (`posthog/api/query.py`; scope `query:read`): runs the query through the query service and
- * answers the kind's response (HogQLQueryResponse for `HogQLQuery`) with 200. Only blocking runs
+ * answers the kind's response (HogQLQueryResponse for `HogQLQuery`, ExperimentQueryResponse for
+ * `ExperimentQuery`) with 200. Only blocking runs
  * exist here: the response is always complete (`query_status` null). Other body fields PostHog
  * accepts (`refresh`, `client_query_id`, ...) are accepted and not used: this door never caches.
  */
@@ -21,13 +22,14 @@ export const queryRequestSchema = z.looseObject({
 /** A query response: PostHog's response for the query's kind (free-form JSON here). */
 const queryResponseSchema = z
   .looseObject({
-    results: z.unknown(),
+    results: z.unknown().optional().describe("The rows or series (absent from ExperimentQueryResponse)."),
     is_cached: z.boolean(),
     last_refresh: z.string(),
     timezone: z.string(),
   })
   .describe(
-    "PostHog's response for the query's kind (HogQLQueryResponse: results, columns, types, hasMore, ...).",
+    "PostHog's response for the query's kind (HogQLQueryResponse: results, columns, types, hasMore, ...; " +
+      "ExperimentQueryResponse: baseline, variant_results).",
   );
 
 /** The query routes. */
@@ -35,7 +37,8 @@ export const queryRoutes: RestModule = (services, limits) => [
   {
     method: "POST",
     path: "/api/projects/:project_id/query/",
-    summary: "Run a query (HogQLQuery) over the project's events and persons; blocking, never cached.",
+    summary:
+      "Run a query (HogQLQuery, TrendsQuery, ExperimentQuery) over the project's events and persons; blocking, never cached.",
     scopes: ["query:read"],
     request: { body: queryRequestSchema },
     responses: { 200: queryResponseSchema },

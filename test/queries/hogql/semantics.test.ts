@@ -519,7 +519,7 @@ describeEachBackend("HogQLQuery", (server) => {
       });
       expect(kind.status).toBe(400);
       expect(kind.body.detail).toBe(
-        "Unsupported query kind: FunnelsQuery. Supported: HogQLQuery, TrendsQuery.",
+        "Unsupported query kind: FunnelsQuery. Supported: HogQLQuery, TrendsQuery, ExperimentQuery.",
       );
     });
   });
