@@ -48,6 +48,7 @@ import {
   parseJsonNumbers,
 } from "./rules/fingerprint.js";
 import { createSavedMetricOperations } from "./saved-metrics.service.js";
+import { createTimeseriesOperations } from "./timeseries.service.js";
 
 /** PostHog's default variants of a new experiment flag. */
 const DEFAULT_VARIANTS = [
@@ -833,32 +834,23 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
     async notBuilt(
       ctx: ServiceContext,
       projectId: number,
-      action:
-        | "create_exposure_cohort_for_experiment"
-        | "requires_flag_implementation"
-        | "recalculate_timeseries"
-        | "timeseries_results",
+      action: "create_exposure_cohort_for_experiment" | "requires_flag_implementation",
     ): Promise<never> {
       const scope =
-        action === "create_exposure_cohort_for_experiment" || action === "recalculate_timeseries"
-          ? "experiment:write"
-          : "experiment:read";
+        action === "create_exposure_cohort_for_experiment" ? "experiment:write" : "experiment:read";
       await authorizeProject(ctx, projectId, scope);
       const reasons = {
         create_exposure_cohort_for_experiment:
           "Exposure cohorts are not built yet: they need behavioral cohort criteria (performed $feature_flag_called since the start), which cohorts store but do not calculate.",
         requires_flag_implementation:
           "requires_flag_implementation is not built yet: it needs the legacy insight filter parsing of the query string.",
-        recalculate_timeseries:
-          "Timeseries recalculation is not built yet: it needs the experiment results engine (src/experiments/results/) and its job.",
-        timeseries_results:
-          "Timeseries results are not built yet: they need the experiment results engine (src/experiments/results/).",
       } as const;
       throw new NotImplementedError(reasons[action]);
     },
 
     ...createHoldoutOperations(deps, { featureFlags }),
     ...createSavedMetricOperations(deps),
+    ...createTimeseriesOperations(deps),
   };
 }
 

@@ -525,8 +525,6 @@ describeEachBackend("experiments over REST", (server) => {
       const id = created.body.id;
       for (const [method, path] of [
         ["POST", `${base()}/${id}/create_exposure_cohort_for_experiment/`],
-        ["POST", `${base()}/${id}/recalculate_timeseries/`],
-        ["GET", `${base()}/${id}/timeseries_results/?metric_uuid=a&fingerprint=b`],
         ["GET", `${base()}/requires_flag_implementation/`],
       ] as const) {
         const answer = await s.request(method, path);
