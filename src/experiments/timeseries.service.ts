@@ -22,6 +22,7 @@
  * are not tracked by the project's revision (a job's writes would otherwise invalidate every ETag and
  * the flag definitions cached by revision); `timeseries_results` is therefore not conditional.
  */
+import { z } from "zod";
 import { authorizeProject } from "../core/auth/access.js";
 import {
   createServiceContext,
@@ -32,6 +33,7 @@ import {
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { JobQueue } from "../core/jobs/jobs.js";
 import type { ServiceDeps } from "../core/services.js";
+import { parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { runReadOnly } from "../queries/run-sql.js";
 import { experimentContext } from "./results/experiment-context.js";
@@ -85,6 +87,9 @@ function falsy(value: unknown): boolean {
   if (Array.isArray(value)) return value.length === 0;
   return isObject(value) && Object.keys(value).length === 0;
 }
+
+/** `recalculate_timeseries`' body as read before PostHog's checks: any object. */
+const recalculateBodySchema = z.looseObject({});
 
 /** The active statuses of a recalculation. */
 const ACTIVE = ["pending", "in_progress"];
@@ -194,7 +199,8 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
         select: { id: true, startDate: true },
       });
       if (!experiment) throw new NotFoundError();
-      const input = isObject(body) ? body : {};
+      // Bounded nesting and storable text first (parseInput's checks), then PostHog's own messages.
+      const input = parseInput(recalculateBodySchema, body, ctx.limits);
       const metric = input["metric"];
       const fingerprint = input["fingerprint"];
       if (falsy(metric)) throw new ValidationError("metric is required", { code: "invalid" });
