@@ -17,6 +17,7 @@ import { endpointRoutes } from "./endpoints/endpoints.rest.js";
 import "./endpoints/graphql/index.js";
 import { dashboardRoutes } from "./dashboards/dashboards.rest.js";
 import { createEndpointService } from "./endpoints/endpoints.service.js";
+import { experimentJobs } from "./experiments/experiments.jobs.js";
 import { experimentRoutes } from "./experiments/experiments.rest.js";
 import "./experiments/graphql/index.js";
 import { createExperimentService } from "./experiments/experiments.service.js";
@@ -147,11 +148,12 @@ export const EVENT_STREAM_MODULES: readonly EventStreamModule[] = [localEvaluati
 export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes, ofrepSdkRoutes];
 
 /** Every domain's jobs (scheduled and queued work, run by the server's job queue: src/core/jobs/). */
-export const JOB_MODULES: readonly JobModule[] = [featureFlagJobs, endpointJobs, webhookJobs];
+export const JOB_MODULES: readonly JobModule[] = [featureFlagJobs, endpointJobs, webhookJobs, experimentJobs];
 
-/** Hands the started job queue to the services that enqueue work themselves (endpoint materialization). */
+/** Hands the started job queue to the services that enqueue work themselves (endpoint materialization, experiment timeseries). */
 export async function attachJobQueue(services: Services, queue: JobQueue): Promise<void> {
   await services.endpointMaterialization.attachQueue(queue);
+  await services.experiments.attachTimeseriesQueue(queue);
 }
 
 /**

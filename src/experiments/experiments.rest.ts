@@ -2,8 +2,7 @@
  * Experiments, holdouts and saved metrics on PostHog's REST paths (spec "Experiments" rows;
  * posthog-behavior.md §5; `ee/clickhouse/views/experiments.py`, `experiment_holdouts.py`,
  * `experiment_saved_metrics.py`), each with and without its trailing slash. Request parsing and
- * PostHog's shapes only; behaviour lives in experiments.service.ts. The timeseries actions answer
- * 501 with the reason (not built in this round).
+ * PostHog's shapes only; behaviour lives in experiments.service.ts (timeseries: timeseries.service.ts).
  */
 import { z } from "zod";
 import { cohortSchema, serializeCohort } from "../cohorts/cohorts.responses.js";
@@ -94,7 +93,48 @@ const flagImplementationSchema = z
 
 const exposureCohortSchema = z.object({ cohort: cohortSchema }).meta({ id: "ExperimentExposureCohort" });
 
-const timeseriesQuery = z.object({ metric_uuid: z.string().optional(), fingerprint: z.string().optional() });
+const timeseriesQuery = z.object({
+  metric_uuid: z.string().optional().describe("Required: the metric's uuid."),
+  fingerprint: z.string().optional().describe("Required: the metric's fingerprint."),
+});
+
+/** The `:id/recalculate_timeseries` body. */
+const recalculateBody = z.object({
+  metric: z.looseObject({}).describe("Required: the full metric object (an ExperimentMetric with its uuid)."),
+  fingerprint: z.string().describe("Required: the metric's fingerprint."),
+});
+
+/** A recalculation request (`recalculate_timeseries`' answer). */
+const recalculationSchema = z
+  .object({
+    id: z.uuid(),
+    experiment_id: z.int(),
+    metric_uuid: z.string().nullable(),
+    fingerprint: z.string(),
+    status: z.enum(["pending", "in_progress", "completed", "failed"]),
+    created_at: z.string(),
+  })
+  .meta({ id: "ExperimentTimeseriesRecalculation" });
+
+/** `timeseries_results`' answer. */
+const timeseriesResultsSchema = z
+  .object({
+    experiment_id: z.int(),
+    metric_uuid: z.string(),
+    status: z.enum(["pending", "failed", "completed", "partial"]),
+    timeseries: z
+      .record(z.string(), z.unknown())
+      .describe(
+        "Every day (YYYY-MM-DD, project time zone) from start to end or today: an ExperimentQueryResponse or null.",
+      ),
+    errors: z.record(z.string(), z.string()).nullable(),
+    computed_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    recalculation_status: z.string().nullable(),
+    recalculation_created_at: z.string().nullable(),
+  })
+  .meta({ id: "ExperimentTimeseriesResults" });
 
 /** The routes. */
 export const experimentRoutes: RestModule = (services, limits) => {
@@ -102,20 +142,6 @@ export const experimentRoutes: RestModule = (services, limits) => {
   const flags = services.featureFlags;
   const project = (params: Record<string, string>) => pathId(params, "project_id");
   const id = (params: Record<string, string>) => pathId(params, "id");
-  const notBuilt = (
-    method: "GET" | "POST",
-    path: string,
-    action: Parameters<typeof experiments.notBuilt>[2],
-    summary: string,
-  ): RestRoute => ({
-    method,
-    path,
-    summary: `${summary} Not built yet: 501 with the reason.`,
-    scopes: [action === "recalculate_timeseries" ? "experiment:write" : "experiment:read"],
-    request: action === "timeseries_results" ? { query: timeseriesQuery } : {},
-    responses: { 501: errorBodySchema },
-    handler: ({ params, ctx }) => experiments.notBuilt(ctx, project(params), action),
-  });
   const crud = (
     base: string,
     noun: string,
@@ -350,18 +376,52 @@ export const experimentRoutes: RestModule = (services, limits) => {
         },
       }),
     },
-    notBuilt(
-      "POST",
-      `${BASE}:id/recalculate_timeseries/`,
-      "recalculate_timeseries",
-      "Queue a recalculation of a metric's daily results.",
-    ),
-    notBuilt(
-      "GET",
-      `${BASE}:id/timeseries_results/`,
-      "timeseries_results",
-      "A metric's daily results from the start to the end (or today).",
-    ),
+    {
+      method: "POST",
+      path: `${BASE}:id/recalculate_timeseries/`,
+      summary:
+        "Queue a recalculation of a metric's daily results (`{metric, fingerprint}`): 201 with the new request, " +
+        "or 200 with the pending one for that fingerprint.",
+      scopes: ["experiment:write"],
+      request: { body: recalculateBody },
+      responses: { 200: recalculationSchema, 201: recalculationSchema },
+      handler: async ({ params, body, ctx }) => {
+        const { recalculation, created } = await experiments.recalculateTimeseries(
+          ctx,
+          project(params),
+          id(params),
+          body,
+        );
+        return {
+          status: created ? 201 : 200,
+          body: {
+            id: recalculation.id,
+            experiment_id: recalculation.experimentId,
+            metric_uuid: recalculation.metricUuid,
+            fingerprint: recalculation.fingerprint,
+            status: recalculation.status,
+            created_at: recalculation.createdAt.toISOString(),
+          },
+        };
+      },
+    },
+    {
+      method: "GET",
+      path: `${BASE}:id/timeseries_results/`,
+      summary:
+        "A metric's stored daily results from the start to the end (or today), project time zone, with their status.",
+      scopes: ["experiment:read"],
+      request: { query: timeseriesQuery },
+      responses: { 200: timeseriesResultsSchema },
+      // Daily results are derived data, not tracked by the project's revision (timeseries.service.ts).
+      conditional: false,
+      handler: async ({ params, query, ctx }) => ({
+        body: await experiments.timeseriesResults(ctx, project(params), id(params), {
+          metric_uuid: query.getAll("metric_uuid").at(-1),
+          fingerprint: query.getAll("fingerprint").at(-1),
+        }),
+      }),
+    },
     ...crud(HOLDOUTS, "holdout", "experiment_holdout", holdoutSchema, holdoutPageSchema, holdoutBodySchema, {
       list: (ctx, p, pg) => experiments.listHoldouts(ctx, p, pg),
       get: (ctx, p, i) => experiments.getHoldout(ctx, p, i),

@@ -57,6 +57,7 @@ import {
 import { flagImplementationSample, SAMPLE_DAYS } from "./rules/flag-implementation.js";
 import { orderingOnCreate, orderingOnUpdate } from "./rules/metric-ordering.js";
 import { createSavedMetricOperations } from "./saved-metrics.service.js";
+import { createTimeseriesOperations } from "./timeseries.service.js";
 
 /** PostHog's default variants of a new experiment flag. */
 const DEFAULT_VARIANTS = [
@@ -977,29 +978,9 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       return !(await sampleHasFeatureProperties(ctx.db, project.id, sample, from, now));
     },
 
-    /**
-     * The actions this round does not build: they check the scope, then answer 501 naming what is
-     * missing, for any id (as the other 501 routes: the object is never read).
-     * @throws NotImplementedError always (after the auth checks).
-     */
-    async notBuilt(
-      ctx: ServiceContext,
-      projectId: number,
-      action: "recalculate_timeseries" | "timeseries_results",
-    ): Promise<never> {
-      const scope = action === "recalculate_timeseries" ? "experiment:write" : "experiment:read";
-      await authorizeProject(ctx, projectId, scope);
-      const reasons = {
-        recalculate_timeseries:
-          "Timeseries recalculation is not built yet: it needs the experiment results engine (src/experiments/results/) and its job.",
-        timeseries_results:
-          "Timeseries results are not built yet: they need the experiment results engine (src/experiments/results/).",
-      } as const;
-      throw new NotImplementedError(reasons[action]);
-    },
-
     ...createHoldoutOperations(deps, { featureFlags }),
     ...createSavedMetricOperations(deps),
+    ...createTimeseriesOperations(deps),
   };
 }
 

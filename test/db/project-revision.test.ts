@@ -29,7 +29,9 @@ describeEachBackend("project revision", (server) => {
     // every cached definition and ETag with SDK traffic. The endpoints' execution log (migration
     // `endpoints`) is written by every run, a read; `last_execution_times` (a POST) reads it. A
     // materialized endpoint's result rows (migration `endpoint_materialization`) are query output no
-    // management GET shows; the materialization's status row beside them is tracked.
+    // management GET shows; the materialization's status row beside them is tracked. Experiment
+    // timeseries (migration `experiment_timeseries`) are derived results and their recalculation
+    // requests, written by the job and read only by the non-conditional `timeseries_results`.
     const dataTables = new Set([
       "events",
       "persons",
@@ -39,6 +41,8 @@ describeEachBackend("project revision", (server) => {
       "feature_flag_hash_key_overrides",
       "endpoint_executions",
       "endpoint_materialized_rows",
+      "experiment_timeseries_recalculations",
+      "experiment_metric_results",
     ]);
     expect(tables.map((t) => t.table_name)).toEqual(
       expect.arrayContaining(["activity_logs", "feature_flag_tags", "feature_flags", "tags"]),

@@ -519,19 +519,5 @@ describeEachBackend("experiments over REST", (server) => {
         expect(answer.status, `${method} ${path}`).toBe(403);
       }
     });
-
-    it("answers 501 with the reason for the actions not built", async () => {
-      const s = server();
-      const created = await create({ name: "Later", feature_flag_key: unique("later") });
-      const id = created.body.id;
-      for (const [method, path] of [
-        ["POST", `${base()}/${id}/recalculate_timeseries/`],
-        ["GET", `${base()}/${id}/timeseries_results/?metric_uuid=a&fingerprint=b`],
-      ] as const) {
-        const answer = await s.request(method, path);
-        expect(answer.status, `${method} ${path}`).toBe(501);
-        expect(answer.body.detail).toMatch(/not built yet/);
-      }
-    });
   });
 });

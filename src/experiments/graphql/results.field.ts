@@ -8,6 +8,7 @@
  * interval); `response` keeps PostHog's whole ExperimentQueryResponse. Failures are typed errors
  * (the first metric that fails fails the field).
  */
+import { authorizeProject } from "../../core/auth/access.js";
 import {
   AuthenticationError,
   NotFoundError,
@@ -205,9 +206,11 @@ builder.objectFields(ExperimentRef, (t) => ({
     },
     resolve: async (experiment, args, ctx) => {
       const serviceContext = await ctx.serviceContext();
+      // `query:read` first, as REST's query door, even when there is no metric to run.
+      const project = await authorizeProject(serviceContext, experiment.projectId, "query:read");
       const results: MetricResult[] = [];
       for (const metric of metricsOf(experiment, args.metricUuid)) {
-        const response = await ctx.services.queries.run(serviceContext, experiment.projectId, {
+        const response = await ctx.services.queries.runAuthorized(serviceContext, project, {
           kind: "ExperimentQuery",
           experiment_id: experiment.id,
           metric,
