@@ -5,6 +5,7 @@
  * path (graphql/websocket.ts). They are authorised, as queries, by the service when they begin; each
  * event then resolves the objects it names through the services, as of the event.
  */
+import type { ObjectChange } from "../db/change-feed.js";
 import { builder } from "./builder.js";
 import type { GraphQLContext } from "./context.js";
 
@@ -15,6 +16,45 @@ builder.subscriptionType({
     "needs the scope a query of the same objects needs, checked when it begins. Events come in commit order " +
     'and never for a rolled-back write; an event with `activity: "reset"` says changes may have been missed ' +
     "(the server lost its database listener): re-read what you show.",
+});
+
+/** One event of an object subscription: a committed change of an object of `projectId`, or a `reset`. */
+export type ChangeEvent = { projectId: number; change: ObjectChange | { kind: "reset" } };
+
+/**
+ * What every object subscription's event shows, whatever the object (`FeatureFlagChange`,
+ * `ExperimentChange`): the activity-log entry's activity, the object's id, the revision and the user.
+ */
+export const ConfigurationChangeRef = builder.interfaceRef<ChangeEvent>("ConfigurationChange").implement({
+  description:
+    "A committed change of a configuration object (one activity-log entry), or a `reset` (changes may have been " +
+    "missed).",
+  fields: (t) => ({
+    activity: t.string({
+      description:
+        "What happened, as the activity log names it (`created`, `updated`, `deleted`, ...), or `reset`: changes " +
+        "may have been missed, re-read what you show.",
+      resolve: ({ change }) => (change.kind === "change" ? change.activity : "reset"),
+    }),
+    databaseId: t.int({
+      nullable: true,
+      description: "PostHog's integer id of the object; null for a `reset`.",
+      resolve: ({ change }) =>
+        change.kind === "change" && change.itemId !== null ? Number(change.itemId) : null,
+    }),
+    revision: t.string({
+      nullable: true,
+      description:
+        "The project's configuration revision the change committed at (a decimal string); null for a `reset`.",
+      resolve: ({ change }) => (change.kind === "change" ? String(change.revision) : null),
+    }),
+    userId: t.int({
+      nullable: true,
+      description:
+        "PostHog's integer id of the user who made the change; null for system activity and a `reset`.",
+      resolve: ({ change }) => (change.kind === "change" ? change.userId : null),
+    }),
+  }),
 });
 
 /**

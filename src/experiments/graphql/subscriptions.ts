@@ -3,43 +3,16 @@
  * experiment as it is now, read through the same service read as `Project.experiment`.
  */
 import { NotFoundError } from "../../core/errors.js";
-import type { ObjectChange } from "../../db/change-feed.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import { liveSubscription } from "../../graphql/subscriptions.js";
+import { type ChangeEvent, ConfigurationChangeRef, liveSubscription } from "../../graphql/subscriptions.js";
 import { ExperimentRef, parseExperimentId } from "./experiment.type.js";
 
-/** One event: a change of an experiment of the project, or a `reset`. */
-type ExperimentChangeEvent = { projectId: number; change: ObjectChange | { kind: "reset" } };
-
-const ExperimentChangeRef = builder.objectRef<ExperimentChangeEvent>("ExperimentChange").implement({
+const ExperimentChangeRef = builder.objectRef<ChangeEvent>("ExperimentChange").implement({
   description: "A committed change of an experiment (one activity-log entry), or a `reset`.",
+  interfaces: [ConfigurationChangeRef],
   fields: (t) => ({
-    activity: t.string({
-      description:
-        "What happened, as the activity log names it (`created`, `updated`, `deleted`, ...), or `reset`: changes " +
-        "may have been missed, re-read the experiments you show.",
-      resolve: ({ change }) => (change.kind === "change" ? change.activity : "reset"),
-    }),
-    databaseId: t.int({
-      nullable: true,
-      description: "PostHog's integer id of the experiment; null for a `reset`.",
-      resolve: ({ change }) =>
-        change.kind === "change" && change.itemId !== null ? Number(change.itemId) : null,
-    }),
-    revision: t.string({
-      nullable: true,
-      description:
-        "The project's configuration revision the change committed at (a decimal string); null for a `reset`.",
-      resolve: ({ change }) => (change.kind === "change" ? String(change.revision) : null),
-    }),
-    userId: t.int({
-      nullable: true,
-      description:
-        "PostHog's integer id of the user who made the change; null for system activity and a `reset`.",
-      resolve: ({ change }) => (change.kind === "change" ? change.userId : null),
-    }),
     experiment: t.field({
       type: ExperimentRef,
       nullable: true,

@@ -3,47 +3,20 @@
  * flag as it is now, read through the same service read as `Project.featureFlag`.
  */
 import { NotFoundError } from "../../core/errors.js";
-import type { ObjectChange } from "../../db/change-feed.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import { liveSubscription } from "../../graphql/subscriptions.js";
+import { type ChangeEvent, ConfigurationChangeRef, liveSubscription } from "../../graphql/subscriptions.js";
 import { FeatureFlagRef } from "./feature-flag.type.js";
 
-/** One event: a change of a flag of the project, or a `reset`. */
-type FlagChangeEvent = { projectId: number; change: ObjectChange | { kind: "reset" } };
-
-const FeatureFlagChangeRef = builder.objectRef<FlagChangeEvent>("FeatureFlagChange").implement({
+const FeatureFlagChangeRef = builder.objectRef<ChangeEvent>("FeatureFlagChange").implement({
   description: "A committed change of a feature flag (one activity-log entry), or a `reset`.",
+  interfaces: [ConfigurationChangeRef],
   fields: (t) => ({
-    activity: t.string({
-      description:
-        "What happened, as the activity log names it (`created`, `updated`, `deleted`, ...), or `reset`: changes " +
-        "may have been missed, re-read the flags you show.",
-      resolve: ({ change }) => (change.kind === "change" ? change.activity : "reset"),
-    }),
     key: t.string({
       nullable: true,
       description: "The flag's key as committed; null for a `reset`.",
       resolve: ({ change }) => (change.kind === "change" ? change.flagKey : null),
-    }),
-    databaseId: t.int({
-      nullable: true,
-      description: "PostHog's integer id of the flag; null for a `reset`.",
-      resolve: ({ change }) =>
-        change.kind === "change" && change.itemId !== null ? Number(change.itemId) : null,
-    }),
-    revision: t.string({
-      nullable: true,
-      description:
-        "The project's configuration revision the change committed at (a decimal string); null for a `reset`.",
-      resolve: ({ change }) => (change.kind === "change" ? String(change.revision) : null),
-    }),
-    userId: t.int({
-      nullable: true,
-      description:
-        "PostHog's integer id of the user who made the change; null for system activity and a `reset`.",
-      resolve: ({ change }) => (change.kind === "change" ? change.userId : null),
     }),
     featureFlag: t.field({
       type: FeatureFlagRef,
