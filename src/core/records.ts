@@ -20,6 +20,19 @@ export interface UserBasic {
   roleAtOrganization: string | null;
 }
 
+/** The Prisma `select` of a user's `UserBasic` columns, for every read that includes a creator. */
+export const USER_BASIC_SELECT = {
+  id: true,
+  uuid: true,
+  distinctId: true,
+  firstName: true,
+  lastName: true,
+  email: true,
+  isEmailVerified: true,
+  hedgehogConfig: true,
+  roleAtOrganization: true,
+} satisfies Prisma.UserSelect;
+
 /** A project as every door shows it (PostHog's team). */
 export type ProjectRecord = Project;
 

@@ -20,6 +20,7 @@ import type { DashboardRecord, UserBasic } from "../core/records.js";
 
 export type { DashboardRecord };
 
+import { USER_BASIC_SELECT } from "../core/records.js";
 import { ensureTags } from "../core/tags.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { QueryService } from "../queries/query.service.js";
@@ -82,18 +83,6 @@ export interface DashboardWithTiles extends DashboardRecord {
   tiles: TileRecord[];
 }
 
-const USER_SELECT = {
-  id: true,
-  uuid: true,
-  distinctId: true,
-  firstName: true,
-  lastName: true,
-  email: true,
-  isEmailVerified: true,
-  hedgehogConfig: true,
-  roleAtOrganization: true,
-} as const;
-
 const DASHBOARD_SELECT = {
   id: true,
   projectId: true,
@@ -104,7 +93,7 @@ const DASHBOARD_SELECT = {
   filters: true,
   createdAt: true,
   deleted: true,
-  createdBy: { select: USER_SELECT },
+  createdBy: { select: USER_BASIC_SELECT },
   tags: { select: { tag: { select: { name: true } } } },
 } as const;
 
@@ -323,7 +312,7 @@ export function createDashboardService(others: { queries: QueryService }) {
             query: true,
             isSample: true,
             createdAt: true,
-            createdBy: { select: USER_SELECT },
+            createdBy: { select: USER_BASIC_SELECT },
           },
         },
       },

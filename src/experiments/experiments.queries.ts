@@ -5,23 +5,13 @@
  *
  * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
  */
+
+import { USER_BASIC_SELECT } from "../core/records.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import type { ExperimentListFilters } from "./experiments.schemas.js";
 
 /** A database client or an interactive transaction's client. */
 export type Db = Prisma.TransactionClient | PrismaClient;
-
-const USER_SELECT = {
-  id: true,
-  uuid: true,
-  distinctId: true,
-  firstName: true,
-  lastName: true,
-  email: true,
-  isEmailVerified: true,
-  hedgehogConfig: true,
-  roleAtOrganization: true,
-} satisfies Prisma.UserSelect;
 
 /** What an experiment read includes. */
 export const EXPERIMENT_INCLUDE = {
@@ -42,8 +32,8 @@ export const EXPERIMENT_INCLUDE = {
       evaluationTags: { select: { tag: { select: { name: true } } } },
     },
   },
-  holdout: { include: { createdBy: { select: USER_SELECT } } },
-  createdBy: { select: USER_SELECT },
+  holdout: { include: { createdBy: { select: USER_BASIC_SELECT } } },
+  createdBy: { select: USER_BASIC_SELECT },
   savedMetricLinks: { include: { savedMetric: true }, orderBy: { id: "asc" } },
 } satisfies Prisma.ExperimentInclude;
 
@@ -52,16 +42,16 @@ export type ExperimentRecord = Prisma.ExperimentGetPayload<{ include: typeof EXP
 
 /** A holdout with its creator. */
 export type HoldoutRecord = Prisma.ExperimentHoldoutGetPayload<{
-  include: { createdBy: { select: typeof USER_SELECT } };
+  include: { createdBy: { select: typeof USER_BASIC_SELECT } };
 }>;
 
 /** A saved metric with its creator. */
 export type SavedMetricRecord = Prisma.ExperimentSavedMetricGetPayload<{
-  include: { createdBy: { select: typeof USER_SELECT } };
+  include: { createdBy: { select: typeof USER_BASIC_SELECT } };
 }>;
 
 /** What a holdout or saved metric read includes. */
-export const WITH_CREATOR = { createdBy: { select: USER_SELECT } } as const;
+export const WITH_CREATOR = { createdBy: { select: USER_BASIC_SELECT } } as const;
 
 /** One experiment of the project by id, deleted ones included; null when none. */
 export function selectExperiment(db: Db, projectId: number, id: number): Promise<ExperimentRecord | null> {

@@ -9,6 +9,7 @@ import { requireScope, validateScopes } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import { ValidationError } from "../core/errors.js";
 import type { UserBasic } from "../core/records.js";
+import { USER_BASIC_SELECT } from "../core/records.js";
 import type {
   Organization,
   PersonalApiKey,
@@ -35,19 +36,6 @@ export interface NewKeyRequest {
   scopedTeams?: number[];
   scopedOrganizations?: string[];
 }
-
-/** The columns of a user that other records show (PostHog's UserBasic). */
-const USER_BASIC_SELECT = {
-  id: true,
-  uuid: true,
-  distinctId: true,
-  firstName: true,
-  lastName: true,
-  email: true,
-  isEmailVerified: true,
-  hedgehogConfig: true,
-  roleAtOrganization: true,
-} satisfies Prisma.UserSelect;
 
 /** Longest key label (PostHog `max_length=40`). */
 export const KEY_LABEL_MAX_LENGTH = 40;

@@ -1,27 +1,16 @@
 /**
  * How webhooks and their delivery log are read. Invariant: every statement filters by `project_id`.
  */
+
+import { USER_BASIC_SELECT } from "../core/records.js";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 
 /** A database client or an interactive transaction's client. */
 export type Db = Prisma.TransactionClient | PrismaClient;
 
-/** The creator's fields, PostHog's UserBasic. */
-const USER_SELECT = {
-  id: true,
-  uuid: true,
-  distinctId: true,
-  firstName: true,
-  lastName: true,
-  email: true,
-  isEmailVerified: true,
-  hedgehogConfig: true,
-  roleAtOrganization: true,
-} satisfies Prisma.UserSelect;
-
 /** What a webhook read includes: its creator. */
 export const WEBHOOK_INCLUDE = {
-  createdBy: { select: USER_SELECT },
+  createdBy: { select: USER_BASIC_SELECT },
 } as const satisfies Prisma.WebhookInclude;
 
 /** A webhook with its creator, as both doors show it (the secret is in the row; doors never show it from here). */
