@@ -12,12 +12,7 @@ import type { CohortService } from "../cohorts/cohorts.service.js";
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import {
-  MethodNotAllowedError,
-  NotFoundError,
-  NotImplementedError,
-  ValidationError,
-} from "../core/errors.js";
+import { MethodNotAllowedError, NotFoundError, ValidationError } from "../core/errors.js";
 import { checkNestingDepth, jsonSourceText } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
 import type { OffsetPage } from "../core/paging.js";

@@ -159,3 +159,16 @@ builder.objectType(TooManyRequestsError, {
     }),
   }),
 });
+
+/**
+ * The typed errors of a field that runs a query (an endpoint's run, an experiment's results): who may
+ * not, what is missing or invalid, too many runs in flight, and what is not built.
+ */
+export const QUERY_RUN_ERRORS = [
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ValidationError,
+  TooManyRequestsError,
+  NotImplementedError,
+];

@@ -7,15 +7,8 @@
  * Failures are typed errors with REST's messages (a version error is a `NotFoundError`; 429 a
  * `TooManyRequestsError`).
  */
-import {
-  AuthenticationError,
-  NotFoundError,
-  NotImplementedError,
-  PermissionDeniedError,
-  TooManyRequestsError,
-  ValidationError,
-} from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
+import { QUERY_RUN_ERRORS } from "../../graphql/errors.graphql.js";
 import type { EndpointRunResult } from "../run/endpoint-run.js";
 import { EndpointRef } from "./endpoint.type.js";
 
@@ -161,14 +154,7 @@ builder.objectFields(EndpointRef, (t) => ({
       "Only active endpoints and versions run. Scope `endpoint:read`.",
     args: { input: t.arg({ type: EndpointRunInput, description: "Options of the run." }) },
     errors: {
-      types: [
-        AuthenticationError,
-        PermissionDeniedError,
-        NotFoundError,
-        ValidationError,
-        TooManyRequestsError,
-        NotImplementedError,
-      ],
+      types: QUERY_RUN_ERRORS,
       union: { name: "EndpointRunOutcome", description: "The run's result, or why it failed." },
       result: { name: "EndpointRunSuccess", description: "The endpoint ran." },
       dataField: { name: "result", description: "The run's result." },

@@ -9,15 +9,9 @@
  * (the first metric that fails fails the field).
  */
 import { authorizeProject } from "../../core/auth/access.js";
-import {
-  AuthenticationError,
-  NotFoundError,
-  NotImplementedError,
-  PermissionDeniedError,
-  TooManyRequestsError,
-  ValidationError,
-} from "../../core/errors.js";
+import { NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
+import { QUERY_RUN_ERRORS } from "../../graphql/errors.graphql.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import type { ExperimentRecord } from "../experiments.queries.js";
 import { ExperimentRef } from "./experiment.type.js";
@@ -192,14 +186,7 @@ builder.objectFields(ExperimentRef, (t) => ({
       metricUuid: t.arg.string({ description: "One metric's uuid; every primary metric when absent." }),
     },
     errors: {
-      types: [
-        AuthenticationError,
-        PermissionDeniedError,
-        NotFoundError,
-        ValidationError,
-        TooManyRequestsError,
-        NotImplementedError,
-      ],
+      types: QUERY_RUN_ERRORS,
       union: { name: "ExperimentResultsOutcome", description: "The metrics' results, or why they failed." },
       result: { name: "ExperimentResultsSuccess", description: "The results were computed." },
       dataField: { name: "results", description: "One result per metric." },
