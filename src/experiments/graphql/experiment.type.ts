@@ -3,11 +3,12 @@
  * records as the experiment service reads them (experiments.queries.ts). Field names are camelCase
  * versions of REST's (posthog-behavior.md §5.1).
  */
+import { NotFoundError } from "../../core/errors.js";
 import { parseIntegerId } from "../../core/validation.js";
 import { builder } from "../../graphql/builder.js";
 import { decodeGlobalId, parseProjectOwnedLocalId, projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
-import { UserRef } from "../../graphql/refs.js";
+import { CohortRef, UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import type { ExperimentRecord, HoldoutRecord } from "../experiments.queries.js";
 import { experimentStatus } from "../experiments.service.js";
@@ -102,6 +103,21 @@ export const ExperimentRef = builder.objectRef<ExperimentRecord>("Experiment").i
     exposureCohortId: t.exposeInt("exposureCohortId", {
       nullable: true,
       description: "Its exposure cohort's id.",
+    }),
+    exposureCohort: t.field({
+      type: CohortRef,
+      nullable: true,
+      description:
+        "Its exposure cohort (`createExperimentExposureCohort`), if any and not deleted. Scope `cohort:read`.",
+      resolve: async (x, _args, ctx) => {
+        if (x.exposureCohortId === null) return null;
+        try {
+          return await ctx.services.cohorts.get(await ctx.serviceContext(), x.projectId, x.exposureCohortId);
+        } catch (error) {
+          if (error instanceof NotFoundError) return null;
+          throw error;
+        }
+      },
     }),
     parameters: t.field({
       type: "JSON",

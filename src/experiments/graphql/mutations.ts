@@ -11,6 +11,7 @@ import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
 import { mutationResult, WRITE_ERRORS } from "../../graphql/mutation-result.js";
+import { CohortRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { ExperimentRef, parseExperimentId } from "./experiment.type.js";
 
@@ -276,6 +277,49 @@ builder.mutationField("duplicateExperiment", (t) =>
         parseProjectId(input.projectId),
         mutationId(input.id),
         input.featureFlagKey == null ? {} : { feature_flag_key: input.featureFlagKey },
+      ),
+  }),
+);
+
+const CreateExperimentExposureCohortInput = builder.inputType("CreateExperimentExposureCohortInput", {
+  description:
+    "A launched experiment whose exposed persons to keep as a cohort (REST `POST experiments/:id/" +
+    "create_exposure_cohort_for_experiment/`).",
+  fields: (t) => ({
+    projectId: t.id({ required: true, description: PROJECT_ID_DESCRIPTION }),
+    id: t.id({ required: true, description: ID_DESCRIPTION }),
+  }),
+});
+
+builder.mutationField("createExperimentExposureCohort", (t) =>
+  t.field({
+    type: CohortRef,
+    nullable: true,
+    description:
+      'Creates the dynamic cohort `Users exposed to experiment "<name>"` (persons who performed the exposure ' +
+      "event since the start) and links it as the experiment's `exposureCohort`, in one transaction. A draft, " +
+      "or an experiment that has one, is refused. Scope `experiment:write`.",
+    extensions: requiresScopes("experiment:write"),
+    args: {
+      input: t.arg({
+        type: CreateExperimentExposureCohortInput,
+        required: true,
+        description: "Which experiment.",
+      }),
+    },
+    errors: mutationResult({
+      name: "CreateExperimentExposureCohort",
+      field: "cohort",
+      what: "The cohort",
+      verb: "created",
+      types: WRITE_ERRORS,
+    }),
+    resolve: async (_root, { input }, ctx) =>
+      ctx.services.experiments.createExposureCohort(
+        await ctx.serviceContext(),
+        parseProjectId(input.projectId),
+        mutationId(input.id),
+        {},
       ),
   }),
 );
