@@ -21,6 +21,7 @@ import pino from "pino";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { postgresAnswers } from "../support/postgres.js";
+import { RATE_LIMITS_OFF } from "../support/rate-limits.js";
 import { openBootstrappedBench } from "./sequential.js";
 
 const SUBSCRIBERS = Number(process.env["BENCH_SUBSCRIBERS"] ?? 1_000);
@@ -48,7 +49,7 @@ async function until(count: () => number, target: number, what: string): Promise
 
 async function benchPostgres(): Promise<void> {
   const { database, raw, close, boot } = await openBootstrappedBench("postgres");
-  const config = loadConfig({ LOG_LEVEL: "silent", PORT: "0" });
+  const config = loadConfig({ LOG_LEVEL: "silent", PORT: "0", ...RATE_LIMITS_OFF });
   const app = await buildApp({ config, database, logger: pino({ level: "silent" }) });
   const aborts = new AbortController();
   const listener = new pg.Client({
