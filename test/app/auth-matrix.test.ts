@@ -704,7 +704,14 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         const schemaPropertyGroup = await createSchemaPropertyGroup(s, t.project, freshKey());
         const eventSchema = await createEventSchema(s, t.project, t.eventDefinition, schemaPropertyGroup);
         const endpoint = (await createEndpointRecord(s, t.project, endpointName(freshKey()))).id;
-        const experiment = await createExperiment(s, t.project, freshKey());
+        // Launched for the one mutation that refuses a draft (the exposure cohort needs a start).
+        const launched = target.name === "createExposureCohortForExperiment";
+        const experiment = await createExperiment(
+          s,
+          t.project,
+          freshKey(),
+          launched ? { start_date: new Date().toISOString() } : {},
+        );
         const webhook = await createWebhook(s, t.project);
         const response = await execute(
           documentFor(

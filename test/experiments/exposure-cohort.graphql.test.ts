@@ -1,5 +1,5 @@
 /**
- * The exposure cohort over GraphQL on both backends: `createExperimentExposureCohort` (the same
+ * The exposure cohort over GraphQL on both backends: `createExposureCohortForExperiment` (the same
  * service method as REST's `create_exposure_cohort_for_experiment`) answers the cohort of persons
  * exposed since the start, `Experiment.exposureCohort` shows it, and a second call or a key without
  * `experiment:write` gets a typed error.
@@ -11,10 +11,10 @@ import { execute } from "../support/graphql.js";
 import { describeEachBackend } from "../support/server.js";
 
 const Create = graphql(`
-  mutation CreateExposureCohort($input: CreateExperimentExposureCohortInput!) {
-    createExperimentExposureCohort(input: $input) {
+  mutation CreateExposureCohort($input: CreateExposureCohortForExperimentInput!) {
+    createExposureCohortForExperiment(input: $input) {
       __typename
-      ... on CreateExperimentExposureCohortSuccess { cohort { databaseId name count } }
+      ... on CreateExposureCohortForExperimentSuccess { cohort { databaseId name count } }
       ... on Error { message code }
     }
   }
@@ -49,17 +49,18 @@ describeEachBackend("the exposure cohort over GraphQL", (server) => {
 
     const reader = await s.createKey(["experiment:read", "cohort:read"]);
     const refused = await execute(s, Create, { input }, reader);
-    expect(refused.data.createExperimentExposureCohort).toMatchObject({
+    expect(refused.data.createExposureCohortForExperiment).toMatchObject({
       __typename: "PermissionDeniedError",
     });
 
     const answer = await execute(s, Create, { input });
-    const cohort = answer.data.createExperimentExposureCohort;
+    const cohort = answer.data.createExposureCohortForExperiment;
     expect(cohort).toMatchObject({
-      __typename: "CreateExperimentExposureCohortSuccess",
+      __typename: "CreateExposureCohortForExperimentSuccess",
       cohort: { name: 'Users exposed to experiment "Exposed"', count: 1 },
     });
-    const cohortId = cohort?.__typename === "CreateExperimentExposureCohortSuccess" ? cohort.cohort.databaseId : 0;
+    const cohortId =
+      cohort?.__typename === "CreateExposureCohortForExperimentSuccess" ? cohort.cohort.databaseId : 0;
 
     const read = await execute(s, Read, { project: String(s.projectId), id: String(created.body.id) });
     expect(read.errors).toBeUndefined();
@@ -69,6 +70,6 @@ describeEachBackend("the exposure cohort over GraphQL", (server) => {
     });
 
     const again = await execute(s, Create, { input });
-    expect(again.data.createExperimentExposureCohort).toMatchObject({ __typename: "ValidationError" });
+    expect(again.data.createExposureCohortForExperiment).toMatchObject({ __typename: "ValidationError" });
   });
 });

@@ -233,11 +233,19 @@ export async function createEndpointRecord(
   return { name: created.body.name, id: created.body.id };
 }
 
-/** Creates a draft experiment named `name` (on a new flag keyed by the name) through REST; returns its id. */
-export async function createExperiment(s: TestServer, project: number, name: string): Promise<number> {
+/**
+ * Creates an experiment named `name` (on a new flag keyed by the name) through REST, a draft unless
+ * `extra` (more body fields) gives a `start_date`; returns its id.
+ */
+export async function createExperiment(
+  s: TestServer,
+  project: number,
+  name: string,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
   const key = name.replace(/[^a-zA-Z0-9_-]/g, "-");
   const created = await s.request("POST", `/api/projects/${project}/experiments/`, {
-    body: { name, feature_flag_key: key },
+    body: { name, feature_flag_key: key, ...extra },
   });
   expect(created.status, created.text).toBe(201);
   return created.body.id;

@@ -108,7 +108,7 @@ export const ExperimentRef = builder.objectRef<ExperimentRecord>("Experiment").i
       type: CohortRef,
       nullable: true,
       description:
-        "Its exposure cohort (`createExperimentExposureCohort`), if any and not deleted. Scope `cohort:read`.",
+        "Its exposure cohort (`createExposureCohortForExperiment`), if any and not deleted. Scope `cohort:read`.",
       resolve: async (x, _args, ctx) => {
         if (x.exposureCohortId === null) return null;
         try {

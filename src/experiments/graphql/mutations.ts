@@ -281,7 +281,7 @@ builder.mutationField("duplicateExperiment", (t) =>
   }),
 );
 
-const CreateExperimentExposureCohortInput = builder.inputType("CreateExperimentExposureCohortInput", {
+const CreateExposureCohortForExperimentInput = builder.inputType("CreateExposureCohortForExperimentInput", {
   description:
     "A launched experiment whose exposed persons to keep as a cohort (REST `POST experiments/:id/" +
     "create_exposure_cohort_for_experiment/`).",
@@ -291,7 +291,7 @@ const CreateExperimentExposureCohortInput = builder.inputType("CreateExperimentE
   }),
 });
 
-builder.mutationField("createExperimentExposureCohort", (t) =>
+builder.mutationField("createExposureCohortForExperiment", (t) =>
   t.field({
     type: CohortRef,
     nullable: true,
@@ -302,13 +302,13 @@ builder.mutationField("createExperimentExposureCohort", (t) =>
     extensions: requiresScopes("experiment:write"),
     args: {
       input: t.arg({
-        type: CreateExperimentExposureCohortInput,
+        type: CreateExposureCohortForExperimentInput,
         required: true,
         description: "Which experiment.",
       }),
     },
     errors: mutationResult({
-      name: "CreateExperimentExposureCohort",
+      name: "CreateExposureCohortForExperiment",
       field: "cohort",
       what: "The cohort",
       verb: "created",
