@@ -31,7 +31,9 @@ describeEachBackend("project revision", (server) => {
     // materialized endpoint's result rows (migration `endpoint_materialization`) are query output no
     // management GET shows; the materialization's status row beside them is tracked. Experiment
     // timeseries (migration `experiment_timeseries`) are derived results and their recalculation
-    // requests, written by the job and read only by the non-conditional `timeseries_results`.
+    // requests, written by the job and read only by the non-conditional `timeseries_results`. The
+    // webhook delivery log (migration `webhooks`) is written by the delivery job on every attempt; its
+    // REST list answers no ETag (the webhooks themselves are tracked).
     const dataTables = new Set([
       "events",
       "persons",
@@ -43,6 +45,7 @@ describeEachBackend("project revision", (server) => {
       "endpoint_materialized_rows",
       "experiment_timeseries_recalculations",
       "experiment_metric_results",
+      "webhook_deliveries",
     ]);
     expect(tables.map((t) => t.table_name)).toEqual(
       expect.arrayContaining(["activity_logs", "feature_flag_tags", "feature_flags", "tags"]),
