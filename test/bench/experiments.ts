@@ -26,13 +26,11 @@ import { computeVariantAggregates } from "../../src/experiments/results/compute-
 import { Prisma } from "../../src/generated/prisma/client.js";
 import type { QueryRunDeps } from "../../src/queries/query-kinds.js";
 import { runReadOnly } from "../../src/queries/run-sql.js";
-import { postgresAnswers } from "../support/postgres.js";
-import { openBootstrappedBench, type RawRows, timedPair } from "./sequential.js";
+import { openBootstrappedBench, type RawRows, runPostgresBench, timedPair } from "./sequential.js";
 
 const EXPOSURES = Number(process.env["BENCH_EXPOSURES"] ?? 100_000);
 const OTHER_EXPOSURES = Math.max(1, Math.floor(EXPOSURES / 5));
 const RUNS = Number(process.env["BENCH_EXPERIMENT_RUNS"] ?? 5);
-const ONLY = process.env["BENCH_ONLY"]?.split(",").map((name) => name.trim());
 const FLAG = "bench-flag";
 const START = new Date("2026-01-01T00:00:00Z");
 const END = new Date("2026-01-31T00:00:00Z");
@@ -157,21 +155,4 @@ async function benchPostgres(): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  if (ONLY && !ONLY.includes("experiments")) return;
-  if (!(await postgresAnswers())) {
-    console.warn(
-      "\n!! No PostgreSQL at 127.0.0.1:5432 (or TEST_DATABASE_URL): experiment results figures SKIPPED",
-    );
-    return;
-  }
-  await benchPostgres();
-}
-
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runPostgresBench("experiments", "experiment results", benchPostgres);

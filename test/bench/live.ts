@@ -20,13 +20,11 @@ import pg from "pg";
 import pino from "pino";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { postgresAnswers } from "../support/postgres.js";
 import { RATE_LIMITS_OFF } from "../support/rate-limits.js";
-import { openBootstrappedBench } from "./sequential.js";
+import { openBootstrappedBench, runPostgresBench } from "./sequential.js";
 
 const SUBSCRIBERS = Number(process.env["BENCH_SUBSCRIBERS"] ?? 1_000);
 const ROUNDS = Number(process.env["BENCH_LIVE_ROUNDS"] ?? 30);
-const ONLY = process.env["BENCH_ONLY"]?.split(",").map((name) => name.trim());
 const ARRIVAL_TIMEOUT_MS = 30_000;
 
 const SUBSCRIPTION = "subscription ($p: ID!) { configurationRevision(projectId: $p) { revision } }";
@@ -162,21 +160,4 @@ async function benchPostgres(): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  if (ONLY && !ONLY.includes("live")) return;
-  if (!(await postgresAnswers())) {
-    console.warn(
-      "\n!! No PostgreSQL at 127.0.0.1:5432 (or TEST_DATABASE_URL): live configuration figures SKIPPED",
-    );
-    return;
-  }
-  await benchPostgres();
-}
-
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runPostgresBench("live", "live configuration", benchPostgres);

@@ -21,14 +21,12 @@ import os from "node:os";
 import pino from "pino";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { postgresAnswers } from "../support/postgres.js";
 import { RATE_LIMITS_OFF } from "../support/rate-limits.js";
-import { openBootstrappedBench, type RawRows, timed, timedPair } from "./sequential.js";
+import { openBootstrappedBench, type RawRows, runPostgresBench, timed, timedPair } from "./sequential.js";
 
 const EVENTS = 1_000_000;
 const OTHER_EVENTS = 100_000;
 const RUNS = Number(process.env["BENCH_QUERY_RUNS"] ?? 5);
-const ONLY = process.env["BENCH_ONLY"]?.split(",").map((name) => name.trim());
 
 /** Inserts `count` events for `projectId` over the last 29 days (inside every 30-day window however long the run): 4 names, 5 browsers, 10,000 users. */
 function seedEvents(raw: RawRows, projectId: number, count: number) {
@@ -177,19 +175,4 @@ async function benchPostgres(): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  if (ONLY && !ONLY.includes("queries")) return;
-  if (!(await postgresAnswers())) {
-    console.warn("\n!! No PostgreSQL at 127.0.0.1:5432 (or TEST_DATABASE_URL): query engine figures SKIPPED");
-    return;
-  }
-  await benchPostgres();
-}
-
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runPostgresBench("queries", "query engine", benchPostgres);

@@ -10,7 +10,7 @@ import { type Database, openDatabase } from "../../src/db/database.js";
 import { applyMigrations } from "../../src/db/migrations.js";
 import { createProjectForUser } from "../../src/projects/create-project.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
-import { adminQuery, databaseUrl } from "../support/postgres.js";
+import { adminQuery, databaseUrl, postgresAnswers } from "../support/postgres.js";
 
 /** Runs a hand-written query on the backend's own driver (not through our code), returning its rows. */
 export type RawRows = <R = Record<string, unknown>>(sql: string, params: unknown[]) => Promise<R[]>;
@@ -130,4 +130,28 @@ export async function openBootstrappedBench(backend: string) {
     await opened.close();
     throw error;
   }
+}
+
+/**
+ * The entry point of a PostgreSQL-only bench script: runs `bench` unless `BENCH_ONLY` is set without
+ * `name`, and skips it with a loud warning (naming `figures`) where no PostgreSQL answers; the
+ * process then exits 0, or 1 after printing the error.
+ */
+export function runPostgresBench(name: string, figures: string, bench: () => Promise<void>): void {
+  const only = process.env["BENCH_ONLY"]?.split(",").map((entry) => entry.trim());
+  const main = async () => {
+    if (only && !only.includes(name)) return;
+    if (!(await postgresAnswers())) {
+      console.warn(`\n!! No PostgreSQL at 127.0.0.1:5432 (or TEST_DATABASE_URL): ${figures} figures SKIPPED`);
+      return;
+    }
+    await bench();
+  };
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }
