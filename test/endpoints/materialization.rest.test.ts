@@ -192,6 +192,12 @@ describeEachBackend("endpoint materialization over REST", (server) => {
       const name = fresh();
       await create({ name, query: hogql("SELECT arrayJoin([0, 1, 2]) AS n"), sync_frequency: "1hour" });
       const id = await versionId(name);
+      // Create queues a refresh at once: let the queue's run finish first, so that it cannot
+      // complete after runNow's and move `lastRunAt` under this test's comparison.
+      await waitFor(
+        () => status(name),
+        (value) => value.status === "Completed",
+      );
       const outcome = (await s.app.jobs.runNow("endpoint-materialize", { versionId: id })) as {
         outcome: string;
         rows: number;
