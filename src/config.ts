@@ -62,6 +62,8 @@ const envSchema = z.object({
   STREAM_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
   FLAG_MAX_CONDITION_GROUPS: z.coerce.number().int().positive().default(100),
   FLAG_MAX_PROPERTY_VALUES: z.coerce.number().int().positive().default(1000),
+  FLAG_MAX_VARIANTS: z.coerce.number().int().positive().default(100),
+  CAPTURE_MAX_EVENTS_PER_REQUEST: z.coerce.number().int().positive().default(10_000),
   MAX_JSON_DEPTH: z.coerce.number().int().positive().default(DEFAULT_MAX_JSON_DEPTH),
   MAX_HEADER_BYTES: z.coerce
     .number()
@@ -136,6 +138,18 @@ export interface Limits {
   flagMaxConditionGroups: number;
   /** Most values in one list-valued property filter (posthog-behavior.md §2.5 rule 7). */
   flagMaxPropertyValues: number;
+  /**
+   * Most variants (`filters.multivariate.variants`) one flag may have (`FLAG_MAX_VARIANTS`, default
+   * 100; 400 `max_length` beyond). PostHog sets no such bound on flags (experiments keep its own
+   * "fewer than 21"); every variant is walked on each evaluation and sent to every SDK.
+   */
+  flagMaxVariants: number;
+  /**
+   * Most events one capture request may hold, on any capture path (`CAPTURE_MAX_EVENTS_PER_REQUEST`,
+   * default 10,000; 413 beyond, nothing stored). PostHog's capture bounds only bytes; here a request
+   * is one transaction, so its length is bounded too. PostHog's SDKs answer a 413 by splitting the batch.
+   */
+  captureMaxEventsPerRequest: number;
   /** Deepest field nesting a GraphQL operation may select (introspection's `__schema` not counted). */
   graphqlMaxDepth: number;
   /** Most aliases in one GraphQL operation (`__typename` aliases not counted). */
@@ -290,6 +304,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
       flagMaxConditionGroups: e.FLAG_MAX_CONDITION_GROUPS,
       flagMaxPropertyValues: e.FLAG_MAX_PROPERTY_VALUES,
+      flagMaxVariants: e.FLAG_MAX_VARIANTS,
+      captureMaxEventsPerRequest: e.CAPTURE_MAX_EVENTS_PER_REQUEST,
       graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
       graphqlMaxAliases: e.GRAPHQL_MAX_ALIASES,
       graphqlMaxTokens: e.GRAPHQL_MAX_TOKENS,

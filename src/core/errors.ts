@@ -122,12 +122,20 @@ export class ConflictError extends DomainError {
   }
 }
 
-/** 413: the request body is larger than the configured limit. */
+/**
+ * 413: the request is larger than a configured limit: its body in `bytes`, or the `events` of a
+ * capture request (PostHog's SDKs answer a 413 by halving the batch and sending it again).
+ */
 export class PayloadTooLargeError extends DomainError {
   readonly httpStatus = 413;
   readonly type = "invalid_request" as const;
-  constructor(limitBytes: number) {
-    super(`Request body is larger than the limit of ${limitBytes} bytes.`, "payload_too_large");
+  constructor(limit: number, unit: "bytes" | "events" = "bytes") {
+    super(
+      unit === "bytes"
+        ? `Request body is larger than the limit of ${limit} bytes.`
+        : `Request holds more events than the limit of ${limit}.`,
+      "payload_too_large",
+    );
   }
 }
 

@@ -287,6 +287,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       cohorts: cohortSummaries,
       maxValuesPerProperty: ctx.limits.flagMaxPropertyValues,
       maxGroups: ctx.limits.flagMaxConditionGroups,
+      maxVariants: ctx.limits.flagMaxVariants,
     });
   }
 

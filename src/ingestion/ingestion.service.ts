@@ -67,7 +67,8 @@ export interface CaptureSql {
 export interface IngestionService {
   /**
    * Validates and stores the events of a decoded capture payload for the project `projectId`.
-   * @throws ParseError / ValidationError (400) as `readCaptureEvents`, with nothing stored.
+   * @throws ParseError / ValidationError (400), PayloadTooLargeError (413, more events than
+   *   `CAPTURE_MAX_EVENTS_PER_REQUEST`) as `readCaptureEvents`, with nothing stored.
    */
   capture(
     sql: CaptureSql,
@@ -145,7 +146,11 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
   return {
     async capture(sql, projectId, payload, request) {
       const now = deps.now();
-      const events = readCaptureEvents(payload, { ...request, now });
+      const events = readCaptureEvents(payload, {
+        ...request,
+        now,
+        maxEvents: deps.config.limits.captureMaxEventsPerRequest,
+      });
       const steady = await captureSteady(sql.autocommit, projectId, events, now);
       if (steady !== null) return { received: events.length, stored: steady };
       let written: CatalogueEntries | null = null;

@@ -107,4 +107,6 @@ export interface FiltersContext {
   maxValuesPerProperty: number;
   /** Configured limit on the number of condition groups. */
   maxGroups: number;
+  /** Configured limit on the number of multivariate variants (`FLAG_MAX_VARIANTS`). */
+  maxVariants: number;
 }

@@ -120,7 +120,7 @@ const filtersSchema = z.looseObject({
  * Applies, in PostHog's order: the field type (`filters` must be an object); rule 2 (on create,
  * at least one group); the shape of every known key; `ctx.maxGroups`; rules 3–4 (property types
  * for person and group flags, `flag_evaluates_to`, flag-dependency references and cycles per §2.6);
- * rule 5 (variants sum to exactly 100); rule 6 (variant overrides exist); rules 7–11 per property;
+ * `ctx.maxVariants`; rule 5 (variants sum to exactly 100); rule 6 (variant overrides exist); rules 7–11 per property;
  * rule 12 (payloads). Rule 13: group `rollout_percentage` is not range-checked, as in PostHog.
  *
  * Normalises: object payload values become `json.dumps` strings; integer property keys become
@@ -128,7 +128,7 @@ const filtersSchema = z.looseObject({
  * `dependentFlags` finds every dependent.
  *
  * @throws ValidationError attr `"filters"`: code `null` / `not_a_dict` for a non-object (DRF's
- *   DictField messages), `max_length` above `ctx.maxGroups`, `cohort_does_not_exist`,
+ *   DictField messages), `max_length` above `ctx.maxGroups` or `ctx.maxVariants`, `cohort_does_not_exist`,
  *   `behavioral_cohort_found` (a dynamic cohort that uses events, directly or through its cohorts),
  *   `invalid_date`, `invalid_value`, `invalid_operator` as in §2.5, otherwise `invalid_input`.
  * Source: `posthog/api/feature_flag.py` `FeatureFlagSerializer.validate_filters`.
@@ -177,6 +177,12 @@ export function validateFilters(input: unknown, ctx: FiltersContext): FeatureFla
   }
 
   const variants = filters.multivariate?.variants ?? [];
+  if (variants.length > ctx.maxVariants) {
+    throw invalid(
+      `Feature flags can have at most ${ctx.maxVariants} variants; got ${variants.length}.`,
+      "max_length",
+    );
+  }
   const variantKeys = new Set(variants.map((variant) => variant.key));
   // Summed left to right from 0 like Python's sum(), so float sums round exactly as in PostHog.
   if (variants.length > 0 && variants.reduce((sum, variant) => sum + variant.rollout_percentage, 0) !== 100) {

@@ -14,7 +14,7 @@
  * - strings are made storable: NUL and lone surrogates become U+FFFD (PostgreSQL refuses both in
  *   jsonb; capture replaces invalid surrogates too, rust/capture/src/passes/invalid_surrogates.rs).
  */
-import { ParseError, ValidationError } from "../../core/errors.js";
+import { ParseError, PayloadTooLargeError, ValidationError } from "../../core/errors.js";
 import { checkNestingDepth } from "../../core/json-input.js";
 import { eventUuids } from "../event-uuids.js";
 import type { IngestEvent } from "../ingest-event.js";
@@ -40,6 +40,8 @@ export interface CaptureContext {
   now: Date;
   /** Deepest nesting accepted in `properties`, `$set`, `$set_once` (400 `max_depth` beyond). */
   maxJsonDepth: number;
+  /** Most events one request may hold (`Limits.captureMaxEventsPerRequest`; 413 beyond). */
+  maxEvents: number;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -199,10 +201,12 @@ function readEvent(
  * @throws ParseError `failed to parse request: ...` (400) for a payload or event of the wrong shape.
  * @throws ValidationError (400) `request holds no event`, `event submitted with an empty event name`,
  *   `event submitted without a distinct_id`, or `max_depth` for properties nested too deep.
+ * @throws PayloadTooLargeError (413) when the request holds more than `context.maxEvents` events.
  */
 export function readCaptureEvents(payload: unknown, context: CaptureContext): IngestEvent[] {
   const { events, sentAt } = eventsOf(payload);
   if (events.length === 0) throw new ValidationError("request holds no event", { code: "empty_batch" });
+  if (events.length > context.maxEvents) throw new PayloadTooLargeError(context.maxEvents, "events");
   const requestSent = requestSentAt(sentAt, context.query.get("_"));
   const newUuid = eventUuids(events.length);
   return events.map((event) => readEvent(event, context, requestSent, newUuid));

@@ -18,6 +18,7 @@ function context(overrides: Partial<FiltersContext> = {}): FiltersContext {
     cohorts: new Map(),
     maxValuesPerProperty: 10,
     maxGroups: 20,
+    maxVariants: 20,
     ...overrides,
   };
 }
@@ -171,6 +172,23 @@ describe("validateFilters: shape", () => {
       code: "max_length",
     });
     expect(validateFilters({ groups: groups.slice(0, 3) }, context({ maxGroups: 3 })).groups).toHaveLength(3);
+  });
+
+  it("rejects more variants than the configured limit", () => {
+    const variants = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        key: `v${i}`,
+        rollout_percentage: i === 0 ? 100 - (n - 1) : 1,
+      }));
+    const filters = (n: number) => ({
+      groups: [{ properties: [] }],
+      multivariate: { variants: variants(n) },
+    });
+    expectRejected(() => validateFilters(filters(4), context({ maxVariants: 3 })), {
+      detail: "Feature flags can have at most 3 variants; got 4.",
+      code: "max_length",
+    });
+    expect(validateFilters(filters(3), context({ maxVariants: 3 })).multivariate?.variants).toHaveLength(3);
   });
 
   it("rejects a property without a value unless the operator is is_set or is_not_set", () => {
