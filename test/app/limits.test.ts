@@ -236,6 +236,53 @@ describeEachBackend(
       });
     });
 
+    it("BODY_LIMIT_BYTES on the SDK paths: /flags/ and OFREP evaluate a body of exactly the limit and answer 413 to one byte more", async () => {
+      const request = (bytes: number) => {
+        const text = JSON.stringify({ token, distinct_id: "body-limit", person_properties: { pad: "" } });
+        return text.replace('"pad":""', `"pad":"${"p".repeat(bytes - text.length)}"`);
+      };
+      const context = (bytes: number) => {
+        const text = JSON.stringify({ context: { targetingKey: "body-limit", pad: "" } });
+        return text.replace('"pad":""', `"pad":"${"p".repeat(bytes - text.length)}"`);
+      };
+      const json = { "content-type": "application/json" };
+      const ofrep = { ...json, authorization: `Bearer ${token}` };
+      const flagsAt = await sdk("/flags/ at limit", "/flags/?v=2", {
+        raw: request(LIMITS.BODY_LIMIT_BYTES),
+        headers: json,
+      });
+      expect(flagsAt.status, flagsAt.text).toBe(200);
+      expect(flagsAt.body.flags["limits-target"].enabled).toBe(true);
+      await refused(
+        "/flags/ over limit",
+        () =>
+          sdk("/flags/ over", "/flags/?v=2", { raw: request(LIMITS.BODY_LIMIT_BYTES + 1), headers: json }),
+        413,
+        {
+          type: "invalid_request",
+          code: "payload_too_large",
+          detail: `Request body is larger than the limit of ${LIMITS.BODY_LIMIT_BYTES} bytes.`,
+        },
+      );
+      const ofrepAt = await sdk("OFREP at limit", "/ofrep/v1/evaluate/flags/limits-target", {
+        raw: context(LIMITS.BODY_LIMIT_BYTES),
+        headers: ofrep,
+      });
+      expect(ofrepAt.body, ofrepAt.text).toMatchObject({ key: "limits-target", value: true });
+      const ofrepOver = await expectNothingWritten(s.db, "OFREP over limit", () =>
+        sdk("OFREP over", "/ofrep/v1/evaluate/flags/limits-target", {
+          raw: context(LIMITS.BODY_LIMIT_BYTES + 1),
+          headers: ofrep,
+        }),
+      );
+      expect(ofrepOver.status).toBe(413);
+      expect(ofrepOver.body).toEqual({
+        key: "limits-target",
+        errorCode: "GENERAL",
+        errorDetails: `Request body is larger than the limit of ${LIMITS.BODY_LIMIT_BYTES} bytes.`,
+      });
+    });
+
     it("CAPTURE_BODY_LIMIT_BYTES and CAPTURE_BATCH_BODY_LIMIT_BYTES: exactly the limit is stored, one byte more (or inflating past it) is 413", async () => {
       const event = (bytes: number, name: string) => {
         const text = JSON.stringify({
