@@ -8,6 +8,12 @@
  * sorted keys); `description` and `cache_age_seconds` apply to every version; `is_active` of one
  * version changes only through `setVersionActive`.
  *
+ * Concurrency: an update decides from a first read (so PostHog's refusals come before any write), then
+ * locks the endpoint's row (`SELECT ... FOR UPDATE`) in its transaction and decides again from the
+ * locked state. Concurrent updates of one endpoint so take turns: each changed query becomes its own
+ * version, numbered after the one before it, and none is lost. Concurrent creates of one name meet
+ * the (project, name) unique key: one is written, the others get PostHog's `Failed to create endpoint.`
+ *
  * Materialization (§4.3–4.6): a materializable HogQL endpoint is materialized on create (`24hour`);
  * PATCH `is_materialized`/`sync_frequency` enable, disable or re-time it; a query change moves it to
  * the new version with its frequency; deactivating or deleting disables it. The state is written in
@@ -21,6 +27,7 @@ import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
+import { once } from "../core/once.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
@@ -210,6 +217,36 @@ async function afterCommit(work: () => Promise<void>): Promise<void> {
   } catch {
     // The state is committed; MaterializationService.attachQueue re-enqueues every materialized version.
   }
+}
+
+/**
+ * What an update of `current` does (§4.4), by PostHog's rules in their order: the materialization
+ * rules, the query check (made once, through `query`), whether the query changed (sorted-key JSON),
+ * and the frequency the (new or current) version is materialized with after the write (null: not).
+ * It depends only on its arguments, so an update makes it again under the endpoint's row lock.
+ * @throws ValidationError (materialization rules and reasons, the query).
+ */
+async function decideUpdate(
+  current: EndpointRecord,
+  data: EndpointRequest,
+  query: () => Promise<Record<string, unknown> | null>,
+) {
+  const willBeActive = data.is_active ?? current.isActive;
+  checkMaterialization(data, willBeActive);
+  const next = await query();
+  const changed = next !== null && queryChanged(current.current.query, next);
+  const asked = data.is_materialized === true || data.sync_frequency != null;
+  const disable = !willBeActive || data.is_materialized === false;
+  const frequency: SyncFrequency | null = disable
+    ? null
+    : asked || current.current.isMaterialized
+      ? ((data.sync_frequency ?? current.current.syncFrequency ?? DEFAULT_SYNC_FREQUENCY) as SyncFrequency)
+      : null;
+  if (asked) await requireMaterializable(changed ? next! : current.current.query);
+  // A materialized endpoint whose new query cannot be materialized stops being materialized.
+  const moved =
+    changed && frequency !== null && canMaterializeHere(next!, await storedAst(next!)).canMaterialize;
+  return { next, changed, asked, disable, frequency, moved };
 }
 
 /**
@@ -459,33 +496,26 @@ export function createEndpointService(
       body: unknown,
     ): Promise<EndpointRecord> {
       const project = await authorizeProject(ctx, projectId, "endpoint:write");
-      const current = await read(ctx.db, project.id, name);
+      const first = await read(ctx.db, project.id, name);
       const data = parseRequest(ctx, body);
       checkCacheAge(data.cache_age_seconds);
-      const willBeActive = data.is_active ?? current.isActive;
-      checkMaterialization(data, willBeActive);
-      const next = data.query ? (await checkedQuery(data.query)).query : null;
-      const changed = next !== null && queryChanged(current.current.query, next);
-      const wasMaterialized = current.current.isMaterialized;
-      const asked = data.is_materialized === true || data.sync_frequency != null;
-      const disable = !willBeActive || data.is_materialized === false;
-      // The frequency the (new or current) version is materialized with after this write; null: not.
-      const frequency: SyncFrequency | null = disable
-        ? null
-        : asked || wasMaterialized
-          ? ((data.sync_frequency ??
-              current.current.syncFrequency ??
-              DEFAULT_SYNC_FREQUENCY) as SyncFrequency)
-          : null;
-      if (asked) await requireMaterializable(changed ? next! : current.current.query);
-      // A materialized endpoint whose new query cannot be materialized stops being materialized.
-      const moved =
-        changed && frequency !== null && canMaterializeHere(next!, await storedAst(next!)).canMaterialize;
+      const query = once(async () => (data.query ? (await checkedQuery(data.query)).query : null));
+      // PostHog's refusals come before any write; the decision is made again under the row lock.
+      await decideUpdate(first, data, query);
       const hasCacheAge = body !== null && typeof body === "object" && "cache_age_seconds" in body;
       const userId = ctx.actor.user.id;
       const now = deps.now();
       return ctx.db
         .$transaction(async (tx) => {
+          // Concurrent updates of one endpoint take turns from here, each deciding from the state it
+          // replaces: every changed query becomes its own version, numbered after the one before it.
+          await tx.$queryRaw`SELECT id FROM endpoints WHERE id = ${first.id}::uuid FOR UPDATE`;
+          const current = await read(tx, project.id, { id: first.id });
+          const { next, changed, asked, disable, frequency, moved } = await decideUpdate(
+            current,
+            data,
+            query,
+          );
           const versionData: Prisma.EndpointVersionUpdateManyMutationInput = {};
           if (data.description != null) versionData.description = data.description;
           if (hasCacheAge) versionData.cacheAgeSeconds = data.cache_age_seconds ?? null;
@@ -521,16 +551,15 @@ export function createEndpointService(
           }
           const endpointChanged = changed || (data.is_active != null && data.is_active !== current.isActive);
           if (endpointChanged || Object.keys(versionData).length > 0) {
-            // Compare-and-swap on the version: a concurrent new version fails the unique key above or this count.
-            const { count } = await tx.endpoint.updateMany({
-              where: { id: current.id, currentVersion: current.currentVersion },
+            // The row is locked since `current` was read: no other writer moved its version.
+            await tx.endpoint.update({
+              where: { id: current.id },
               data: {
                 ...(data.is_active != null ? { isActive: data.is_active } : {}),
                 ...(changed ? { currentVersion: newVersion } : {}),
                 updatedAt: now,
               },
             });
-            if (count === 0) throw new ValidationError("Failed to update endpoint.");
           }
           const updated = await read(tx, project.id, current.name);
           if (changed) {
@@ -561,9 +590,10 @@ export function createEndpointService(
             name: current.name,
             changes: changesBetween("Endpoint", snapshot(current), snapshot(updated)),
           });
-          return { updated, off, created, moved };
+          return { current, updated, off, created, moved };
         })
-        .then(async ({ updated, off, created, moved }) => {
+        .then(async ({ current, updated, off, created, moved }) => {
+          const wasMaterialized = current.current.isMaterialized;
           await afterCommit(async () => {
             const on = updated.current;
             const offNow = off.filter((id) => id !== on.id || !on.isMaterialized);

@@ -6,15 +6,23 @@
  * Source: `ee/clickhouse/views/experiments.py` (`ExperimentSerializer`, `EnterpriseExperimentsViewSet`),
  * `experiment_holdouts.py`, `experiment_saved_metrics.py`, `products/experiments/backend/models/experiment.py`;
  * posthog-behavior.md §5, query-and-experiments.md 2a and 2d.
+ *
+ * Concurrency: an experiment has no `version` (PostHog's PATCH model, §5.4), so concurrent updates
+ * are serialised instead: an update decides from a first read (refusals before any write), then
+ * locks the experiment's row (after its flag's, the order a draft's flag rewrite takes too) and
+ * decides again from the locked state. A transition (launch, end, archive, soft delete) is so made
+ * and logged once; the writers after it find it done (no change, no entry) or, for a deleted
+ * experiment, get PostHog's 404.
  */
 
 import type { CohortService } from "../cohorts/cohorts.service.js";
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import { MethodNotAllowedError, NotFoundError, ValidationError } from "../core/errors.js";
+import { ConflictError, MethodNotAllowedError, NotFoundError, ValidationError } from "../core/errors.js";
 import { checkNestingDepth, jsonSourceText } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
+import { once } from "../core/once.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { CohortRecord } from "../core/records.js";
 import type { ServiceDeps } from "../core/services.js";
@@ -62,6 +70,24 @@ const DEFAULT_VARIANTS = [
 
 /** Most variants an experiment may have (newer PostHog: fewer than 21). */
 const MAX_VARIANTS = 20;
+
+/** How many times an update decides again after the experiment left the path it chose (see `updateOnce`). */
+const MAX_UPDATE_ATTEMPTS = 8;
+
+/** Thrown inside an update's transaction when the locked experiment would take the other write path: decide again. */
+class ExperimentMoved extends Error {}
+
+/**
+ * The answer when an update kept finding the experiment moved (a draft launched and reverted over and
+ * over): a 409, worded as PostHog's flag conflict (§2.7), since PostHog's experiments have none.
+ */
+const moved = () =>
+  new ConflictError(
+    "The experiment was updated by another request since you started editing it. Please refresh and try again.",
+  );
+
+/** An experiment's metric lists as stored JSON text (`selectMetricsText`). */
+type MetricsText = { metrics: string | null; metricsSecondary: string | null };
 
 /** Keys a PATCH may carry (ExperimentSerializer.update's `expected_keys`), by request field name. */
 const UPDATABLE_KEYS = new Set([
@@ -446,6 +472,207 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
     return created.id;
   }
 
+  /** An update's request: the parsed input, the raw body (metrics as written) and its lookups, each made once. */
+  type UpdateRequest = {
+    input: UpdateExperimentInput;
+    body: unknown;
+    savedMetrics: () => ReturnType<typeof checkSavedMetricIds>;
+    holdout: () => ReturnType<typeof checkedHoldout>;
+  };
+
+  /**
+   * What an update writes, decided from the experiment as stored (`current`, with its metric lists
+   * as JSON text, `stored`) and the request, by PostHog's rules in their order (§5.4). The lookups
+   * that do not depend on the experiment (saved metrics, the holdout) are made once, through
+   * `request`, so the same decision can be made again under the row lock (see `updateOnce`).
+   * @throws NotFoundError (a deleted experiment), ValidationError.
+   */
+  async function decideUpdate(current: ExperimentRecord, stored: MetricsText, request: UpdateRequest) {
+    const { input, body } = request;
+    // The fields the body set (a JSON or form body alike: the parsed input holds only those).
+    const given = Object.keys(input).filter((key) => Object.hasOwn(updateExperimentSchema.shape, key));
+    if (current.deleted && input.deleted !== false) throw new NotFoundError();
+    const extra = given
+      .filter((key) => key !== "saved_metrics_ids")
+      .map((key) => (key === "holdout_id" ? "holdout" : key))
+      .filter((key) => !UPDATABLE_KEYS.has(key))
+      .filter((key) => !(key === "feature_flag_key" && input.feature_flag_key === current.featureFlag.key))
+      .sort();
+    if (extra.length > 0) throw new ValidationError(`Can't update keys: ${extra.join(", ")} on Experiment`);
+    const savedMetrics = await request.savedMetrics();
+    checkParameters(input.parameters);
+    checkExposureCriteria(input.exposure_criteria);
+    const startDate = input.start_date === undefined ? current.startDate : input.start_date;
+    const endDate = input.end_date === undefined ? current.endDate : input.end_date;
+    checkDates(startDate, endDate);
+    const isDraft = current.startDate === null;
+    const holdoutGiven = input.holdout_id !== undefined;
+    const holdout = holdoutGiven ? await request.holdout() : current.holdout;
+    if (!isDraft) {
+      const params = isObject(input.parameters) ? input.parameters : {};
+      if ("feature_flag_variants" in params) {
+        const wanted = Array.isArray(params["feature_flag_variants"]) ? params["feature_flag_variants"] : [];
+        const variants = flagVariants(current.featureFlag.filters);
+        const same =
+          wanted.length === variants.length &&
+          wanted.every((v) => isObject(v) && variants.filter((s) => s.key === v["key"]).length === 1);
+        if (!same) throw new ValidationError("Can't update feature_flag_variants on Experiment");
+      }
+      if (holdoutGiven && (holdout?.id ?? null) !== current.holdoutId) {
+        throw new ValidationError("Can't update holdout on running Experiment");
+      }
+    }
+    const filters = input.filters;
+    if (isObject(filters) && Array.isArray(filters["properties"]) && filters["properties"].length > 0) {
+      throw new ValidationError("Experiments do not support global filter properties");
+    }
+    // Metrics: the request's (as written) or the stored ones (PostgreSQL's text keeps `1.0`).
+    const primaryRaw =
+      input.metrics !== undefined
+        ? requestMetrics(body, "metrics")
+        : stored.metrics === null
+          ? null
+          : parseJsonNumbers(stored.metrics);
+    const secondaryRaw =
+      input.metrics_secondary !== undefined
+        ? requestMetrics(body, "metrics_secondary")
+        : stored.metricsSecondary === null
+          ? null
+          : parseJsonNumbers(stored.metricsSecondary);
+    const statsConfig = input.stats_config !== undefined ? input.stats_config : current.statsConfig;
+    const exposure =
+      input.exposure_criteria !== undefined ? input.exposure_criteria : current.exposureCriteria;
+    const primary = withFingerprints(primaryRaw, "metrics", startDate, statsConfig, exposure);
+    const secondary = withFingerprints(secondaryRaw, "metrics_secondary", startDate, statsConfig, exposure);
+    const storedLinks = current.savedMetricLinks.map((l) => ({
+      query: l.savedMetric.query,
+      metadata: l.metadata,
+    }));
+    const ordering = orderingOnUpdate({
+      stored: {
+        primary: uuidList(current.primaryMetricsOrderedUuids),
+        secondary: uuidList(current.secondaryMetricsOrderedUuids),
+      },
+      requested: {
+        primary: input.primary_metrics_ordered_uuids,
+        secondary: input.secondary_metrics_ordered_uuids,
+      },
+      metricsBefore: {
+        primary: stored.metrics === null ? null : parseJsonNumbers(stored.metrics),
+        secondary: stored.metricsSecondary === null ? null : parseJsonNumbers(stored.metricsSecondary),
+      },
+      metricsAfter: {
+        primary: input.metrics === undefined ? undefined : primary,
+        secondary: input.metrics_secondary === undefined ? undefined : secondary,
+      },
+      savedBefore: storedLinks,
+      savedAfter: savedMetrics,
+    });
+    return {
+      savedMetrics,
+      holdoutGiven,
+      holdout,
+      primary,
+      secondary,
+      ordering,
+      launching: isDraft && input.start_date !== undefined && input.start_date !== null,
+      // While a draft, new variants or a holdout rewrite the flag through the flag service.
+      viaFlag: isDraft && (isObject(input.parameters) || holdoutGiven),
+    };
+  }
+
+  /**
+   * One attempt of `update`: decides from a read of the experiment (so refusals come before any
+   * write), then writes in a transaction that first locks the experiment's row and decides again
+   * from the locked state. Concurrent updates of one experiment so take turns, each applied to the
+   * state it replaces: a transition (launch, end, archive, delete) happens once and is logged once,
+   * the others find it done (a no-op, or PostHog's 404 for a deleted experiment).
+   * @throws ExperimentMoved when the locked state would take the other path (the draft was launched).
+   */
+  async function updateOnce(
+    ctx: ServiceContext,
+    projectId: number,
+    id: number,
+    body: unknown,
+  ): Promise<ExperimentRecord> {
+    const current = await readExperiment(ctx.db, projectId, id);
+    const input: UpdateExperimentInput = parseInput(updateExperimentSchema, body, ctx.limits);
+    const request: UpdateRequest = {
+      input,
+      body,
+      savedMetrics: once(() => checkSavedMetricIds(ctx, projectId, input.saved_metrics_ids)),
+      holdout: once(() => checkedHoldout(ctx, projectId, input.holdout_id)),
+    };
+    const first = await decideUpdate(current, await selectMetricsText(ctx.db, projectId, id), request);
+    const userId = ctx.actor.user.id;
+    const write = async (tx: Prisma.TransactionClient) => {
+      // The flag's row, then the experiment's: the order the draft path (flag update first) takes too,
+      // so a launch and a variants edit of one experiment cannot deadlock.
+      await tx.$queryRaw`SELECT id FROM feature_flags WHERE id = ${current.featureFlagId} FOR UPDATE`;
+      await tx.$queryRaw`SELECT id FROM experiments WHERE id = ${id} FOR UPDATE`;
+      const locked = await readExperiment(tx, projectId, id);
+      const plan = await decideUpdate(locked, await selectMetricsText(tx, projectId, id), request);
+      if (plan.viaFlag !== first.viaFlag || (plan.holdout?.id ?? null) !== (first.holdout?.id ?? null)) {
+        throw new ExperimentMoved();
+      }
+      const data: Prisma.ExperimentUncheckedUpdateInput = { updatedAt: deps.now() };
+      if (input.name !== undefined) data.name = input.name;
+      if (input.description !== undefined) data.description = input.description;
+      if (input.start_date !== undefined) data.startDate = input.start_date;
+      if (input.end_date !== undefined) data.endDate = input.end_date;
+      if (input.filters !== undefined) data.filters = (input.filters ?? {}) as Prisma.InputJsonValue;
+      if (input.parameters !== undefined) data.parameters = jsonColumn(input.parameters);
+      if (input.archived !== undefined) data.archived = input.archived;
+      if (input.deleted !== undefined) data.deleted = input.deleted;
+      if (input.secondary_metrics !== undefined) data.secondaryMetrics = jsonColumn(input.secondary_metrics);
+      if (plan.holdoutGiven) data.holdoutId = plan.holdout?.id ?? null;
+      if (input.exposure_criteria !== undefined) data.exposureCriteria = jsonColumn(input.exposure_criteria);
+      if (input.stats_config !== undefined) data.statsConfig = jsonColumn(input.stats_config);
+      if (input.conclusion !== undefined) data.conclusion = input.conclusion;
+      if (input.conclusion_comment !== undefined) data.conclusionComment = input.conclusion_comment;
+      data.primaryMetricsOrderedUuids = jsonColumn(plan.ordering.primary);
+      data.secondaryMetricsOrderedUuids = jsonColumn(plan.ordering.secondary);
+      await tx.experiment.update({ where: { id }, data });
+      await writeMetricsText(
+        tx,
+        projectId,
+        id,
+        jsonTextWithNumbers(plan.primary),
+        jsonTextWithNumbers(plan.secondary),
+      );
+      if (plan.savedMetrics !== null) await setSavedMetrics(tx, projectId, id, plan.savedMetrics);
+      if (plan.launching) await featureFlags.activateWithin(tx, projectId, locked.featureFlagId, userId);
+      const updated = (await selectExperiment(tx, projectId, id))!;
+      const activity =
+        updated.deleted && !locked.deleted
+          ? "deleted"
+          : !updated.deleted && locked.deleted
+            ? "restored"
+            : "updated";
+      await recordActivity(tx, {
+        projectId,
+        userId,
+        scope: "Experiment",
+        itemId: String(id),
+        activity,
+        name: updated.name,
+        changes: changesBetween("Experiment", snapshot(locked), snapshot(updated)),
+      });
+    };
+    // While a draft, new variants or a holdout rewrite the flag through the flag service's own update
+    // (its rules, version and activity), and the experiment's write runs in that update's
+    // transaction: both are written or neither.
+    if (first.viaFlag) {
+      const flagFilters = isObject(input.parameters)
+        ? experimentFlagFilters(input.parameters, first.holdout?.filters ?? null)
+        : withHoldoutGroups(current.featureFlag.filters as Obj, first.holdout?.filters ?? null);
+      await featureFlags.updateFiltersWithin(ctx, projectId, current.featureFlagId, flagFilters, write);
+    } else {
+      await ctx.db.$transaction(write);
+    }
+    return readExperiment(ctx.db, projectId, id);
+  }
+
   /**
    * Creates an experiment on `feature_flag_key`'s flag: an existing non-deleted flag is reused when
    * eligible, else a new multivariate flag is made through the flag service (inactive for a draft).
@@ -578,7 +805,9 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
      * are frozen after launch; while a draft, parameters/holdout rewrite the flag's filters (flag
      * rules apply); setting `start_date` on a draft launches it and activates the flag. Fingerprints
      * are recomputed. Activity `updated`, or `deleted`/`restored` when `deleted` flips. Scope `experiment:write`.
-     * @throws NotFoundError, ValidationError.
+     * Concurrent updates are applied one after another, each to the state the one before it left.
+     * @throws NotFoundError, ValidationError; ConflictError (409) when the experiment kept leaving
+     * the write path chosen for it (a draft launched between the read and the lock, 8 times over).
      */
     async update(
       ctx: ServiceContext,
@@ -587,152 +816,15 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       body: unknown,
     ): Promise<ExperimentRecord> {
       await authorizeProject(ctx, projectId, "experiment:write");
-      const current = await readExperiment(ctx.db, projectId, id);
-      const input: UpdateExperimentInput = parseInput(updateExperimentSchema, body, ctx.limits);
-      // The fields the body set (a JSON or form body alike: the parsed input holds only those).
-      const given = Object.keys(input).filter((key) => Object.hasOwn(updateExperimentSchema.shape, key));
-      if (current.deleted && input.deleted !== false) throw new NotFoundError();
-      const extra = given
-        .filter((key) => key !== "saved_metrics_ids")
-        .map((key) => (key === "holdout_id" ? "holdout" : key))
-        .filter((key) => !UPDATABLE_KEYS.has(key))
-        .filter((key) => !(key === "feature_flag_key" && input.feature_flag_key === current.featureFlag.key))
-        .sort();
-      if (extra.length > 0) throw new ValidationError(`Can't update keys: ${extra.join(", ")} on Experiment`);
-      const savedMetrics = await checkSavedMetricIds(ctx, projectId, input.saved_metrics_ids);
-      checkParameters(input.parameters);
-      checkExposureCriteria(input.exposure_criteria);
-      const startDate = input.start_date === undefined ? current.startDate : input.start_date;
-      const endDate = input.end_date === undefined ? current.endDate : input.end_date;
-      checkDates(startDate, endDate);
-      const isDraft = current.startDate === null;
-      const holdoutGiven = input.holdout_id !== undefined;
-      const holdout = holdoutGiven ? await checkedHoldout(ctx, projectId, input.holdout_id) : current.holdout;
-      if (!isDraft) {
-        const params = isObject(input.parameters) ? input.parameters : {};
-        if ("feature_flag_variants" in params) {
-          const wanted = Array.isArray(params["feature_flag_variants"])
-            ? params["feature_flag_variants"]
-            : [];
-          const stored = flagVariants(current.featureFlag.filters);
-          const same =
-            wanted.length === stored.length &&
-            wanted.every((v) => isObject(v) && stored.filter((s) => s.key === v["key"]).length === 1);
-          if (!same) throw new ValidationError("Can't update feature_flag_variants on Experiment");
-        }
-        if (holdoutGiven && (holdout?.id ?? null) !== current.holdoutId) {
-          throw new ValidationError("Can't update holdout on running Experiment");
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await updateOnce(ctx, projectId, id, body);
+        } catch (error) {
+          if (!(error instanceof ExperimentMoved)) throw error;
+          // Bounded: only a draft launched (or a holdout swapped) between the read and the lock moves it.
+          if (attempt >= MAX_UPDATE_ATTEMPTS) throw moved();
         }
       }
-      const filters = input.filters;
-      if (isObject(filters) && Array.isArray(filters["properties"]) && filters["properties"].length > 0) {
-        throw new ValidationError("Experiments do not support global filter properties");
-      }
-      // Metrics: the request's (as written) or the stored ones (PostgreSQL's text keeps `1.0`).
-      const stored = await selectMetricsText(ctx.db, projectId, id);
-      const primaryRaw =
-        input.metrics !== undefined
-          ? requestMetrics(body, "metrics")
-          : stored.metrics === null
-            ? null
-            : parseJsonNumbers(stored.metrics);
-      const secondaryRaw =
-        input.metrics_secondary !== undefined
-          ? requestMetrics(body, "metrics_secondary")
-          : stored.metricsSecondary === null
-            ? null
-            : parseJsonNumbers(stored.metricsSecondary);
-      const statsConfig = input.stats_config !== undefined ? input.stats_config : current.statsConfig;
-      const exposure =
-        input.exposure_criteria !== undefined ? input.exposure_criteria : current.exposureCriteria;
-      const primary = withFingerprints(primaryRaw, "metrics", startDate, statsConfig, exposure);
-      const secondary = withFingerprints(secondaryRaw, "metrics_secondary", startDate, statsConfig, exposure);
-      const storedLinks = current.savedMetricLinks.map((l) => ({
-        query: l.savedMetric.query,
-        metadata: l.metadata,
-      }));
-      const ordering = orderingOnUpdate({
-        stored: {
-          primary: uuidList(current.primaryMetricsOrderedUuids),
-          secondary: uuidList(current.secondaryMetricsOrderedUuids),
-        },
-        requested: {
-          primary: input.primary_metrics_ordered_uuids,
-          secondary: input.secondary_metrics_ordered_uuids,
-        },
-        metricsBefore: {
-          primary: stored.metrics === null ? null : parseJsonNumbers(stored.metrics),
-          secondary: stored.metricsSecondary === null ? null : parseJsonNumbers(stored.metricsSecondary),
-        },
-        metricsAfter: {
-          primary: input.metrics === undefined ? undefined : primary,
-          secondary: input.metrics_secondary === undefined ? undefined : secondary,
-        },
-        savedBefore: storedLinks,
-        savedAfter: savedMetrics,
-      });
-
-      const userId = ctx.actor.user.id;
-      const launching = isDraft && input.start_date !== undefined && input.start_date !== null;
-      const write = async (tx: Prisma.TransactionClient) => {
-        const data: Prisma.ExperimentUncheckedUpdateInput = { updatedAt: deps.now() };
-        if (input.name !== undefined) data.name = input.name;
-        if (input.description !== undefined) data.description = input.description;
-        if (input.start_date !== undefined) data.startDate = input.start_date;
-        if (input.end_date !== undefined) data.endDate = input.end_date;
-        if (input.filters !== undefined) data.filters = (input.filters ?? {}) as Prisma.InputJsonValue;
-        if (input.parameters !== undefined) data.parameters = jsonColumn(input.parameters);
-        if (input.archived !== undefined) data.archived = input.archived;
-        if (input.deleted !== undefined) data.deleted = input.deleted;
-        if (input.secondary_metrics !== undefined)
-          data.secondaryMetrics = jsonColumn(input.secondary_metrics);
-        if (holdoutGiven) data.holdoutId = holdout?.id ?? null;
-        if (input.exposure_criteria !== undefined)
-          data.exposureCriteria = jsonColumn(input.exposure_criteria);
-        if (input.stats_config !== undefined) data.statsConfig = jsonColumn(input.stats_config);
-        if (input.conclusion !== undefined) data.conclusion = input.conclusion;
-        if (input.conclusion_comment !== undefined) data.conclusionComment = input.conclusion_comment;
-        data.primaryMetricsOrderedUuids = jsonColumn(ordering.primary);
-        data.secondaryMetricsOrderedUuids = jsonColumn(ordering.secondary);
-        await tx.experiment.update({ where: { id }, data });
-        await writeMetricsText(
-          tx,
-          projectId,
-          id,
-          jsonTextWithNumbers(primary),
-          jsonTextWithNumbers(secondary),
-        );
-        if (savedMetrics !== null) await setSavedMetrics(tx, projectId, id, savedMetrics);
-        if (launching) await featureFlags.activateWithin(tx, projectId, current.featureFlagId, userId);
-        const updated = (await selectExperiment(tx, projectId, id))!;
-        const activity =
-          updated.deleted && !current.deleted
-            ? "deleted"
-            : !updated.deleted && current.deleted
-              ? "restored"
-              : "updated";
-        await recordActivity(tx, {
-          projectId,
-          userId,
-          scope: "Experiment",
-          itemId: String(id),
-          activity,
-          name: updated.name,
-          changes: changesBetween("Experiment", snapshot(current), snapshot(updated)),
-        });
-      };
-      // While a draft, new variants or a holdout rewrite the flag through the flag service's own update
-      // (its rules, version and activity), and the experiment's write runs in that update's
-      // transaction: both are written or neither.
-      if (isDraft && (isObject(input.parameters) || holdoutGiven)) {
-        const flagFilters = isObject(input.parameters)
-          ? experimentFlagFilters(input.parameters, holdout?.filters ?? null)
-          : withHoldoutGroups(current.featureFlag.filters as Obj, holdout?.filters ?? null);
-        await featureFlags.updateFiltersWithin(ctx, projectId, current.featureFlagId, flagFilters, write);
-      } else {
-        await ctx.db.$transaction(write);
-      }
-      return readExperiment(ctx.db, projectId, id);
     },
 
     /**

@@ -951,6 +951,9 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
      * Turns a flag on inside another domain's transaction `tx` (an experiment's launch: PostHog sets
      * `feature_flag.active = True` and saves the model, no serializer rule): bumps the version, stamps
      * the modifier and writes the flag's `updated` activity entry. No-op when already active.
+     * The update is conditional on the flag being inactive and increments the stored version, so a
+     * concurrent flag write is neither overwritten nor given the same version, and a flag turned on
+     * by two transactions at once is turned on (and logged) once.
      */
     async activateWithin(
       tx: Prisma.TransactionClient,
@@ -958,23 +961,23 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       id: number,
       userId: number,
     ): Promise<void> {
-      const current = await readOne(prismaReader(tx), projectId, { id });
-      if (current.active) return;
-      await tx.featureFlag.update({
-        where: { id },
-        data: { active: true, version: current.version + 1, lastModifiedById: userId },
+      const { count } = await tx.featureFlag.updateMany({
+        where: { id, projectId, active: false },
+        data: { active: true, version: { increment: 1 }, lastModifiedById: userId },
       });
+      if (count === 0) return;
+      const updated = await readOne(prismaReader(tx), projectId, { id });
       await recordActivity(tx, {
         projectId,
         userId,
         scope: "FeatureFlag",
         itemId: String(id),
         activity: "updated",
-        name: current.key,
+        name: updated.key,
         changes: changesBetween(
           "FeatureFlag",
-          { active: false, version: current.version },
-          { active: true, version: current.version + 1 },
+          { active: false, version: updated.version - 1 },
+          { active: true, version: updated.version },
         ),
       });
     },

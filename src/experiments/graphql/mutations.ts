@@ -6,7 +6,7 @@
  * `active` (updateFeatureFlag). Metric numbers from GraphQL's JSON are hashed as parsed (an integral
  * number as an int): see src/experiments/rules/fingerprint.ts.
  */
-import { NotFoundError } from "../../core/errors.js";
+import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
@@ -45,9 +45,12 @@ const isoText = (value: unknown) => (value instanceof Date ? value.toISOString()
 const CONVERT = { startDate: isoText, endDate: isoText };
 
 /** plugin-errors options of mutation `name`. */
-function result(name: string, verb: string) {
-  return mutationResult({ name, field: "experiment", what: "The experiment", verb, types: WRITE_ERRORS });
+function result(name: string, verb: string, types = WRITE_ERRORS) {
+  return mutationResult({ name, field: "experiment", what: "The experiment", verb, types });
 }
+
+/** What an update can fail with: a write's errors, and the conflict of `ExperimentService.update`'s bounded retry. */
+const UPDATE_ERRORS = [...WRITE_ERRORS, ConflictError];
 
 /** The integer id of a mutation input's `id`. @throws NotFoundError for an id naming no experiment. */
 function mutationId(raw: string): number {
@@ -138,7 +141,7 @@ builder.mutationField("updateExperiment", (t) =>
     description: "Changes an experiment (REST `PATCH experiments/:id/`). Scope `experiment:write`.",
     extensions: requiresScopes("experiment:write"),
     args: { input: t.arg({ type: UpdateExperimentInput, required: true, description: "The changes." }) },
-    errors: result("UpdateExperiment", "updated"),
+    errors: result("UpdateExperiment", "updated", UPDATE_ERRORS),
     resolve: async (_root, { input }, ctx) => {
       const { projectId, id, ...fields } = input;
       return ctx.services.experiments.update(
@@ -177,7 +180,7 @@ function lifecycleMutation<Extra extends Record<string, unknown>>(options: {
       description: `${options.description} Scope \`experiment:write\`.`,
       extensions: requiresScopes("experiment:write"),
       args: { input: t.arg({ type: Input, required: true, description: "Which experiment." }) },
-      errors: result(typeName.replace(/Input$/, ""), options.verb),
+      errors: result(typeName.replace(/Input$/, ""), options.verb, UPDATE_ERRORS),
       resolve: async (_root, { input }, ctx) => {
         const { projectId, id, ...extra } = input as { projectId: string; id: string } & Extra;
         return ctx.services.experiments.update(
