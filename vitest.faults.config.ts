@@ -10,6 +10,7 @@ export default defineConfig({
     include: ["test/faults/**/*.faults.ts"],
     pool: "forks",
     fileParallelism: false,
+    globalSetup: ["test/faults/global-setup.ts"],
     testTimeout: 180_000,
     hookTimeout: 120_000,
   },

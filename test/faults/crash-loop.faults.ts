@@ -12,18 +12,23 @@
  *   name, its tag and its usage dashboard, and its name and filters come from the same PATCH; an
  *   event's person exists and owns its distinct id, and its name is in the event catalogue.
  *
- * Kill moments come from a seeded generator: the seed is printed (FAULTS_SEED replays it), as are
- * the kills per backend (FAULTS_KILLS, default KILLS) and a summary line.
+ * A server is killed after a drawn number of acknowledged writes since it started, then a drawn
+ * delay, from a seeded generator: the seed is printed (FAULTS_SEED replays the draws; the moments
+ * also depend on the machine's speed), as are the kills per backend (FAULTS_KILLS, default KILLS)
+ * and a summary line per backend.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { ServeProcess } from "../support/cli.js";
 import { seeded } from "../support/seeded-random.js";
 import type { Backend } from "../support/server.js";
 import { postgresOrSkip, prepareSpawnedBackend, type SpawnedBackend } from "../support/spawned-backend.js";
 
-/** Kills per backend: each restart costs a few seconds, and the suite keeps each backend under a minute. */
+/**
+ * Kills per backend. A restart costs a process start and a database open (seconds on an idle
+ * machine, several times that on a loaded one); 6 keeps a backend near a minute on an idle one.
+ */
 const KILLS = Number(process.env["FAULTS_KILLS"] ?? 6);
 const SEED = Number(process.env["FAULTS_SEED"] ?? Math.floor(Math.random() * 2 ** 32));
 /**
@@ -43,8 +48,9 @@ const DISTINCT_IDS = 5;
 interface FlagRecord {
   key: string;
   id: number | null;
-  /** The PATCH number (in `name`) of each PATCH sent; 0 is the create. */
+  /** The number of the last PATCH sent (written into `name`); 0 while only the create was sent. */
   sent: number;
+  /** The number of the last write answered 2xx (0: the create); -1 while the create is unanswered. */
   acknowledged: number;
 }
 
@@ -137,6 +143,12 @@ class Supervisor {
       settle.reject(error);
       throw error;
     }
+  }
+
+  /** Kills the current server, if any (a failed test must not leave it running). */
+  abandon(): void {
+    this.current?.child.kill("SIGKILL");
+    this.current = null;
   }
 
   /** SIGTERM to the last server: it must stop cleanly (exit 0). */
@@ -339,8 +351,13 @@ async function crashLoop(backend: SpawnedBackend, seed: number): Promise<void> {
       stopped = true;
     }
   })();
-  await Promise.all([crashes, ...clients]);
-  await supervisor.stop();
+  try {
+    await Promise.all([crashes, ...clients]);
+    await supervisor.stop();
+  } finally {
+    stopped = true;
+    supervisor.abandon();
+  }
 
   const { flags, missingEvents, halfWrittenEvents } = await backend.withSql(async (query) => ({
     flags: await query<StoredFlag>(FLAGS_SQL, [backend.projectId]),
@@ -416,7 +433,7 @@ describe.each<Backend>(["pglite", "postgres"])("SIGKILL under load [%s]", (backe
   const skip = backendName === "postgres" && !withPostgres;
   let backend: SpawnedBackend | undefined;
   beforeAll(async () => {
-    if (!skip) backend = await prepareSpawnedBackend(backendName);
+    if (!skip) backend = await prepareSpawnedBackend(backendName, inject("faultsServerMain"));
   });
   afterAll(async () => {
     await backend?.remove();

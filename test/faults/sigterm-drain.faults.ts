@@ -8,7 +8,7 @@
  */
 import http from "node:http";
 import net from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { ServeProcess } from "../support/cli.js";
 import { halfSentRequest } from "../support/half-sent-request.js";
 import type { Backend } from "../support/server.js";
@@ -81,12 +81,14 @@ describe.each<Backend>(["pglite", "postgres"])("SIGTERM drains [%s]", (backendNa
   const skip = backendName === "postgres" && !withPostgres;
   let backend: SpawnedBackend | undefined;
   let receiver: HeldReceiver | undefined;
+  let server: ServeProcess | undefined;
   beforeAll(async () => {
     if (skip) return;
-    backend = await prepareSpawnedBackend(backendName);
+    backend = await prepareSpawnedBackend(backendName, inject("faultsServerMain"));
     receiver = await heldReceiver();
   });
   afterAll(async () => {
+    server?.child.kill("SIGKILL"); // when the test failed before it exited
     receiver?.release();
     await receiver?.close();
     await backend?.remove();
@@ -97,7 +99,7 @@ describe.each<Backend>(["pglite", "postgres"])("SIGTERM drains [%s]", (backendNa
     async () => {
       const { key, projectId } = backend!;
       // Loopback deliveries for the test's receiver; a grace period no slow machine reaches.
-      const server = backend!.serve({ WEBHOOK_ALLOW_LOOPBACK: "true", SHUTDOWN_TIMEOUT_MS: "60000" });
+      server = backend!.serve({ WEBHOOK_ALLOW_LOOPBACK: "true", SHUTDOWN_TIMEOUT_MS: "60000" });
       const port = await server.listening;
       const api = (path: string, method: string, body: unknown) =>
         fetch(`http://127.0.0.1:${port}/api/projects/${projectId}${path}`, {

@@ -50,20 +50,21 @@ export async function postgresOrSkip(what: string): Promise<boolean> {
 }
 
 /**
- * Prepares a database of `backend` for spawned servers.
+ * Prepares a database of `backend` for spawned servers, which run `main` (a compiled src/main.ts;
+ * the fault suite's global setup compiles one).
  * @throws Error with the CLI's output when `migrate` or `bootstrap` fails.
  */
-export async function prepareSpawnedBackend(backend: Backend): Promise<SpawnedBackend> {
+export async function prepareSpawnedBackend(backend: Backend, main: string): Promise<SpawnedBackend> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-faults-"));
   const name = `sbx_faults_${randomBytes(6).toString("hex")}`;
   const url = backend === "postgres" ? databaseUrl(name) : null;
   const env: Record<string, string> = url ? { DATA_DIR: dataDir, DATABASE_URL: url } : { DATA_DIR: dataDir };
   if (url) {
     await adminQuery(`CREATE DATABASE ${name}`);
-    const migrated = await cli(["migrate"], env);
+    const migrated = await cli(["migrate"], env, main);
     if (migrated.code !== 0) throw new Error(`signalbox migrate failed:\n${migrated.stderr}`);
   }
-  const boot = await cli(["bootstrap"], env);
+  const boot = await cli(["bootstrap"], env, main);
   if (boot.code !== 0) throw new Error(`signalbox bootstrap failed:\n${boot.stderr}`);
   const { project_id, project_api_token, personal_api_key } = JSON.parse(boot.stdout);
 
@@ -72,7 +73,7 @@ export async function prepareSpawnedBackend(backend: Backend): Promise<SpawnedBa
     projectId: project_id,
     token: project_api_token,
     key: personal_api_key,
-    serve: (extra = {}) => spawnServe(dataDir, { ...env, ...extra }),
+    serve: (extra = {}) => spawnServe(dataDir, { ...env, ...extra }, main),
     async withSql(work) {
       if (url) {
         const client = new pg.Client({ connectionString: url });
