@@ -173,8 +173,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return runWithSqlStats(request.sqlStats, () => handler.call(this, request, reply));
     };
   });
+  // A graceful stop (SIGTERM) lets the requests in flight finish, then must let their connections
+  // go: Node's close() ends only the connections idle at that moment, so a kept-alive connection
+  // whose request finished after it would hold the close, and the process, until its keep-alive
+  // timeout (72 s, past any grace period). Answers sent while closing therefore say Connection: close.
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("Server-Timing", serverTiming(request.sqlStats));
+    if (closing) reply.header("Connection", "close");
     done(null, payload);
   });
 

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { graphql } from "../generated/gql.js";
 import { posthogNodeClient } from "../support/capture.js";
 import { execute } from "../support/graphql.js";
+import { seeded } from "../support/seeded-random.js";
 import { describeEachBackend } from "../support/server.js";
 
 /** Persons evaluated, and how many go through the client between two awaited flushes. */
@@ -76,18 +77,6 @@ interface Sent {
   exposed: Record<string, number>;
   converted: Record<string, number>;
   events: Record<string, number>;
-}
-
-/** mulberry32: a small seeded generator of floats in [0, 1). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const funnelMetric = (event: string) => ({

@@ -1,14 +1,20 @@
 /**
- * Runs the real `signalbox` command line (src/main.ts, compiled on the fly by tsx's loader) as a
- * child process, as a user would: one-shot commands to completion, `serve` in the background until
- * it listens. The child is the signalbox process itself (`node --import tsx`, not the `tsx` binary,
- * which runs it in a grandchild), so a signal sent to it reaches the server.
+ * Runs the real `signalbox` command line (src/main.ts, compiled on the fly by tsx's loader, or a
+ * compiled main.js when given one) as a child process, as a user would: one-shot commands to
+ * completion, `serve` in the background until it listens. The child is the signalbox process itself
+ * (`node --import tsx`, not the `tsx` binary, which runs it in a grandchild), so a signal sent to it
+ * reaches the server.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const NODE_ARGS = ["--import", "tsx", "src/main.ts"];
+
+/** Node's arguments for `signalbox <args>`: `main` (a compiled src/main.ts) when given, else the source through tsx. */
+function nodeArgs(args: string[], main: string | undefined): string[] {
+  return main ? [main, ...args] : [...NODE_ARGS, ...args];
+}
 
 /** How a one-shot command ended. */
 export interface Run {
@@ -17,10 +23,13 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs `signalbox <args>` to completion with `env` over the test's environment (no DATABASE_URL unless given). */
-export function cli(args: string[], env: Record<string, string>): Promise<Run> {
+/**
+ * Runs `signalbox <args>` to completion with `env` over the test's environment (no DATABASE_URL
+ * unless given); `main`: a compiled main.js to run instead of the source.
+ */
+export function cli(args: string[], env: Record<string, string>, main?: string): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
+    const child = spawn(process.execPath, nodeArgs(args, main), {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: "warn", DATABASE_URL: "", ...env },
     });
@@ -50,9 +59,14 @@ export interface ServeProcess {
 
 /**
  * Starts `signalbox serve` on `dataDir` on a free port, without waiting for it; `extraEnv` goes over
- * the defaults (e.g. a `DATABASE_URL` to serve PostgreSQL instead).
+ * the defaults (e.g. a `DATABASE_URL` to serve PostgreSQL instead); `main`: a compiled main.js to
+ * run instead of the source.
  */
-export function spawnServe(dataDir: string, extraEnv: Record<string, string> = {}): ServeProcess {
+export function spawnServe(
+  dataDir: string,
+  extraEnv: Record<string, string> = {},
+  main?: string,
+): ServeProcess {
   const env = {
     ...process.env,
     DATA_DIR: dataDir,
@@ -61,7 +75,7 @@ export function spawnServe(dataDir: string, extraEnv: Record<string, string> = {
     DATABASE_URL: "",
     ...extraEnv,
   };
-  const child = spawn(process.execPath, [...NODE_ARGS, "serve"], { cwd: ROOT, env });
+  const child = spawn(process.execPath, nodeArgs(["serve"], main), { cwd: ROOT, env });
   let output = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
   const listening = new Promise<number>((resolve, reject) => {
