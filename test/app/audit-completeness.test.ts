@@ -178,6 +178,21 @@ const NOT_LOGGED: Record<string, readonly string[]> = {
   Webhook: ["updated_at"],
 };
 
+/** The field of REST's answer an entry's `detail.name` shows, by scope (PostHog's: a flag's key, a webhook's URL, else the name). */
+const NAME_FIELDS: Record<string, string> = {
+  FeatureFlag: "key",
+  Cohort: "name",
+  EventDefinition: "name",
+  SchemaPropertyGroup: "name",
+  PropertyDefinition: "name",
+  Endpoint: "name",
+  Experiment: "name",
+  ExperimentHoldout: "name",
+  ExperimentSavedMetric: "name",
+  Webhook: "url",
+  Dashboard: "name",
+};
+
 /** A schema property group's properties as its changes record them: the fields that define each. */
 function propertyFields(stored: unknown): unknown {
   return (stored as Array<Record<string, unknown>>).map(
@@ -331,6 +346,13 @@ describeEachBackend("audit completeness", (server) => {
     const id = String(await createSavedMetric(server(), project, fresh("metric")));
     return { id, read: readRest(`experiment_saved_metrics/${id}/`) };
   };
+  /** A webhook whose read is its secret, which only the database shows (REST never answers it again). */
+  const webhookSecret = async (): Promise<Item> => {
+    const id = String(await createWebhook(server(), project));
+    const read = async () =>
+      server().db.webhook.findUniqueOrThrow({ where: { id: Number(id) }, select: { secret: true } });
+    return { id, read };
+  };
   const webhook = async (): Promise<Item> => {
     const id = String(await createWebhook(server(), project));
     return { id, read: readRest(`webhooks/${id}/`) };
@@ -430,6 +452,22 @@ describeEachBackend("audit completeness", (server) => {
           },
           updated("Endpoint", ["query", "current_version"]),
         ],
+      },
+      [`PATCH ${base}:name/ ?version=`]: {
+        // `?version=N` changes only that version's `is_active` (posthog-behavior.md §4.4).
+        prepare: async () => {
+          const e = await endpoint();
+          const read = async () => {
+            const version = await server().request("GET", path(`${e.name}/versions/1/`));
+            expect(version.status, version.text).toBe(200);
+            return { version_1_is_active: version.body.is_active };
+          };
+          return {
+            items: { target: { id: e.id, read } },
+            send: restCall("PATCH", path(`${e.name}/?version=1`), { is_active: false }),
+          };
+        },
+        entries: [updated("Endpoint", ["version_1_is_active"])],
       },
       [`DELETE ${base}:name/`]: {
         prepare: on(endpoint, (e) => restCall("DELETE", path(`${e.name}/`))),
@@ -680,6 +718,27 @@ describeEachBackend("audit completeness", (server) => {
       ),
       entries: [updated("Experiment", ["description", "name", "metrics", "exposure_criteria", "conclusion"])],
     },
+    "PATCH /api/projects/:project_id/experiments/:id/ variants": {
+      // A draft's new variants rewrite its flag's variants through the flag's own update.
+      prepare: on(
+        experiment,
+        (x) =>
+          restCall("PATCH", `experiments/${x.id}/`, {
+            parameters: {
+              feature_flag_variants: [
+                { key: "control", rollout_percentage: 34 },
+                { key: "test", rollout_percentage: 33 },
+                { key: "test-2", rollout_percentage: 33 },
+              ],
+            },
+          }),
+        withFlag,
+      ),
+      entries: [
+        updated("Experiment", ["parameters"]),
+        updated("FeatureFlag", ["filters", "version"], "flag"),
+      ],
+    },
     "PATCH /api/projects/:project_id/experiments/:id/ holdout": {
       // A draft's holdout rewrites its flag's release conditions through the flag's own update.
       prepare: async () => {
@@ -798,7 +857,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [deleted("Webhook")],
     },
     "POST /api/projects/:project_id/webhooks/:id/rotate_secret/": {
-      prepare: on(webhook, (w) => restCall("POST", `webhooks/${w.id}/rotate_secret/`)),
+      prepare: on(webhookSecret, (w) => restCall("POST", `webhooks/${w.id}/rotate_secret/`)),
       entries: [{ ...updated("Webhook", ["secret"]), masked: "masked" }],
     },
   };
@@ -1022,7 +1081,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [deleted("Webhook")],
     },
     rotateWebhookSecret: {
-      prepare: on(webhook, (w) => gqlCall("rotateWebhookSecret", { projectId: project, id: w.id })),
+      prepare: on(webhookSecret, (w) => gqlCall("rotateWebhookSecret", { projectId: project, id: w.id })),
       entries: [{ ...updated("Webhook", ["secret"]), masked: "masked" }],
     },
   };
@@ -1039,6 +1098,9 @@ describeEachBackend("audit completeness", (server) => {
       if (item.read) before.set(key, await item.read());
     const known = new Set((await s.db.activityLog.findMany({ select: { id: true } })).map((e) => e.id));
     const createdId = await prepared.send();
+    const afterwards = new Map<string, Stored>();
+    for (const [key, item] of Object.entries(prepared.items))
+      if (item.read) afterwards.set(key, await item.read());
     const entries = (await s.db.activityLog.findMany({ orderBy: { createdAt: "asc" } })).filter(
       (e) => !known.has(e.id),
     );
@@ -1070,6 +1132,12 @@ describeEachBackend("audit completeness", (server) => {
       expect(entry!.userId, `${where}: the actor`).toBe(s.userId);
       const detail = entry!.detail as { changes: Array<Record<string, unknown>> | null; name: unknown };
       expect(typeof detail.name, `${where}: detail.name`).toBe("string");
+      // The entry names the object as it is after the write (as it was, for a delete).
+      const shown = afterwards.get(expected.item) ?? before.get(expected.item);
+      const nameField = NAME_FIELDS[expected.scope];
+      if (shown && nameField && shown[nameField] !== undefined) {
+        expect(detail.name, `${where}: detail.name`).toBe(shown[nameField]);
+      }
       if (!expected.fields) {
         expect(detail.changes === null || detail.changes.length === 0, `${where}: changes`).toBe(true);
         continue;
@@ -1080,12 +1148,18 @@ describeEachBackend("audit completeness", (server) => {
       );
       const item = prepared.items[expected.item];
       if (expected.masked !== undefined) {
-        for (const change of changes)
+        for (const change of changes) {
           expect([change["before"], change["after"]], where).toEqual([expected.masked, expected.masked]);
+          // The value itself, read where only the database shows it, did change.
+          const field = String(change["field"]);
+          expect(afterwards.get(expected.item)?.[field], `${where}: ${field}`).not.toEqual(
+            before.get(expected.item)?.[field],
+          );
+        }
         continue;
       }
       expect(item?.read, `${where}: the case reads no ${expected.item}`).toBeDefined();
-      const after = await item!.read!();
+      const after = afterwards.get(expected.item) ?? null;
       // Every field REST shows changed is in the entry, but the ones PostHog's log leaves out.
       const beforeItem = before.get(expected.item) ?? {};
       const logged = new Set(
