@@ -82,6 +82,8 @@ interface Prepared {
 interface AuditCase {
   prepare: (s: TestServer) => Promise<Prepared>;
   entries: readonly ExpectedEntry[];
+  /** Sending the same write again changes nothing, so it must add no entry with changes, and no `updated` one. */
+  idempotent?: true;
 }
 
 /** Writes that log nothing by PostHog's design, by `METHOD path`, with the reason. */
@@ -203,6 +205,14 @@ function propertyFields(stored: unknown): unknown {
       description,
     }),
   );
+}
+
+/** An experiment's saved metrics as its changes record them: each metric's id and the link's metadata. */
+function savedMetricLinks(stored: unknown): unknown {
+  return (stored as Array<Record<string, unknown>>).map(({ saved_metric, metadata }) => ({
+    id: saved_metric,
+    metadata,
+  }));
 }
 
 /** The selection of a mutation's success member: its object's global `id`, or just `__typename`. */
@@ -435,12 +445,14 @@ describeEachBackend("audit completeness", (server) => {
         entries: [created("Endpoint")],
       },
       [`PATCH ${base}:name/`]: {
+        idempotent: true,
         prepare: on(endpoint, (e) =>
           restCall("PATCH", path(`${e.name}/`), { description: "Changed", cache_age_seconds: 600 }),
         ),
         entries: [updated("Endpoint", ["description", "cache_age_seconds"])],
       },
       [`PUT ${base}:name/`]: {
+        idempotent: true,
         prepare: on(endpoint, (e) => restCall("PUT", path(`${e.name}/`), { query: HOGQL("SELECT 2") })),
         entries: [
           // A new version: PostHog's `created` change of `version`, from the old number to the new one.
@@ -453,7 +465,13 @@ describeEachBackend("audit completeness", (server) => {
           updated("Endpoint", ["query", "current_version"]),
         ],
       },
+      [`PATCH ${base}:name/ deactivate`]: {
+        idempotent: true,
+        prepare: on(endpoint, (e) => restCall("PATCH", path(`${e.name}/`), { is_active: false })),
+        entries: [updated("Endpoint", ["is_active"])],
+      },
       [`PATCH ${base}:name/ ?version=`]: {
+        idempotent: true,
         // `?version=N` changes only that version's `is_active` (posthog-behavior.md §4.4).
         prepare: async () => {
           const e = await endpoint();
@@ -501,6 +519,31 @@ describeEachBackend("audit completeness", (server) => {
           "tags",
           "ensure_experience_continuity",
           "evaluation_runtime",
+          "version",
+        ]),
+      ],
+    },
+    "PATCH /api/projects/:project_id/feature_flags/:id/ more fields": {
+      prepare: on(flag, (f) =>
+        restCall("PATCH", `feature_flags/${f.id}/`, {
+          rollback_conditions: [
+            { threshold: 1, threshold_type: "insight", threshold_metric: {}, operator: "gt" },
+          ],
+          performed_rollback: true,
+          is_remote_configuration: true,
+          bucketing_identifier: "device_id",
+          evaluation_tags: ["web"],
+          tags: ["web"],
+        }),
+      ),
+      entries: [
+        updated("FeatureFlag", [
+          "rollback_conditions",
+          "performed_rollback",
+          "is_remote_configuration",
+          "bucketing_identifier",
+          "evaluation_tags",
+          "tags",
           "version",
         ]),
       ],
@@ -559,6 +602,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("Cohort")],
     },
     "PATCH /api/projects/:project_id/cohorts/:id/": {
+      idempotent: true,
       prepare: on(cohort, (c) =>
         restCall("PATCH", `cohorts/${c.id}/`, {
           name: fresh("renamed"),
@@ -573,6 +617,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [updated("Cohort", ["deleted"])],
     },
     "PUT /api/projects/:project_id/cohorts/:id/": {
+      idempotent: true,
       prepare: on(cohort, (c) => restCall("PUT", `cohorts/${c.id}/`, { name: fresh("renamed") })),
       entries: [updated("Cohort", ["name"])],
     },
@@ -594,6 +639,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("EventDefinition")],
     },
     "PATCH /api/projects/:project_id/event_definitions/:id/": {
+      idempotent: true,
       prepare: on(eventDefinition, (d) =>
         restCall("PATCH", `event_definitions/${d.id}/`, {
           description: "D",
@@ -613,6 +659,7 @@ describeEachBackend("audit completeness", (server) => {
       ],
     },
     "PUT /api/projects/:project_id/event_definitions/:id/": {
+      idempotent: true,
       prepare: on(eventDefinition, (d) =>
         restCall("PUT", `event_definitions/${d.id}/`, { description: "E", hidden: true }),
       ),
@@ -634,12 +681,14 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("SchemaPropertyGroup")],
     },
     "PATCH /api/projects/:project_id/schema_property_groups/:id/": {
+      idempotent: true,
       prepare: on(schemaGroup, (g) =>
         restCall("PATCH", `schema_property_groups/${g.id}/`, { description: "D" }),
       ),
       entries: [updated("SchemaPropertyGroup", ["description"], "target", "changed")],
     },
     "PUT /api/projects/:project_id/schema_property_groups/:id/": {
+      idempotent: true,
       prepare: on(schemaGroup, (g) =>
         restCall("PUT", `schema_property_groups/${g.id}/`, {
           name: fresh("renamed"),
@@ -671,12 +720,14 @@ describeEachBackend("audit completeness", (server) => {
       entries: [deleted("EventSchema")],
     },
     "PATCH /api/projects/:project_id/property_definitions/:id/": {
+      idempotent: true,
       prepare: on(propertyDefinition, (d) =>
         restCall("PATCH", `property_definitions/${d.id}/`, { description: "D" }),
       ),
       entries: [updated("PropertyDefinition", ["description"], "target", "changed")],
     },
     "PUT /api/projects/:project_id/property_definitions/:id/": {
+      idempotent: true,
       prepare: on(propertyDefinition, (d) =>
         restCall("PUT", `property_definitions/${d.id}/`, {
           description: "E",
@@ -707,6 +758,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("Experiment"), ...NEW_FLAG.map((e) => ({ ...e, item: "new" }))],
     },
     "PATCH /api/projects/:project_id/experiments/:id/": {
+      idempotent: true,
       prepare: on(experiment, (x) =>
         restCall("PATCH", `experiments/${x.id}/`, {
           description: "D",
@@ -737,6 +789,23 @@ describeEachBackend("audit completeness", (server) => {
       entries: [
         updated("Experiment", ["parameters"]),
         updated("FeatureFlag", ["filters", "version"], "flag"),
+      ],
+    },
+    "PATCH /api/projects/:project_id/experiments/:id/ saved metrics": {
+      idempotent: true,
+      prepare: async () => {
+        const target = await experiment();
+        // A second metric, so that its id and its link's differ.
+        await savedMetric();
+        const metric = await savedMetric();
+        const links = [{ id: Number(metric.id), metadata: { type: "primary" } }];
+        return {
+          items: { target },
+          send: restCall("PATCH", `experiments/${target.id}/`, { saved_metrics_ids: links }),
+        };
+      },
+      entries: [
+        { ...updated("Experiment", ["saved_metrics"]), project: { saved_metrics: savedMetricLinks } },
       ],
     },
     "PATCH /api/projects/:project_id/experiments/:id/ holdout": {
@@ -783,12 +852,29 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("ExperimentHoldout")],
     },
     "PATCH /api/projects/:project_id/experiment_holdouts/:id/": {
+      idempotent: true,
       prepare: on(holdout, (h) =>
         restCall("PATCH", `experiment_holdouts/${h.id}/`, { description: "D", filters: HOLDOUT_FILTERS(5) }),
       ),
       entries: [updated("ExperimentHoldout", ["description", "filters"])],
     },
+    "PATCH /api/projects/:project_id/experiment_holdouts/:id/ used by a draft": {
+      // PostHog copies changed filters to the flags of the holdout's draft experiments, through the flag's update.
+      prepare: async () => {
+        const target = await holdout();
+        const draft = await experiment({ holdout_id: Number(target.id) });
+        return {
+          items: { target, flag: draft.flag },
+          send: restCall("PATCH", `experiment_holdouts/${target.id}/`, { filters: HOLDOUT_FILTERS(25) }),
+        };
+      },
+      entries: [
+        updated("ExperimentHoldout", ["filters"]),
+        updated("FeatureFlag", ["filters", "version"], "flag"),
+      ],
+    },
     "PUT /api/projects/:project_id/experiment_holdouts/:id/": {
+      idempotent: true,
       prepare: on(holdout, (h) =>
         restCall("PUT", `experiment_holdouts/${h.id}/`, {
           name: fresh("renamed"),
@@ -808,12 +894,14 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("ExperimentSavedMetric")],
     },
     "PATCH /api/projects/:project_id/experiment_saved_metrics/:id/": {
+      idempotent: true,
       prepare: on(savedMetric, (m) =>
         restCall("PATCH", `experiment_saved_metrics/${m.id}/`, { description: "D", query: METRIC("sell") }),
       ),
       entries: [updated("ExperimentSavedMetric", ["description", "query"])],
     },
     "PUT /api/projects/:project_id/experiment_saved_metrics/:id/": {
+      idempotent: true,
       prepare: on(savedMetric, (m) =>
         restCall("PUT", `experiment_saved_metrics/${m.id}/`, {
           name: fresh("renamed"),
@@ -838,6 +926,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("Webhook")],
     },
     "PATCH /api/projects/:project_id/webhooks/:id/": {
+      idempotent: true,
       prepare: on(webhook, (w) =>
         restCall("PATCH", `webhooks/${w.id}/`, {
           description: "D",
@@ -847,6 +936,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [updated("Webhook", ["description", "kinds"])],
     },
     "PUT /api/projects/:project_id/webhooks/:id/": {
+      idempotent: true,
       prepare: on(webhook, (w) =>
         restCall("PUT", `webhooks/${w.id}/`, { url: "http://10.0.0.2/audit", kinds: ["feature_flag.*"] }),
       ),
@@ -904,6 +994,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("Cohort")],
     },
     updateCohort: {
+      idempotent: true,
       prepare: on(cohort, (c) =>
         gqlCall("updateCohort", { projectId: project, id: c.id, name: fresh("renamed") }),
       ),
@@ -935,6 +1026,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("EventDefinition")],
     },
     updateEventDefinition: {
+      idempotent: true,
       prepare: on(eventDefinition, (d) =>
         gqlCall("updateEventDefinition", { projectId: project, id: d.id, description: "D" }),
       ),
@@ -949,6 +1041,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("SchemaPropertyGroup")],
     },
     updateSchemaPropertyGroup: {
+      idempotent: true,
       prepare: on(schemaGroup, (g) =>
         gqlCall("updateSchemaPropertyGroup", { projectId: project, id: g.id, description: "D" }),
       ),
@@ -972,6 +1065,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [deleted("EventSchema")],
     },
     updatePropertyDefinition: {
+      idempotent: true,
       prepare: on(propertyDefinition, (d) =>
         gqlCall("updatePropertyDefinition", { projectId: project, id: d.id, description: "D" }),
       ),
@@ -995,6 +1089,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("Endpoint")],
     },
     updateEndpoint: {
+      idempotent: true,
       prepare: on(endpoint, (e) =>
         gqlCall("updateEndpoint", { projectId: project, id: e.id, description: "D" }),
       ),
@@ -1015,6 +1110,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("Experiment"), ...NEW_FLAG.map((e) => ({ ...e, item: "new" }))],
     },
     updateExperiment: {
+      idempotent: true,
       prepare: on(experiment, (x) =>
         gqlCall("updateExperiment", { projectId: project, id: x.id, description: "D" }),
       ),
@@ -1029,12 +1125,14 @@ describeEachBackend("audit completeness", (server) => {
       entries: [updated("Experiment", ["end_date"])],
     },
     concludeExperiment: {
+      idempotent: true,
       prepare: on(launched, (x) =>
         gqlCall("concludeExperiment", { projectId: project, id: x.id, conclusion: "won", comment: "Clear" }),
       ),
       entries: [updated("Experiment", ["conclusion", "conclusion_comment"])],
     },
     archiveExperiment: {
+      idempotent: true,
       prepare: on(experiment, (x) => gqlCall("archiveExperiment", { projectId: project, id: x.id })),
       entries: [updated("Experiment", ["archived"])],
     },
@@ -1071,6 +1169,7 @@ describeEachBackend("audit completeness", (server) => {
       entries: [created("Webhook")],
     },
     updateWebhook: {
+      idempotent: true,
       prepare: on(webhook, (w) =>
         gqlCall("updateWebhook", { projectId: project, id: w.id, description: "D" }),
       ),
@@ -1186,6 +1285,18 @@ describeEachBackend("audit completeness", (server) => {
           (change["before"] === null ? "created" : change["after"] === null ? "deleted" : "changed");
         expect(change["action"], `${where}: ${field} action`).toBe(action);
       }
+    }
+    if (c.idempotent) {
+      // PostHog's log_activity drops only an `updated` entry without changes: the definitions'
+      // `changed` entries (event and property definitions, schema property groups) are written empty.
+      const seen = new Set((await s.db.activityLog.findMany({ select: { id: true } })).map((e) => e.id));
+      await prepared.send();
+      const again = (await s.db.activityLog.findMany())
+        .filter((e) => !seen.has(e.id))
+        .filter(
+          (e) => e.activity !== "changed" || ((e.detail as { changes: unknown[] }).changes ?? []).length > 0,
+        );
+      expect(again.map(describeEntry), `${label}: the same write again`).toEqual([]);
     }
   };
 
