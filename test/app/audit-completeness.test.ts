@@ -5,7 +5,10 @@
  * (posthog-behavior.md §2.9, src/core/activity-log.ts): the scope, the item's id (the created one's
  * for a create), the activity, the acting user, and for a change, `detail.changes` naming exactly the
  * fields that changed, each `before` and `after` equal to the object as stored before and after the
- * call (read through REST's GET of the object).
+ * call (read through REST's GET of the object), no field REST shows changed left out of the entry but
+ * PostHog's exclusions and REST-derived values (`NOT_LOGGED`), and `detail.name` the object's name.
+ * Writes that reach another object through its own service (a launch turns the experiment's flag on)
+ * must add that object's entry too. An update sent a second time must add no entry with changes.
  *
  * Writes that by PostHog's design log nothing (SDK capture and evaluation, query runs, reads sent as
  * POST, job triggers, the 405 deletes) are listed with the reason; operations not built yet (501)
