@@ -6,7 +6,8 @@
  * listens on a free port and sends `SoakReady` to the parent. On `"memory"` it runs a full garbage
  * collection (the process is started with `--expose-gc`) and answers `process.memoryUsage()`, so
  * the heap the parent judges is what the server keeps, not garbage waiting for the collector. On
- * `"close"` it closes the app and the database and exits. Warnings and errors the app logs go to stderr.
+ * `"close"` it closes the app and the database and exits. Warnings and errors the app logs go to
+ * stderr. The app reads its settings from the environment, as `signalbox serve` does.
  */
 import pino from "pino";
 import { buildApp } from "../../src/app.js";
@@ -48,7 +49,9 @@ async function main(url: string): Promise<void> {
     projectName: "Soak",
   });
   const app = await buildApp({
-    config: loadConfig({ PORT: "0", ...SOAK_RATE_LIMITS }),
+    // The environment configures the app as it does `signalbox serve` (to soak another setting),
+    // except the port and, unless set there, the rate limits.
+    config: loadConfig({ ...SOAK_RATE_LIMITS, ...process.env, PORT: "0" }),
     database,
     logger: pino({ level: "warn" }, pino.destination(2)),
   });
