@@ -52,6 +52,8 @@ interface KindResult {
   kind: RequestKind;
   /** Latency of every answered request, ms. */
   latencies: number[];
+  /** Answers by status (a kind with several successful ones, as local evaluation's 200 and 304, prints them). */
+  statuses: Map<number, number>;
   /** Error answers by status (or `network`, `client`): how many, and the first one's body. */
   errors: Map<string, { count: number; sample: string }>;
 }
@@ -120,7 +122,12 @@ function weightedRoundRobin(kinds: readonly RequestKind[]): () => number {
 
 /** Sends the mix for `SECONDS`, sampling memory along the way. */
 async function soak(child: ChildProcess, ready: SoakReady, kinds: RequestKind[]) {
-  const results: KindResult[] = kinds.map((kind) => ({ kind, latencies: [], errors: new Map() }));
+  const results: KindResult[] = kinds.map((kind) => ({
+    kind,
+    latencies: [],
+    statuses: new Map(),
+    errors: new Map(),
+  }));
   const gates = kinds.map((kind) => (kind.maxInFlight ? pLimit(kind.maxInFlight) : undefined));
   const next = weightedRoundRobin(kinds);
   const error = (result: KindResult, key: string, sample: string) => {
@@ -141,6 +148,7 @@ async function soak(child: ChildProcess, ready: SoakReady, kinds: RequestKind[])
       });
       const body = await response.text();
       result.latencies.push(performance.now() - started);
+      result.statuses.set(response.status, (result.statuses.get(response.status) ?? 0) + 1);
       const ok = (response.status >= 200 && response.status < 300) || response.status === 304;
       const why = ok ? kind.read?.(response.status, response.headers, body) : body;
       if (why !== undefined) error(result, String(response.status), why);
@@ -229,6 +237,14 @@ function report(outcome: Awaited<ReturnType<typeof soak>>): boolean {
     console.log(
       `${result.kind.name.padEnd(38)} ${String(sorted.length).padStart(7)} ${String(count).padStart(6)} ${ms(50)} ${ms(90)} ${ms(99)} ${(sorted.at(-1) ?? Number.NaN).toFixed(1).padStart(7)}`,
     );
+  }
+  for (const result of results) {
+    if (result.statuses.size > 1) {
+      const statuses = [...result.statuses].sort(([a], [b]) => a - b);
+      console.log(
+        `   ${result.kind.name}: ${statuses.map(([status, count]) => `${count} × ${status}`).join(", ")}`,
+      );
+    }
   }
   for (const result of results) {
     for (const [status, { count, sample }] of result.errors) {
