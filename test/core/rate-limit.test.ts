@@ -33,6 +33,17 @@ describe("Throttle", () => {
     expect(throttle.take("other", 61_500)).toBe(0);
   });
 
+  it("keeps the window in order while its memory grows with use, wrapped or not", () => {
+    const throttle = new Throttle({ requests: 20, durationMs: 1_000 });
+    for (let t = 0; t < 80; t += 10) expect(throttle.take("k", t)).toBe(0);
+    // At 1,035 the four oldest have left: the ring's head has moved when it next grows.
+    for (let i = 0; i < 16; i++) expect(throttle.take("k", 1_035)).toBe(0);
+    // Full: the oldest held is 40, out of the window at 1,040.
+    expect(throttle.take("k", 1_035)).toBe(5);
+    expect(throttle.take("k", 1_040)).toBe(0);
+    expect(throttle.take("k", 1_041)).toBe(9);
+  });
+
   it("forgets identities with no request in the window", () => {
     const throttle = new Throttle({ requests: 2, durationMs: 1_000 });
     throttle.take("a", 0);
