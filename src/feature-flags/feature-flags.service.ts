@@ -12,7 +12,7 @@
  * it: none is lost, none is refused but by the conflict rules (PostHog's `original_flag` rule on
  * REST, the strict `expectedVersion` on GraphQL), which are judged against the state the write
  * replaces. Another domain's write joins the flag's transaction after the flag's row is locked
- * (`within`): the flag's row first, then the other domain's rows.
+ * (`within`, `updateFiltersIn`): the flag's row first, then the other domain's rows.
  */
 
 import type { CohortService } from "../cohorts/cohorts.service.js";
@@ -1028,19 +1028,27 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     },
 
     /**
-     * Rewrites a flag's `filters` for another domain that has authorised its own operation (a
-     * holdout's new groups copied to its draft experiments' flags, which PostHog saves through the
-     * flag serializer): every filter rule, the version bump and the flag's activity entry apply as on
-     * a flag PATCH, under the flag's row lock. @throws ValidationError, NotFoundError, ConflictError.
+     * Rewrites a flag's `filters` inside another domain's transaction `tx`, for an operation that
+     * domain has authorised (a holdout's new groups copied to its draft experiments' flags,
+     * ee/clickhouse/views/experiment_holdouts.py, which saves each flag through the flag serializer):
+     * locks the flag's row, then writes `rewrite` of the filters as stored there, by the same rules,
+     * version bump and activity entry as a flag PATCH. Nothing is written when the filters are
+     * unchanged. The caller's rows are locked after the flag's (lock order: flag, then the others).
+     * @throws ValidationError, NotFoundError: the caller's transaction then rolls back whole.
      */
-    async updateFiltersFor(
+    async updateFiltersIn(
+      tx: Prisma.TransactionClient,
       ctx: ServiceContext,
       projectId: number,
       id: number,
-      filters: Record<string, unknown>,
+      rewrite: (stored: Record<string, unknown>) => Record<string, unknown>,
     ): Promise<FlagRecord> {
+      const current = await lockFlag(tx, projectId, id);
+      const filters = rewrite(current.filters as Record<string, unknown>);
       const input = parseInput(updateFlagSchema, { filters }, ctx.limits);
-      return applyUpdate(ctx, projectId, id, input, { kind: "posthog" });
+      // Every read inside the caller's transaction: its client may be the only connection (PGlite).
+      const lookups = updateLookups(ctx, tx, projectId, id, input, () => false);
+      return writeUpdate(tx, ctx, projectId, current, input, { kind: "posthog" }, lookups);
     },
 
     /**
