@@ -467,21 +467,21 @@ export function createCohortService(deps: ServiceDeps) {
      * What flag validation needs of the cohorts a flag names (§2.5 rule 8): for each id that is a
      * cohort of the project, its name, whether it is static, and whether it or a cohort it depends on
      * uses events. No scope check of its own: for services that authorized the project already.
+     * Reads through `db`, the client or a transaction's (a flag rewritten inside another write's).
      */
     async summariesForFlags(
-      ctx: ServiceContext,
+      db: Pick<Prisma.TransactionClient, "cohort">,
       projectId: number,
       ids: readonly number[],
     ): Promise<Map<number, FlagCohortSummary>> {
       // Ids beyond a cohort id's range name no cohort (and could not be compared with one).
       const candidates = ids.filter((id) => parseIntegerId(id) !== null);
       if (candidates.length === 0) return new Map();
-      const named = await ctx.db.cohort.findMany({
+      const named = await db.cohort.findMany({
         where: { projectId, id: { in: candidates } },
         select: { id: true, name: true, isStatic: true },
       });
-      const usingEvents =
-        named.length > 0 ? await cohortIdsUsingEvents(ctx.db, projectId) : new Set<number>();
+      const usingEvents = named.length > 0 ? await cohortIdsUsingEvents(db, projectId) : new Set<number>();
       return new Map(
         named.map((c) => [c.id, { name: c.name, isStatic: c.isStatic, usesEvents: usingEvents.has(c.id) }]),
       );

@@ -125,7 +125,7 @@ export interface ExperimentStats {
 export interface ExperimentServiceCollaborators {
   featureFlags: Pick<
     FeatureFlagService,
-    "createWithin" | "updateFiltersFor" | "updateFiltersWithin" | "activateWithin" | "list" | "get"
+    "createWithin" | "updateFiltersIn" | "updateFiltersWithin" | "activateWithin" | "list" | "get"
   >;
   /** Writes the exposure cohort (`create_exposure_cohort_for_experiment`). */
   cohorts: Pick<CohortService, "createDynamicWithin">;

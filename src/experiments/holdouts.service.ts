@@ -12,7 +12,7 @@ import type { ServiceContext } from "../core/context.js";
 import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { EXPERIMENT_INCLUDE, type HoldoutRecord, WITH_CREATOR } from "./experiments.queries.js";
+import { type HoldoutRecord, WITH_CREATOR } from "./experiments.queries.js";
 import { checkHoldoutFilters, holdoutSchema, holdoutUpdateSchema } from "./experiments.schemas.js";
 import { projectObjectOperations } from "./project-objects.js";
 
@@ -29,10 +29,16 @@ function holdoutGroups(groups: readonly unknown[], id: number): Obj[] {
   return groups.map((g) => ({ ...(g as Obj), variant: `holdout-${id}` }));
 }
 
-/** What holdouts need from the flag service: rewriting a draft experiment's flag filters. */
+/** What holdouts need from the flag service: rewriting a draft experiment's flag filters in the holdout's transaction. */
 export interface HoldoutCollaborators {
   featureFlags: {
-    updateFiltersFor(ctx: ServiceContext, projectId: number, flagId: number, filters: Obj): Promise<unknown>;
+    updateFiltersIn(
+      tx: Prisma.TransactionClient,
+      ctx: ServiceContext,
+      projectId: number,
+      flagId: number,
+      rewrite: (stored: Obj) => Obj,
+    ): Promise<unknown>;
   };
 }
 
@@ -93,8 +99,9 @@ export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: Hol
 
     /**
      * Updates a holdout (PATCH/PUT); changed `filters` get their `variant` again and are copied to the
-     * `holdout_groups` of the flags of its draft experiments (PostHog updates their flags).
-     * Scope `experiment_holdout:write`. @throws NotFoundError, ValidationError
+     * `holdout_groups` of the flags of its draft experiments (PostHog updates their flags), each under
+     * its row lock, in the holdout's transaction: the holdout and its drafts' flags are written
+     * together or not at all. Scope `experiment_holdout:write`. @throws NotFoundError, ValidationError
      */
     async updateHoldout(ctx: ServiceContext, projectId: number, id: number, body: unknown, partial: boolean) {
       await authorizeProject(ctx, projectId, "experiment_holdout:write");
@@ -102,22 +109,21 @@ export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: Hol
       const input = parseInput(partial ? holdoutUpdateSchema : holdoutSchema, body, ctx.limits);
       if (input.filters) checkHoldoutFilters(input.filters);
       const filters = input.filters ? holdoutGroups(input.filters, id) : undefined;
-      if (filters) {
-        const drafts = await ctx.db.experiment.findMany({
-          where: { projectId, holdoutId: id, deleted: false, startDate: null },
-          include: EXPERIMENT_INCLUDE,
-        });
-        for (const draft of drafts) {
-          await featureFlags.updateFiltersFor(
-            ctx,
-            projectId,
-            draft.featureFlagId,
-            withHoldoutGroups(draft.featureFlag.filters as Obj, filters),
-          );
-        }
-      }
       const userId = ctx.actor.user.id;
       return ctx.db.$transaction(async (tx) => {
+        if (filters) {
+          // The flags' rows are locked first (in id order), as every flag write takes its row before others.
+          const drafts = await tx.experiment.findMany({
+            where: { projectId, holdoutId: id, deleted: false, startDate: null },
+            select: { featureFlagId: true },
+            orderBy: { featureFlagId: "asc" },
+          });
+          for (const { featureFlagId } of drafts) {
+            await featureFlags.updateFiltersIn(tx, ctx, projectId, featureFlagId, (stored) =>
+              withHoldoutGroups(stored, filters),
+            );
+          }
+        }
         const updated = await tx.experimentHoldout.update({
           where: { id },
           data: {

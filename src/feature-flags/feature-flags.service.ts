@@ -5,11 +5,14 @@
  * ids arrive parsed, bodies arrive as PostHog's snake_case JSON (GraphQL re-encodes its inputs).
  * Source of the rules: `posthog/api/feature_flag.py`; posthog-behavior.md §2.3–2.9.
  *
- * Concurrency: an update is a compare-and-swap on `version` inside a retry loop (GrowthBook's
- * `casLoop`): read, decide, write only if the version is still the one read; when another writer got
- * there first, decide again against the new state. No update is ever lost, and the conflict rules
- * (PostHog's `original_flag` rule on REST, the strict `expectedVersion` on GraphQL) are judged
- * against the state the write actually replaces.
+ * Concurrency: as PostHog's `FeatureFlagSerializer.update` (`select_for_update`, then the version
+ * bump), an update decides from a first read (so PostHog's refusals come before any write), then
+ * locks the flag's row (`SELECT ... FOR UPDATE`) in its transaction and decides again from the
+ * locked state. Concurrent writers of one flag so take turns, each applied on top of the one before
+ * it: none is lost, none is refused but by the conflict rules (PostHog's `original_flag` rule on
+ * REST, the strict `expectedVersion` on GraphQL), which are judged against the state the write
+ * replaces. Another domain's write joins the flag's transaction after the flag's row is locked
+ * (`within`, `updateFiltersIn`): the flag's row first, then the other domain's rows.
  */
 
 import type { CohortService } from "../cohorts/cohorts.service.js";
@@ -79,7 +82,7 @@ import { flagCohortIds } from "./rules/stored-filters.js";
 
 const KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
-/** How many times an update decides again after losing its compare-and-swap to another writer. */
+/** How many times an update decides again after the locked flag needed a read its first decision did not make. */
 const MAX_UPDATE_ATTEMPTS = 8;
 
 /**
@@ -135,8 +138,29 @@ function checkExperimentsBeforeDeletion(experimentIds: readonly number[]): void 
   );
 }
 
-/** Thrown inside a write transaction when the compare-and-swap found a newer version: decide again. */
-class VersionMoved extends Error {}
+/**
+ * Thrown when the locked flag needs a lookup the update's first decision did not make (another
+ * writer changed its key, `active` or `deleted` in between): decide again from a new first read.
+ */
+class FlagMoved extends Error {}
+
+/** A database the flag rules read through: the client, or a transaction's (a write inside another domain's). */
+type LookupDb = Pick<Prisma.TransactionClient, "featureFlag" | "dashboard" | "cohort">;
+
+/**
+ * The reads of an update's rules that do not depend on the flag's row, each made at most once, so
+ * the decision can be made again under the row lock without reading again (`updateLookups`).
+ */
+interface UpdateLookups {
+  /** The key rules for a new `key` (§2.4). @throws ValidationError */
+  key(key: string): Promise<void>;
+  /** The request's `analytics_dashboards` rule. @throws ValidationError, NotImplementedError */
+  dashboards(): Promise<void>;
+  /** The project's flags as the dependency rules see them. */
+  summaries(): Promise<Map<number, FlagSummary & { name: string }>>;
+  /** The request's `filters`, validated for the flag keyed `flagKey` (§2.5). @throws ValidationError */
+  filters(flagKey: string): Promise<FeatureFlagFilters>;
+}
 
 /** An error of another domain's write run inside a flag update's transaction, carried out unchanged. */
 class WithinFailed extends Error {
@@ -196,8 +220,8 @@ export interface BlastRadius {
 export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceCollaborators) {
   const { cohorts, dashboards } = others;
   /** Key rules in PostHog's order: unique among non-deleted flags, then the character set (§2.4). */
-  async function validateKey(ctx: ServiceContext, projectId: number, key: string, exceptId: number | null) {
-    const clash = await ctx.db.featureFlag.findFirst({
+  async function validateKey(db: LookupDb, projectId: number, key: string, exceptId: number | null) {
+    const clash = await db.featureFlag.findFirst({
       where: { projectId, key, deleted: false, ...(exceptId === null ? {} : { id: { not: exceptId } }) },
       select: { id: true },
     });
@@ -212,10 +236,10 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
 
   /** The project's flags as the dependency rules see them; loaded only when a rule needs them. */
   async function loadFlagSummaries(
-    ctx: ServiceContext,
+    db: LookupDb,
     projectId: number,
   ): Promise<Map<number, FlagSummary & { name: string }>> {
-    const rows = await ctx.db.featureFlag.findMany({
+    const rows = await db.featureFlag.findMany({
       where: { projectId, deleted: false },
       select: { id: true, key: true, name: true, active: true, deleted: true, filters: true },
     });
@@ -226,10 +250,10 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
    * `analytics_dashboards` (§2.4): an id that is no dashboard of the project is DRF's "does not
    * exist"; linking existing ones (PostHog's `FeatureFlagDashboards`) is not built: 501.
    */
-  async function checkAnalyticsDashboards(ctx: ServiceContext, projectId: number, input: UpdateFlagInput) {
+  async function checkAnalyticsDashboards(db: LookupDb, projectId: number, input: UpdateFlagInput) {
     const ids = input.analytics_dashboards ?? [];
     if (ids.length === 0) return;
-    const found = await ctx.db.dashboard.findMany({
+    const found = await db.dashboard.findMany({
       where: { projectId, deleted: false, id: { in: ids } },
       select: { id: true },
     });
@@ -270,6 +294,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
 
   async function validatedFilters(
     ctx: ServiceContext,
+    db: LookupDb,
     projectId: number,
     raw: unknown,
     flag: { id: number | null; key: string },
@@ -278,7 +303,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
   ): Promise<FeatureFlagFilters> {
     const flags = referencedFlagIds(raw).length > 0 ? await summaries() : new Map<number, FlagSummary>();
     const cohortIds = flagCohortIds(raw);
-    const cohortSummaries = await cohorts.summariesForFlags(ctx, projectId, cohortIds);
+    const cohortSummaries = await cohorts.summariesForFlags(db, projectId, cohortIds);
     return validateFilters(raw, {
       isCreate,
       flagId: flag.id,
@@ -352,48 +377,72 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
   }
 
   /**
-   * One attempt of an update: decides the new row from `current` and writes it only if `current`'s
-   * version is still stored. Returns the flag as written, or `current` when nothing changes.
-   * @throws VersionMoved when another writer changed the flag since `current` was read.
+   * The lookups of one update of flag `id` (see `UpdateLookups`), read through `db`. A lookup asked
+   * again with the same argument answers its first answer; once `sealed()` is true, a lookup not
+   * made yet, or asked with another argument, is refused with FlagMoved instead of reading, so the
+   * decision under the row lock issues no query outside its transaction (PGlite has one connection).
    */
-  async function updateOnce(
+  function updateLookups(
     ctx: ServiceContext,
+    db: LookupDb,
     projectId: number,
+    id: number,
+    input: UpdateFlagInput,
+    sealed: () => boolean,
+  ): UpdateLookups {
+    const lookup = <A, T>(load: (arg: A) => Promise<T>) => {
+      let made: { arg: A; answer: Promise<T> } | undefined;
+      return (arg: A): Promise<T> => {
+        if (made !== undefined && made.arg === arg) return made.answer;
+        if (sealed()) return Promise.reject(new FlagMoved());
+        made = { arg, answer: load(arg) };
+        return made.answer;
+      };
+    };
+    const summaries = lookup((_: null) => loadFlagSummaries(db, projectId));
+    const dashboards = lookup((_: null) => checkAnalyticsDashboards(db, projectId, input));
+    return {
+      key: lookup((key: string) => validateKey(db, projectId, key, id)),
+      dashboards: () => dashboards(null),
+      summaries: () => summaries(null),
+      filters: lookup((flagKey: string) =>
+        validatedFilters(ctx, db, projectId, input.filters, { id, key: flagKey }, false, () =>
+          summaries(null),
+        ),
+      ),
+    };
+  }
+
+  /**
+   * Decides an update of `current` by PostHog's rules in their order (§2.4–2.7): the new row, its
+   * filters and the activity changes (none: nothing to write). The conflict rule is judged only when
+   * `judgeConflict` (on the locked state: a 409 must be decided from the state the write replaces).
+   * @throws ValidationError, NotImplementedError, ConflictError; FlagMoved (see `updateLookups`).
+   */
+  async function decideUpdate(
     current: FlagRecord,
     input: UpdateFlagInput,
     rule: ConflictRule,
-    within?: (tx: Prisma.TransactionClient) => Promise<void>,
-  ): Promise<FlagRecord> {
+    lookups: UpdateLookups,
+    judgeConflict: boolean,
+  ) {
     const key = input.key ?? current.key;
-    if (input.key !== undefined && input.key !== current.key)
-      await validateKey(ctx, projectId, key, current.id);
-    await checkAnalyticsDashboards(ctx, projectId, input);
+    if (input.key !== undefined && input.key !== current.key) await lookups.key(key);
+    await lookups.dashboards();
     checkFieldsBesideFilters(input);
 
-    let summaries: Map<number, FlagSummary> | null = null;
-    const loadSummaries = async () => {
-      summaries ??= await loadFlagSummaries(ctx, projectId);
-      return summaries;
-    };
     // A PATCH whose `filters` has no `groups` keeps the stored filters (§2.5 rule 1).
     const incoming =
       input.filters === undefined ? undefined : filtersForUpdate(current.filters, input.filters);
     const filters =
       incoming === undefined || incoming.keepStored
         ? (current.filters as FeatureFlagFilters)
-        : await validatedFilters(
-            ctx,
-            projectId,
-            incoming.filters,
-            { id: current.id, key: current.key },
-            false,
-            loadSummaries,
-          );
+        : await lookups.filters(current.key);
 
     const active = input.active ?? current.active;
     const deleted = input.deleted ?? current.deleted;
     if (active !== current.active || (deleted && !current.deleted)) {
-      const flags = await loadSummaries();
+      const flags = await lookups.summaries();
       if (active !== current.active) checkActivationChange({ ...current, filters }, active, flags.values());
       if (deleted && !current.deleted) {
         checkExperimentsBeforeDeletion(current.experimentSet);
@@ -429,19 +478,53 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
         input.evaluation_tags === undefined ? current.evaluationTags : normalizeTags(input.evaluation_tags),
     };
 
-    if (rule.kind === "expectedVersion") {
+    if (judgeConflict && rule.kind === "expectedVersion") {
       if (rule.version !== null && rule.version !== current.version) throw conflict(current);
-    } else if (input.version !== undefined && input.version !== current.version && input.original_flag) {
+    } else if (
+      judgeConflict &&
+      input.version !== undefined &&
+      input.version !== current.version &&
+      input.original_flag
+    ) {
       const intended = snapshot(next);
       const sent = Object.fromEntries(
         CONFLICT_FIELDS.filter((f) => input[f] !== undefined).map((f) => [f, intended[f]]),
       );
       if (conflictingFields(input.original_flag, sent, snapshot(current)).length > 0) throw conflict(current);
     }
+    return { next, filters, changes: changesBetween("FeatureFlag", snapshot(current), snapshot(next)) };
+  }
 
-    const changes = changesBetween("FeatureFlag", snapshot(current), snapshot(next));
+  /**
+   * Locks flag `id`'s row in `tx` (`SELECT ... FOR UPDATE`, PostHog's `select_for_update`) and
+   * reads it: the writers of one flag take turns from here until their transactions end.
+   * @throws NotFoundError
+   */
+  async function lockFlag(tx: Prisma.TransactionClient, projectId: number, id: number): Promise<FlagRecord> {
+    await tx.$queryRaw`SELECT id FROM feature_flags WHERE id = ${id} FOR UPDATE`;
+    return readOne(prismaReader(tx), projectId, { id });
+  }
+
+  /**
+   * Decides an update of `current`, the flag locked in `tx` (`lockFlag`), and writes it: the row with
+   * its version bumped, its tags, its usage dashboard's insights on a key rename, the activity entry,
+   * then `within`. When nothing changes (an empty body, or only the values already stored) nothing
+   * is written but `within`. Returns the flag as written (`current` when unchanged).
+   * @throws as `decideUpdate`; WithinFailed carrying what `within` threw.
+   */
+  async function writeUpdate(
+    tx: Prisma.TransactionClient,
+    ctx: ServiceContext,
+    projectId: number,
+    current: FlagRecord,
+    input: UpdateFlagInput,
+    rule: ConflictRule,
+    lookups: UpdateLookups,
+    within?: (tx: Prisma.TransactionClient) => Promise<void>,
+  ): Promise<FlagRecord> {
+    const { next, filters, changes } = await decideUpdate(current, input, rule, lookups, true);
     // Another domain's write joins the flag's transaction; its errors leave as they are (see applyUpdate).
-    const runWithin = async (tx: Prisma.TransactionClient) => {
+    const runWithin = async () => {
       if (!within) return;
       try {
         await within(tx);
@@ -449,72 +532,98 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
         throw new WithinFailed(error);
       }
     };
-    // Nothing to change (an empty body, or only the values already stored): no write, no version bump.
     if (changes.length === 0) {
-      if (within) await ctx.db.$transaction(runWithin);
+      await runWithin();
       return current;
     }
-
     const userId = ctx.actor.user.id;
-    return ctx.db.$transaction(async (tx) => {
-      // Compare-and-swap on the version read above: a concurrent writer makes this match no row.
-      const swapped = await tx.featureFlag.updateMany({
-        where: { id: current.id, projectId, version: current.version },
-        data: {
-          key: next.key,
-          name: next.name,
-          filters: filters as Prisma.InputJsonValue,
-          active: next.active,
-          deleted: next.deleted,
-          version: current.version + 1,
-          ensureExperienceContinuity: next.ensureExperienceContinuity,
-          rollbackConditions: (next.rollbackConditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
-          performedRollback: next.performedRollback,
-          hasEnrichedAnalytics: next.hasEnrichedAnalytics,
-          isRemoteConfiguration: next.isRemoteConfiguration,
-          evaluationRuntime: next.evaluationRuntime,
-          bucketingIdentifier: next.bucketingIdentifier,
-          variantCount: filters.multivariate?.variants?.length ?? 0,
-          fullyRolledOut: isFullyRolledOut(filters),
-          lastModifiedById: userId,
-        },
-      });
-      if (swapped.count !== 1) throw new VersionMoved();
-      // A key rename rewrites the usage dashboard's insights to the new key (§2.7).
-      if (next.key !== current.key && current.usageDashboardId !== null) {
-        await dashboards.renameUsageDashboardKey(
-          tx,
-          projectId,
-          current.usageDashboardId,
-          current.key,
-          next.key,
-        );
-      }
-      if (input.tags !== undefined) await setTags(tx, projectId, current.id, next.tags, "tags");
-      if (input.evaluation_tags !== undefined) {
-        await setTags(tx, projectId, current.id, next.evaluationTags, "evaluationTags");
-      }
-      const updated = await readOne(prismaReader(tx), projectId, { id: current.id });
-      const activity =
-        deleted && !current.deleted ? "deleted" : !deleted && current.deleted ? "restored" : "updated";
-      await recordActivity(tx, {
+    // The row is locked since `current` was read: no other writer moved its version.
+    await tx.featureFlag.updateMany({
+      where: { id: current.id, projectId },
+      data: {
+        key: next.key,
+        name: next.name,
+        filters: filters as Prisma.InputJsonValue,
+        active: next.active,
+        deleted: next.deleted,
+        version: current.version + 1,
+        ensureExperienceContinuity: next.ensureExperienceContinuity,
+        rollbackConditions: (next.rollbackConditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
+        performedRollback: next.performedRollback,
+        hasEnrichedAnalytics: next.hasEnrichedAnalytics,
+        isRemoteConfiguration: next.isRemoteConfiguration,
+        evaluationRuntime: next.evaluationRuntime,
+        bucketingIdentifier: next.bucketingIdentifier,
+        variantCount: filters.multivariate?.variants?.length ?? 0,
+        fullyRolledOut: isFullyRolledOut(filters),
+        lastModifiedById: userId,
+      },
+    });
+    // A key rename rewrites the usage dashboard's insights to the new key (§2.7).
+    if (next.key !== current.key && current.usageDashboardId !== null) {
+      await dashboards.renameUsageDashboardKey(
+        tx,
         projectId,
-        userId,
-        scope: "FeatureFlag",
-        itemId: String(current.id),
-        activity,
-        name: updated.key,
-        changes: changesBetween("FeatureFlag", snapshot(current), snapshot(updated)),
-      });
-      await runWithin(tx);
-      return updated;
+        current.usageDashboardId,
+        current.key,
+        next.key,
+      );
+    }
+    if (input.tags !== undefined) await setTags(tx, projectId, current.id, next.tags, "tags");
+    if (input.evaluation_tags !== undefined) {
+      await setTags(tx, projectId, current.id, next.evaluationTags, "evaluationTags");
+    }
+    const updated = await readOne(prismaReader(tx), projectId, { id: current.id });
+    const activity =
+      next.deleted && !current.deleted
+        ? "deleted"
+        : !next.deleted && current.deleted
+          ? "restored"
+          : "updated";
+    await recordActivity(tx, {
+      projectId,
+      userId,
+      scope: "FeatureFlag",
+      itemId: String(current.id),
+      activity,
+      name: updated.key,
+      changes: changesBetween("FeatureFlag", snapshot(current), snapshot(updated)),
+    });
+    await runWithin();
+    return updated;
+  }
+
+  /**
+   * One attempt of an update: decides from a first read (PostHog's serializer validates before its
+   * `update` locks the row, so refusals come before any write; the conflict rule waits for the
+   * lock), then locks the row in a transaction and decides again from the locked state.
+   * @throws FlagMoved when the locked flag needs a lookup the first decision did not make.
+   */
+  async function updateOnce(
+    ctx: ServiceContext,
+    projectId: number,
+    id: number,
+    input: UpdateFlagInput,
+    rule: ConflictRule,
+    within?: (tx: Prisma.TransactionClient) => Promise<void>,
+  ): Promise<FlagRecord> {
+    let sealed = false;
+    const lookups = updateLookups(ctx, ctx.db, projectId, id, input, () => sealed);
+    await decideUpdate(await readOne(ctx.reader, projectId, { id }), input, rule, lookups, false);
+    sealed = true;
+    return ctx.db.$transaction(async (tx) => {
+      const current = await lockFlag(tx, projectId, id);
+      return writeUpdate(tx, ctx, projectId, current, input, rule, lookups, within);
     });
   }
 
   /**
-   * Updates a flag (spec row 4, §2.7) from a parsed body, deciding again whenever another writer got
-   * there first. `deleted` soft-deletes or restores it. Returns the flag as written (unchanged, with
-   * no version bump and no activity entry, when nothing changes).
+   * Updates a flag (spec row 4, §2.7) from a parsed body, under its row lock: concurrent updates
+   * are applied one after another, each to the state the one before it left. `deleted`
+   * soft-deletes or restores it. Returns the flag as written (unchanged, with no version bump and
+   * no activity entry, when nothing changes).
+   * @throws NotFoundError, ValidationError, NotImplementedError; ConflictError by the conflict rule,
+   * or when the flag kept moving under the first decision (8 times over); whatever `within` throws.
    */
   async function applyUpdate(
     ctx: ServiceContext,
@@ -525,14 +634,13 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     within?: (tx: Prisma.TransactionClient) => Promise<void>,
   ): Promise<FlagRecord> {
     for (let attempt = 1; ; attempt++) {
-      const current = await readOne(ctx.reader, projectId, { id });
       try {
-        return await updateOnce(ctx, projectId, current, input, rule, within);
+        return await updateOnce(ctx, projectId, id, input, rule, within);
       } catch (error) {
         if (error instanceof WithinFailed) throw error.reason;
         if (isUniqueViolation(error)) throw duplicateKey();
-        if (!(error instanceof VersionMoved)) throw error;
-        // Bounded: under a storm of writers the caller gets the conflict answer rather than a long wait.
+        if (!(error instanceof FlagMoved)) throw error;
+        // Bounded: only a key, `active` or `deleted` changed between the first read and the lock moves it.
         if (attempt >= MAX_UPDATE_ATTEMPTS) throw conflict(await readOne(ctx.reader, projectId, { id }));
       }
     }
@@ -547,7 +655,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     projectId: number,
     ids: readonly number[],
   ): Promise<Map<number, Array<FlagSummary & { name: string }>>> {
-    const flags = await loadFlagSummaries(ctx, projectId);
+    const flags = await loadFlagSummaries(ctx.db, projectId);
     return new Map(ids.map((id) => [id, dependentFlags(id, flags.values())]));
   }
 
@@ -569,14 +677,20 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
   ): Promise<{ flag: FlagRecord; result: T }> {
     const project = { id: projectId };
     const input: CreateFlagInput = parseInput(createFlagSchema, body, ctx.limits);
-    await validateKey(ctx, project.id, input.key, null);
-    await checkAnalyticsDashboards(ctx, project.id, input);
+    await validateKey(ctx.db, project.id, input.key, null);
+    await checkAnalyticsDashboards(ctx.db, project.id, input);
     checkFieldsBesideFilters(input);
     const filters =
       input.filters === undefined
         ? ({} as FeatureFlagFilters)
-        : await validatedFilters(ctx, project.id, input.filters, { id: null, key: input.key }, true, () =>
-            loadFlagSummaries(ctx, project.id),
+        : await validatedFilters(
+            ctx,
+            ctx.db,
+            project.id,
+            input.filters,
+            { id: null, key: input.key },
+            true,
+            () => loadFlagSummaries(ctx.db, project.id),
           );
     const tags = normalizeTags(input.tags ?? []);
     const evaluationTags = normalizeTags(input.evaluation_tags ?? []);
@@ -914,26 +1028,36 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     },
 
     /**
-     * Rewrites a flag's `filters` for another domain that has authorised its own operation (an
-     * experiment's draft variants or holdout, ee/clickhouse/views/experiments.py `update`, which runs
-     * the flag serializer's partial update): every filter rule, the version bump and the flag's
-     * activity entry apply as on a flag PATCH. @throws ValidationError, NotFoundError, ConflictError.
+     * Rewrites a flag's `filters` inside another domain's transaction `tx`, for an operation that
+     * domain has authorised (a holdout's new groups copied to its draft experiments' flags,
+     * ee/clickhouse/views/experiment_holdouts.py, which saves each flag through the flag serializer):
+     * locks the flag's row, then writes `rewrite` of the filters as stored there, by the same rules,
+     * version bump and activity entry as a flag PATCH. Nothing is written when the filters are
+     * unchanged. The caller's rows are locked after the flag's (lock order: flag, then the others).
+     * @throws ValidationError, NotFoundError: the caller's transaction then rolls back whole.
      */
-    async updateFiltersFor(
+    async updateFiltersIn(
+      tx: Prisma.TransactionClient,
       ctx: ServiceContext,
       projectId: number,
       id: number,
-      filters: Record<string, unknown>,
+      rewrite: (stored: Record<string, unknown>) => Record<string, unknown>,
     ): Promise<FlagRecord> {
+      const current = await lockFlag(tx, projectId, id);
+      const filters = rewrite(current.filters as Record<string, unknown>);
       const input = parseInput(updateFlagSchema, { filters }, ctx.limits);
-      return applyUpdate(ctx, projectId, id, input, { kind: "posthog" });
+      // Every read inside the caller's transaction: its client may be the only connection (PGlite).
+      const lookups = updateLookups(ctx, tx, projectId, id, input, () => false);
+      return writeUpdate(tx, ctx, projectId, current, input, { kind: "posthog" }, lookups);
     },
 
     /**
-     * `updateFiltersFor`, with `within` run in the flag write's transaction after it (another
-     * domain's own write, e.g. the experiment whose draft variants rewrote the flag): both are
-     * written or neither. `within` also runs (in a transaction of its own) when the filters change
-     * nothing. A write that meets a concurrent flag edit is retried whole, `within` included.
+     * Rewrites a flag's `filters` for another domain that has authorised its own operation (an
+     * experiment's draft variants or holdout, ee/clickhouse/views/experiments.py `update`, which runs
+     * the flag serializer's partial update): every filter rule, the version bump and the flag's
+     * activity entry apply as on a flag PATCH, under the flag's row lock. `within` (the other
+     * domain's own write, e.g. the experiment's) runs in the flag write's transaction after it, also
+     * when the filters change nothing: both are written or neither.
      * @throws ValidationError, NotFoundError, ConflictError, and whatever `within` throws, unchanged.
      */
     async updateFiltersWithin(

@@ -8,7 +8,9 @@
  * - Flags (posthog-behavior.md §2.7, `version` + `original_flag`; GraphQL's strict `expectedVersion`):
  *   50 writers send the same stale-to-be `version` and change the same field. Exactly one wins (200 /
  *   `UpdateFeatureFlagSuccess`), the other 49 get PostHog's 409 (`ConflictError`), the stored flag is
- *   the winner's, its version moved by one and it has exactly one `updated` activity entry.
+ *   the winner's, its version moved by one and it has exactly one `updated` activity entry. Without
+ *   `original_flag` PostHog refuses none (its update locks the row and bumps the version): 50 writers
+ *   each changing `name` all get 200, the version moves by 50 and there are 50 `updated` entries.
  * - Experiments (§5.4, PostHog's PATCH model of ~Nov 2025: launch = `start_date` on a draft, soft
  *   end = `end_date`, archive = `archived: true`, soft delete = `deleted: true`; an experiment has no
  *   `version`): a state transition happens once. 50 concurrent launches (then ends, then archives)
@@ -109,6 +111,29 @@ describeEachBackend("concurrent writers", (server) => {
           expect.objectContaining({ field: "name", before: "Original", after: winner.body.name }),
         ]),
       });
+    });
+
+    it(`REST: ${WRITERS} writers without original_flag take turns: all 200, the version moved ${WRITERS} times`, async () => {
+      const s = server();
+      const flag = await created(
+        s.request("POST", flags(s), { body: { key: "rest-turns", name: "Original" } }),
+      );
+      const names = Array.from({ length: WRITERS }, (_, i) => `writer ${i}`);
+      const answers = await together(WRITERS, (i) =>
+        s.request("PATCH", `${flags(s)}${flag.id}/`, { body: { name: names[i] } }),
+      );
+
+      expect(statusCounts(answers)).toEqual({ 200: WRITERS });
+      // Each writer's change was applied on top of the one before it: every version is answered once.
+      expect(answers.map((a) => a.body.version).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: WRITERS }, (_, i) => flag.version + 1 + i),
+      );
+      const stored = await s.request("GET", `${flags(s)}${flag.id}/`);
+      expect(stored.body.version).toBe(flag.version + WRITERS);
+      expect(names).toContain(stored.body.name);
+      expect(stored.body).toEqual(answers.find((a) => a.body.version === flag.version + WRITERS)!.body);
+      const entries = await activity(s, "FeatureFlag", flag.id);
+      expect(entries.map((e) => e.activity)).toEqual(["created", ...names.map(() => "updated")]);
     });
 
     it(`GraphQL: ${WRITERS} writers with one expectedVersion: one success, the rest ConflictError`, async () => {

@@ -1,7 +1,8 @@
 /**
  * Experiment holdouts (`experiment_holdouts/`) and saved metrics (`experiment_saved_metrics/`) over
  * REST, on PGlite and PostgreSQL: CRUD as PostHog models them, holdout groups stamped
- * `variant: "holdout-<id>"`, a draft experiment's flag following its holdout, PostHog's validation,
+ * `variant: "holdout-<id>"`, a draft experiment's flag following its holdout (in the holdout's
+ * transaction: a failed holdout write leaves its drafts' flags as they were), PostHog's validation,
  * missing scopes, activity entries.
  */
 import { describe, expect, it } from "vitest";
@@ -70,6 +71,90 @@ describeEachBackend("experiment holdouts and saved metrics over REST", (server) 
         where: { scope: "ExperimentHoldout", itemId: String(id) },
       });
       expect(entries.map((e) => e.activity).sort()).toEqual(["created", "deleted", "updated", "updated"]);
+    });
+
+    it("writes nothing, neither its drafts' flags nor an entry, when the holdout's own update fails", async () => {
+      const s = server();
+      const created = await s.request("POST", `${holdouts()}/`, {
+        body: { name: "Doomed holdout", filters: [{ properties: [], rollout_percentage: 10 }] },
+      });
+      expect(created.status, created.text).toBe(201);
+      const id = created.body.id as number;
+      const flagIds: number[] = [];
+      for (const key of ["doomed-holdout-a", "doomed-holdout-b"]) {
+        const draft = await s.request("POST", `/api/projects/${s.projectId}/experiments/`, {
+          body: { name: key, feature_flag_key: key, holdout_id: id },
+        });
+        expect(draft.status, draft.text).toBe(201);
+        flagIds.push(draft.body.feature_flag.id);
+      }
+      const flagsBefore = await s.db.featureFlag.findMany({
+        where: { id: { in: flagIds } },
+        orderBy: { id: "asc" },
+      });
+      const entriesBefore = await s.db.activityLog.count({
+        where: {
+          OR: [
+            { scope: "FeatureFlag", itemId: { in: flagIds.map(String) } },
+            { scope: "ExperimentHoldout", itemId: String(id) },
+          ],
+        },
+      });
+      // The database refuses this holdout's update, after its drafts' flags were written in the same transaction.
+      await s.db.$executeRawUnsafe(`CREATE FUNCTION refuse_holdout_update() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'holdout write refused by the test'; END $$`);
+      await s.db.$executeRawUnsafe(`CREATE TRIGGER refuse_holdout_update BEFORE UPDATE ON experiment_holdouts
+        FOR EACH ROW WHEN (NEW.id = ${Number(id)}) EXECUTE FUNCTION refuse_holdout_update()`);
+      try {
+        const answer = await s.request("PATCH", `${holdouts()}/${id}/`, {
+          body: { filters: [{ properties: [], rollout_percentage: 30 }] },
+        });
+        expect(answer.status, answer.text).toBe(500);
+      } finally {
+        await s.db.$executeRawUnsafe("DROP TRIGGER refuse_holdout_update ON experiment_holdouts");
+        await s.db.$executeRawUnsafe("DROP FUNCTION refuse_holdout_update()");
+        s.errorLogs.length = 0;
+      }
+      const flagsAfter = await s.db.featureFlag.findMany({
+        where: { id: { in: flagIds } },
+        orderBy: { id: "asc" },
+      });
+      expect(flagsAfter.map((f) => ({ filters: f.filters, version: f.version }))).toEqual(
+        flagsBefore.map((f) => ({ filters: f.filters, version: f.version })),
+      );
+      const entriesAfter = await s.db.activityLog.count({
+        where: {
+          OR: [
+            { scope: "FeatureFlag", itemId: { in: flagIds.map(String) } },
+            { scope: "ExperimentHoldout", itemId: String(id) },
+          ],
+        },
+      });
+      expect(entriesAfter).toBe(entriesBefore);
+
+      // Without the trigger the same update rewrites both drafts' flags, each with its own entry.
+      const patched = await s.request("PATCH", `${holdouts()}/${id}/`, {
+        body: { filters: [{ properties: [], rollout_percentage: 30 }] },
+      });
+      expect(patched.status, patched.text).toBe(200);
+      const rewritten = await s.db.featureFlag.findMany({
+        where: { id: { in: flagIds } },
+        orderBy: { id: "asc" },
+      });
+      for (const [i, flag] of rewritten.entries()) {
+        expect((flag.filters as { holdout_groups: unknown }).holdout_groups).toEqual(patched.body.filters);
+        expect(flag.version).toBe(flagsBefore[i]!.version + 1);
+      }
+      expect(
+        await s.db.activityLog.count({
+          where: {
+            OR: [
+              { scope: "FeatureFlag", itemId: { in: flagIds.map(String) } },
+              { scope: "ExperimentHoldout", itemId: String(id) },
+            ],
+          },
+        }),
+      ).toBe(entriesBefore + 3);
     });
 
     it("refuses groups without a rollout percentage in [0, 100], and a missing name", async () => {
