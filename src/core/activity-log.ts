@@ -123,6 +123,19 @@ export function changesBetween(
   return changes;
 }
 
+/**
+ * The activity of an update to a soft-deletable record (PostHog's flag and experiment serializers):
+ * `deleted` when it sets `deleted`, `restored` when it clears it, else `updated`.
+ */
+export function softDeleteActivity(
+  before: { deleted: boolean },
+  after: { deleted: boolean },
+): "deleted" | "restored" | "updated" {
+  if (after.deleted && !before.deleted) return "deleted";
+  if (!after.deleted && before.deleted) return "restored";
+  return "updated";
+}
+
 /** An entry to write. */
 export interface NewActivity {
   projectId: number;

@@ -16,7 +16,7 @@
  */
 
 import type { CohortService } from "../cohorts/cohorts.service.js";
-import { changesBetween, recordActivity } from "../core/activity-log.js";
+import { changesBetween, recordActivity, softDeleteActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import { ConflictError, MethodNotAllowedError, NotFoundError, ValidationError } from "../core/errors.js";
@@ -643,18 +643,12 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       if (plan.savedMetrics !== null) await setSavedMetrics(tx, projectId, id, plan.savedMetrics);
       if (plan.launching) await featureFlags.activateWithin(tx, projectId, locked.featureFlagId, userId);
       const updated = (await selectExperiment(tx, projectId, id))!;
-      const activity =
-        updated.deleted && !locked.deleted
-          ? "deleted"
-          : !updated.deleted && locked.deleted
-            ? "restored"
-            : "updated";
       await recordActivity(tx, {
         projectId,
         userId,
         scope: "Experiment",
         itemId: String(id),
-        activity,
+        activity: softDeleteActivity(locked, updated),
         name: updated.name,
         changes: changesBetween("Experiment", snapshot(locked), snapshot(updated)),
       });

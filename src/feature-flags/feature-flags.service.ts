@@ -16,7 +16,13 @@
  */
 
 import type { CohortService } from "../cohorts/cohorts.service.js";
-import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
+import {
+  type ActivityPage,
+  changesBetween,
+  listActivity,
+  recordActivity,
+  softDeleteActivity,
+} from "../core/activity-log.js";
 import { authorizeProject, authorizeProjectScopes } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import {
@@ -574,18 +580,12 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       await setTags(tx, projectId, current.id, next.evaluationTags, "evaluationTags");
     }
     const updated = await readOne(prismaReader(tx), projectId, { id: current.id });
-    const activity =
-      next.deleted && !current.deleted
-        ? "deleted"
-        : !next.deleted && current.deleted
-          ? "restored"
-          : "updated";
     await recordActivity(tx, {
       projectId,
       userId,
       scope: "FeatureFlag",
       itemId: String(current.id),
-      activity,
+      activity: softDeleteActivity(current, next),
       name: updated.key,
       changes: changesBetween("FeatureFlag", snapshot(current), snapshot(updated)),
     });
