@@ -59,6 +59,11 @@ describe("authorizeKnownProject", () => {
     expect(authorized).toEqual([seven]);
   });
 
+  it("needs no listener: only the REST door gives one", () => {
+    const { onProjectAuthorized: _, ...withoutListener } = context();
+    expect(authorizeKnownProject(withoutListener as ServiceContext, 7, "feature_flag:read")).toBe(seven);
+  });
+
   it("is undefined for a project the request does not hold", () => {
     expect(authorizeKnownProject(context(), 9, "feature_flag:read")).toBeUndefined();
   });
