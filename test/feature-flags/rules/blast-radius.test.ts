@@ -49,3 +49,68 @@ describe("readBlastRadiusQuery (user_blast_radius's input)", () => {
     expect(() => read({ condition: { properties: [dependency] } })).toThrow(NotImplementedError);
   });
 });
+
+describe("readBlastRadiusQuery: group_type_index and condition", () => {
+  it("takes a group type index from 0 to 4, and null or none for persons", () => {
+    expect(read({ condition: {}, group_type_index: 0 }).groupTypeIndex).toBe(0);
+    expect(read({ condition: {}, group_type_index: 4 }).groupTypeIndex).toBe(4);
+    expect(read({ condition: {}, group_type_index: null }).groupTypeIndex).toBeNull();
+  });
+
+  it("refuses a group type index outside 0–4 with DRF's messages", () => {
+    expect(() => read({ condition: {}, group_type_index: -1 })).toThrow(
+      expect.objectContaining({
+        message: "Ensure this value is greater than or equal to 0.",
+        code: "min_value",
+      }),
+    );
+    expect(() => read({ condition: {}, group_type_index: 5 })).toThrow(
+      expect.objectContaining({
+        message: "Ensure this value is less than or equal to 4.",
+        code: "max_value",
+      }),
+    );
+  });
+
+  it("refuses a condition that is not an object", () => {
+    expect(() => read({ condition: "x" })).toThrow(
+      expect.objectContaining({
+        message: 'Expected a dictionary of items but got type "str".',
+        attr: "condition",
+        code: "not_a_dict",
+      }),
+    );
+  });
+});
+
+describe("readBlastRadiusQuery: nested property groups", () => {
+  it("gives $group_key its group type at any depth", () => {
+    const byKey = { key: "$group_key", type: "group", value: "acme" };
+    const size = { key: "size", type: "group", value: 1, group_type_index: 2 };
+    const nested = { type: "OR", values: [{ type: "AND", values: [byKey, size] }] };
+    expect(read({ condition: { properties: nested }, group_type_index: 2 }).criteria).toEqual({
+      type: "OR",
+      values: [{ type: "AND", values: [{ ...byKey, group_type_index: 2 }, size] }],
+    });
+  });
+
+  it("counts everyone for groups without filters", () => {
+    expect(
+      read({ condition: { properties: { type: "OR", values: [{ type: "AND", values: [] }] } } }).criteria,
+    ).toBeNull();
+  });
+
+  it("refuses a condition on another flag at any depth, saying why", () => {
+    const dependency = { key: "1", type: "flag", value: true, operator: "flag_evaluates_to" };
+    const nested = { type: "OR", values: [pro, { type: "AND", values: [dependency] }] };
+    expect(() => read({ condition: { properties: nested } })).toThrow(
+      "Conditions on other flags (flag dependencies) cannot be counted in the database: they need flag evaluation.",
+    );
+  });
+
+  it("names a malformed properties value under condition__properties", () => {
+    expect(() => read({ condition: { properties: "x" } })).toThrow(
+      expect.objectContaining({ attr: expect.stringMatching(/^condition__properties/) }),
+    );
+  });
+});

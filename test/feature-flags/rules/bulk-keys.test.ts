@@ -26,7 +26,11 @@ describe("readFlagIds (bulk_keys, Python's reading of `ids`)", () => {
   it("refuses ids sent with none valid, and values Python cannot iterate", () => {
     for (const raw of [["x"], [null], 5, true]) {
       expect(() => readFlagIds(raw)).toThrow(
-        expect.objectContaining({ constructor: ValidationError, code: INVALID_FLAG_IDS }),
+        expect.objectContaining({
+          constructor: ValidationError,
+          code: INVALID_FLAG_IDS,
+          message: "Invalid flag IDs provided",
+        }),
       );
     }
   });

@@ -105,3 +105,101 @@ describe("cohortDict", () => {
     expect(cohortDict(and())).toEqual({});
   });
 });
+
+describe("inlineCohort: the shapes of a cohort's criteria", () => {
+  const cohorts = new Map<number, InliningCohort>([
+    ...COHORTS,
+    [10, dynamic(or(and(person("plan", "pro"))))],
+    [11, dynamic(or(or(person("a", 1), person("b", 2)), and(person("c", 3), person("d", 4))))],
+    [
+      12,
+      dynamic(
+        or(and(person("plan", "pro"), { key: "$browser", type: "event", value: "x", operator: "exact" })),
+      ),
+    ],
+    [13, dynamic(or(and(person("plan", "pro"), person("seats", 5, { negation: true }))))],
+    [14, dynamic(or(and(person("a", 1), person("b", 2)), and(person("c", 3))))],
+    [15, dynamic(or(and(person("a", 1)), and(or(person("b", 2), person("c", 3)))))],
+  ]);
+  const inlineIn = (groups: unknown[]) => inlineCohort({ groups }, cohorts);
+
+  it("inlines a criteria that collapses to one property as one group", () => {
+    expect(inlineIn([{ properties: [ref(10)], rollout_percentage: 40 }])).toEqual([
+      { properties: [person("plan", "pro")], rollout_percentage: 40 },
+    ]);
+  });
+
+  it("inlines an OR of ANDs as one group per AND", () => {
+    expect(inlineIn([{ properties: [ref(14)] }])).toEqual([
+      { properties: [person("a", 1), person("b", 2)], rollout_percentage: null },
+      { properties: [person("c", 3)], rollout_percentage: null },
+    ]);
+  });
+
+  it("keeps the conditions for an OR inside the OR, mixed property types, or any negated criterion", () => {
+    expect(inlineIn([{ properties: [ref(11)] }]), "an OR of several in an OR").toBeNull();
+    expect(inlineIn([{ properties: [ref(15)] }]), "a group nested in the AND").toBeNull();
+    expect(inlineIn([{ properties: [ref(12)] }]), "a person and an event property").toBeNull();
+    expect(inlineIn([{ properties: [ref(13)] }]), "one negated criterion of two").toBeNull();
+  });
+
+  it("reads a boolean cohort value as Python's int(): true is cohort 1", () => {
+    expect(inlineIn([{ properties: [ref(true as never)] }])).toEqual(inlineIn([{ properties: [ref(1)] }]));
+  });
+
+  it("skips a condition naming cohort 0, as PostHog does", () => {
+    expect(
+      inlineIn([
+        { properties: [ref(0)], rollout_percentage: 10 },
+        { properties: [ref(10)], rollout_percentage: 30 },
+      ]),
+    ).toEqual([{ properties: [person("plan", "pro")], rollout_percentage: 30 }]);
+  });
+
+  it("names what it could not read", () => {
+    expect(() => inline([{ properties: [ref("twelve")] }])).toThrow(
+      expect.objectContaining({
+        name: "UnreadableFlagError",
+        message: 'cohort filter value "twelve" is not an id',
+      }),
+    );
+    expect(() => inline([{ properties: "nope" }])).toThrow("a condition's properties are not a list");
+  });
+});
+
+describe("flagCohortIds: walking cohorts", () => {
+  it("ends on a cycle and skips cohorts that do not exist", () => {
+    const cohorts = new Map<number, InliningCohort>([
+      [20, dynamic(or(and(ref(21) as never, ref(99) as never, ref("x") as never)))],
+      [21, dynamic(or(and(ref(20) as never, person("plan", "pro"))))],
+    ]);
+    expect(flagCohortIds({ groups: [{ properties: [ref(20)] }] }, cohorts)).toEqual([20, 21]);
+  });
+
+  it("reads only cohort properties' values as ids", () => {
+    const filters = { groups: [{ properties: [person("plan", "pro"), ref(1), null] }, { properties: null }] };
+    expect(flagCohortIds(filters, COHORTS)).toEqual([1]);
+  });
+});
+
+describe("cohortDict: Property.to_dict of a filter", () => {
+  it("defaults the type to event, values is_not_set, and keeps falsy values but null", () => {
+    expect(cohortDict({ key: "email", operator: "is_not_set" } as never)).toEqual({
+      key: "email",
+      type: "event",
+      operator: "is_not_set",
+      value: "is_not_set",
+    });
+    expect(cohortDict({ key: "n", type: "person", operator: "exact", value: 0 } as never)).toEqual({
+      key: "n",
+      type: "person",
+      operator: "exact",
+      value: 0,
+    });
+    expect(cohortDict({ key: "n", type: "person", operator: "exact", value: null } as never)).toEqual({
+      key: "n",
+      type: "person",
+      operator: "exact",
+    });
+  });
+});

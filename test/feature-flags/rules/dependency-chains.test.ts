@@ -81,3 +81,54 @@ describe("withDependencyChains", () => {
     expect(last.dependency_chain.at(-1)).toBe("f1998");
   });
 });
+
+describe("withDependencyChains on malformed stored filters", () => {
+  it("keeps what is not a flag filter as it is, and reads a missing key as no flag", () => {
+    const filters = {
+      groups: [
+        "not a group",
+        { properties: "not a list" },
+        {
+          properties: [
+            null,
+            { key: "email", type: "person", value: "x" },
+            { type: "flag", value: true },
+            on(1),
+          ],
+        },
+      ],
+    };
+    const [, result] = withDependencyChains([flag(1, "base"), { id: 2, key: "odd", filters }]);
+    expect(result).toEqual({
+      groups: [
+        "not a group",
+        { properties: "not a list" },
+        {
+          properties: [
+            null,
+            { key: "email", type: "person", value: "x" },
+            { type: "flag", value: true, key: "", dependency_chain: [] },
+            { ...on("base"), dependency_chain: ["base"] },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("gives every flag depending on a self-dependent flag an empty chain", () => {
+    const flags = [flag(1, "self", on(1)), flag(2, "x", on(1)), flag(3, "y", on(1))];
+    const result = flagFiltersOf(flags);
+    expect(result["x"]).toEqual([{ ...on("self"), dependency_chain: [] }]);
+    expect(result["y"]).toEqual([{ ...on("self"), dependency_chain: [] }]);
+  });
+
+  it("reads filters without groups or with groups not a list as having no flag filters", () => {
+    const flags: ChainFlag[] = [
+      { id: 1, key: "a", filters: {} },
+      { id: 2, key: "b", filters: { groups: { properties: [on(1)] } } },
+    ];
+    const result = withDependencyChains(flags);
+    expect(result[0]).toBe(flags[0]!.filters);
+    expect(result[1]).toBe(flags[1]!.filters);
+  });
+});

@@ -198,6 +198,19 @@ describe("validateFilters: shape", () => {
     });
     const isSet = onePropertyGroup({ key: "email", type: "person", operator: "is_set" });
     expect(validateFilters(isSet, context())).toEqual(isSet);
+    const isNotSet = onePropertyGroup({ key: "email", type: "person", operator: "is_not_set" });
+    expect(validateFilters(isNotSet, context())).toEqual(isNotSet);
+    expectRejected(
+      () =>
+        validateFilters(
+          onePropertyGroup({ key: "email", type: "person", operator: "exact", value: null }),
+          context(),
+        ),
+      {
+        detail:
+          "Filters are not valid (groups[0].properties[0].value must be set unless the operator is is_set or is_not_set)",
+      },
+    );
   });
 
   it("stores integer property keys as strings", () => {
@@ -307,6 +320,60 @@ describe("validateFilters: property values", () => {
     expect(validateFilters(cohort, context({ cohorts: listed }))).toEqual(cohort);
   });
 
+  it("rejects a date that does not exist: month 13 or 0, day 0 or 32, hour 24, minute or second 60", () => {
+    // PostHog parses the value with dateutil (posthog/queries/base.py
+    // `determine_parsed_date_for_property_matching`), which refuses each of these as out of range.
+    for (const operator of ["is_date_before", "is_date_after"]) {
+      for (const value of [
+        "2025-13-01",
+        "2025-00-10",
+        "2025-01-00",
+        "2025-01-32",
+        "2025-04-31",
+        "2025-02-29",
+        "2025-01-31T24:00",
+        "2025-01-31T23:60",
+        "2025-01-31T23:59:60",
+        "2025-01-31T12:30:00+0200x",
+        "x2025-01-31",
+      ]) {
+        expectRejected(
+          () => validateFilters(onePropertyGroup(person("signup", value, operator)), context()),
+          {
+            detail: `Invalid date value: ${value}`,
+            code: "invalid_date",
+          },
+        );
+      }
+    }
+  });
+
+  it("accepts the edges of a real date and time, and relative offsets below 10000", () => {
+    for (const value of [
+      "2025-12-31T23:59:59.999999999Z",
+      "2025-01-01T00:00:00+02:00",
+      "2025-01-01 00:00:00-0530",
+      "2025-01-01T00:00+02",
+      "-9999d",
+      "9999y",
+    ]) {
+      const dated = onePropertyGroup(person("signup", value, "is_date_after"));
+      expect(validateFilters(dated, context())).toEqual(dated);
+    }
+    expectRejected(
+      () => validateFilters(onePropertyGroup(person("signup", "10000h", "is_date_after")), context()),
+      {
+        detail: "Invalid date value: 10000h",
+        code: "invalid_date",
+      },
+    );
+  });
+
+  it("does not check dates for other operators", () => {
+    const exact = onePropertyGroup(person("signup", "2025-13-01", "exact"));
+    expect(validateFilters(exact, context())).toEqual(exact);
+  });
+
   it("rejects a date operator whose value is neither a date nor a relative date", () => {
     const dated = (value: unknown) => onePropertyGroup(person("signup", value, "is_date_before"));
     for (const value of ["yesterday", "2025-02-30", "-10000d", "-7x"]) {
@@ -353,6 +420,10 @@ describe("validateFilters: property values", () => {
       detail: "The 'in' operator is only valid for cohort properties, not 'person' properties.",
       code: "invalid_operator",
     });
+    expectRejected(() => validateFilters(onePropertyGroup(person("email", "x", "not_in")), context()), {
+      detail: "The 'not_in' operator is only valid for cohort properties, not 'person' properties.",
+      code: "invalid_operator",
+    });
     const cohort = onePropertyGroup({ key: "id", type: "cohort", value: 3, operator: "not_in" });
     const three = new Map([[3, { name: "Three", isStatic: false, usesEvents: false }]]);
     expect(validateFilters(cohort, context({ cohorts: three }))).toEqual(cohort);
@@ -382,6 +453,12 @@ describe("validateFilters: payloads", () => {
   it("stores object payloads as JSON strings the way Python's json.dumps writes them", () => {
     const result = validateFilters(boolean({ true: { a: 1, b: [true, null], c: "é" } }), context());
     expect(result.payloads).toEqual({ true: '{"a": 1, "b": [true, null], "c": "\\u00e9"}' });
+  });
+
+  it("rejects a payload JSON cannot hold", () => {
+    expectRejected(() => validateFilters(boolean({ true: { at: new Date(0) } }), context()), {
+      detail: "Payload value is not valid JSON",
+    });
   });
 
   it("keeps string, list and scalar payloads as sent", () => {
@@ -471,6 +548,29 @@ describe("validateFilters: flag dependencies", () => {
     );
   });
 
+  it("rejects a dependency on a flag of the same key or id, whichever matches", () => {
+    expectRejected(
+      () => validateFilters(dependsOn(1), context({ flagKey: "a", flags: flagMap(flag(1, "a")) })),
+      { detail: "Feature flag 'a' cannot depend on itself" },
+    );
+    expectRejected(
+      () =>
+        validateFilters(
+          dependsOn(1),
+          context({ isCreate: false, flagId: 1, flagKey: "b", flags: flagMap(flag(1, "a")) }),
+        ),
+      { detail: "Feature flag 'b' cannot depend on itself" },
+    );
+  });
+
+  it("finds a cycle through a later dependency after an earlier one without", () => {
+    const flags = flagMap(flag(1, "a"), flag(2, "b"), flag(3, "c", dependsOn(1)));
+    expectRejected(
+      () => validateFilters(dependsOn(2, 3), context({ isCreate: false, flagId: 1, flagKey: "a", flags })),
+      { detail: "Circular dependency detected: a → c → a" },
+    );
+  });
+
   it("reports a cycle further down the graph that does not pass through the flag", () => {
     const flags = flagMap(flag(2, "b", dependsOn(3)), flag(3, "c", dependsOn(2)));
     expectRejected(() => validateFilters(dependsOn(2), context({ flags })), {
@@ -494,6 +594,29 @@ describe("validateFilters: flag dependencies", () => {
     expect(validateFilters(filters, context({ isCreate: false, flagId: 1, flagKey: "a", flags }))).toEqual(
       filters,
     );
+  });
+
+  it("canonicalises only flag keys, in a group that mixes them with other properties", () => {
+    const flags = flagMap(flag(7, "seven"));
+    const sent = {
+      groups: [
+        {
+          properties: [
+            { key: " 42", type: "person", value: "x", operator: "exact" },
+            { key: " 7", type: "flag", value: true, operator: "flag_evaluates_to" },
+          ],
+          rollout_percentage: 100,
+        },
+        {
+          properties: [{ key: " 8", type: "person", value: "y", operator: "exact" }],
+          rollout_percentage: 50,
+        },
+      ],
+    };
+    const keys = validateFilters(sent, context({ flags })).groups?.map((g) =>
+      g.properties?.map((p) => p.key),
+    );
+    expect(keys).toEqual([[" 42", "7"], [" 8"]]);
   });
 
   it("stores dependency keys as canonical id strings", () => {
@@ -560,6 +683,21 @@ describe("dependentFlags", () => {
     ];
     expect(dependentFlags(1, flags).map((f) => f.key)).toEqual(["alpha", "numeric", "zeta"]);
   });
+
+  it("leaves out the flag itself and properties that are not flags", () => {
+    const flags = [
+      flag(1, "base", dependsOn(1)),
+      flag(2, "person", onePropertyGroup({ key: "1", type: "person", value: true })),
+      flag(3, "child", dependsOn(1)),
+    ];
+    expect(dependentFlags(1, flags).map((f) => f.key)).toEqual(["child"]);
+  });
+
+  it("orders many dependents by key whatever their order", () => {
+    const keys = ["m", "c", "x", "a", "q", "b", "z", "k", "d", "y", "e"];
+    const flags = keys.map((key, i) => flag(10 + i, key, dependsOn(1)));
+    expect(dependentFlags(1, flags).map((f) => f.key)).toEqual([...keys].sort());
+  });
 });
 
 describe("checkActivationChange and checkDeletion", () => {
@@ -608,6 +746,21 @@ describe("checkActivationChange and checkDeletion", () => {
         "Please enable the dependency flags first.",
       attr: null,
     });
+  });
+
+  it("lists exactly five dependents without a count of more", () => {
+    expectRejected(() => checkDeletion(1, [base, ...dependents.slice(0, 5)]), {
+      detail:
+        "Cannot delete this feature flag because other flags depend on it: dep-0 (ID: 10), dep-1 (ID: 11), " +
+        "dep-2 (ID: 12), dep-3 (ID: 13), dep-4 (ID: 14). " +
+        "Please update or delete the dependent flags first.",
+      attr: null,
+    });
+  });
+
+  it("does not check the dependencies of a flag that stays enabled", () => {
+    const parent = flag(2, "parent", {}, { active: false });
+    expect(() => checkActivationChange(flag(1, "child", dependsOn(2)), true, [parent])).not.toThrow();
   });
 
   it("allows changes that break no dependency", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pythonJsonDumps, pythonStr } from "../../../src/feature-flags/rules/python-format.js";
+import { isPythonFalsy, pythonJsonDumps, pythonStr } from "../../../src/feature-flags/rules/python-format.js";
 
 describe("pythonStr", () => {
   it("prints values as a Python f-string would", () => {
@@ -9,6 +9,16 @@ describe("pythonStr", () => {
     expect(pythonStr(["it's"])).toBe(`["it's"]`);
     expect(pythonStr(['say "hi" it\'s'])).toBe(`['say "hi" it\\'s']`);
     expect(pythonStr(12.5)).toBe("12.5");
+    expect(pythonStr({ a: 1, b: "x" })).toBe("{'a': 1, 'b': 'x'}");
+    expect(pythonStr([undefined])).toBe("[None]");
+    expect(pythonStr(["a\\b\nc\rd\te"])).toBe("['a\\\\b\\nc\\rd\\te']");
+  });
+});
+
+describe("isPythonFalsy", () => {
+  it("is true for None, False, 0, the empty string, list and object only", () => {
+    for (const value of [undefined, null, false, 0, "", [], {}]) expect(isPythonFalsy(value)).toBe(true);
+    for (const value of [true, 1, "0", " ", [0], [[]], { a: null }]) expect(isPythonFalsy(value)).toBe(false);
   });
 });
 
@@ -25,5 +35,7 @@ describe("pythonJsonDumps", () => {
     expect(pythonJsonDumps(undefined)).toBeUndefined();
     expect(pythonJsonDumps({ a: Number.NaN })).toBeUndefined();
     expect(pythonJsonDumps([new Date(0)])).toBeUndefined();
+    expect(pythonJsonDumps(new Map())).toBeUndefined();
+    expect(pythonJsonDumps(Object.create(null))).toBe("{}");
   });
 });

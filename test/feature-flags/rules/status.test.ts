@@ -111,6 +111,8 @@ describe("flagStatus", () => {
   it("reports a never-called flag as having no usage data when it is new or not fully rolled out", () => {
     const noUsage = { status: "ACTIVE", reason: "Flag has no usage data yet" };
     expect(status({ createdAt: daysAgo(29), filters: fullyRolledOut })).toEqual(noUsage);
+    // Exactly 30 days old is not yet stale: only a creation before the cutoff is.
+    expect(status({ createdAt: daysAgo(30), filters: fullyRolledOut })).toEqual(noUsage);
     expect(status({ createdAt: daysAgo(90), filters: partlyRolledOut })).toEqual(noUsage);
   });
 });
@@ -166,5 +168,28 @@ describe("isSimpleFlag and simpleRolloutPercentage", () => {
     expect(simpleRolloutPercentage({}, 25)).toBe(25);
     expect(simpleRolloutPercentage({})).toBeNull();
     expect(isSimpleFlag({ properties: [{ key: "email", type: "person", value: "x" }] })).toBe(false);
+  });
+});
+
+describe("status readers of malformed stored filters", () => {
+  it("reads no filters at all as rolled out to everyone", () => {
+    expect(isFullyRolledOut(null)).toBe(true);
+    expect(isFullyRolledOut(undefined)).toBe(true);
+    expect(isFullyRolledOut([])).toBe(false);
+  });
+
+  it("skips variants that are not objects", () => {
+    const filters = {
+      groups: [{ properties: [], rollout_percentage: 100 }],
+      multivariate: { variants: [null, { key: "test", rollout_percentage: 100 }] },
+    };
+    expect(status({ createdAt: daysAgo(45), filters }).reason).toBe(
+      'This flag will always use the variant "test"',
+    );
+  });
+
+  it("has no rollout percentage for a simple flag whose group has none", () => {
+    expect(simpleRolloutPercentage({ groups: [{ properties: [] }] })).toBeNull();
+    expect(simpleRolloutPercentage({ groups: [{ properties: [], rollout_percentage: 30 }] })).toBe(30);
   });
 });

@@ -1,0 +1,120 @@
+/**
+ * The per-process actor cache on a real change feed (an in-memory PGlite that notifies on the
+ * feed's channel, as migration `change_feed`'s triggers do): what it keeps, what clears it, and
+ * that it serves nothing while the feed is not live.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ActorCache } from "../../../src/core/auth/actor-cache.js";
+import { ProjectRevisions } from "../../../src/core/project-revisions.js";
+import { CHANGE_CHANNEL, pgliteChangeFeed } from "../../../src/db/change-feed.js";
+import { pgliteReader } from "../../../src/db/sql-reader.js";
+import { actor, project } from "./support.js";
+
+let pglite: PGlite;
+let feed: Awaited<ReturnType<typeof pgliteChangeFeed>>;
+
+beforeAll(async () => {
+  pglite = new PGlite();
+  feed = await pgliteChangeFeed(pglite);
+});
+
+afterAll(async () => {
+  await feed.close();
+  await pglite.close();
+});
+
+/** Announces `payload` on the feed's channel and waits until the feed delivered it. */
+async function announce(payload: object): Promise<void> {
+  const heard = new Promise<void>((resolve) => {
+    const unsubscribe = feed.subscribe(() => {
+      unsubscribe();
+      resolve();
+    });
+  });
+  await pglite.query("SELECT pg_notify($1, $2)", [CHANGE_CHANNEL, JSON.stringify(payload)]);
+  await heard;
+}
+
+function cache(maxEntries?: number) {
+  const revisions = new ProjectRevisions(feed, pgliteReader(pglite));
+  return { revisions, actors: new ActorCache(feed, revisions, maxEntries) };
+}
+
+const entry = (revision = 1n) => ({
+  actor: actor({ projects: [project(7, "org-a", revision)] }),
+  lastUsedAtMs: 1000,
+});
+
+describe("ActorCache", () => {
+  it("keeps a lookup per key and project, and finds nothing else", () => {
+    const { actors } = cache();
+    actors.keep(actors.generation, "hash-1", 7, entry());
+    expect(actors.find("hash-1", 7)).toEqual(entry());
+    expect(actors.find("hash-1", null)).toBeUndefined();
+    expect(actors.find("hash-1", 8)).toBeUndefined();
+    expect(actors.find("hash-2", 7)).toBeUndefined();
+    actors.keep(actors.generation, "hash-1", null, entry());
+    expect(actors.find("hash-1", null)).toEqual(entry());
+  });
+
+  it("tells the project revisions it read, and serves each project's newest known revision", async () => {
+    const { actors, revisions } = cache();
+    actors.keep(actors.generation, "hash-1", 7, entry(3n));
+    expect(revisions.peek(7)).toBe(3n);
+    await announce({ kind: "revision", project: 7, revision: "5" });
+    expect(actors.find("hash-1", 7)?.actor.projects[0]?.revision).toBe(5n);
+    expect(actors.find("hash-1", 7)?.actor.projects[0]?.name).toBe("Project 7");
+  });
+
+  it("is cleared by an access change or a reset, not by a revision or an object change", async () => {
+    const { actors } = cache();
+    actors.keep(actors.generation, "hash-1", 7, entry());
+    await announce({ kind: "revision", project: 7, revision: "9" });
+    await announce({ kind: "change", project: 7, revision: "9", scope: "FeatureFlag", activity: "updated" });
+    expect(actors.find("hash-1", 7)).toBeDefined();
+    await announce({ kind: "access" });
+    expect(actors.find("hash-1", 7)).toBeUndefined();
+    actors.keep(actors.generation, "hash-1", 7, entry());
+    await announce({ kind: "nonsense" });
+    expect(actors.find("hash-1", 7)).toBeUndefined();
+  });
+
+  it("does not keep a lookup that raced an announcement", async () => {
+    const { actors } = cache();
+    const before = actors.generation;
+    await announce({ kind: "access" });
+    expect(actors.generation).toBe(before + 1);
+    actors.keep(before, "hash-1", 7, entry());
+    expect(actors.find("hash-1", 7)).toBeUndefined();
+  });
+
+  it("starts over past its bound", () => {
+    const { actors } = cache(2);
+    actors.keep(actors.generation, "hash-1", 7, entry());
+    actors.keep(actors.generation, "hash-2", 7, entry());
+    expect(actors.find("hash-1", 7)).toBeDefined();
+    actors.keep(actors.generation, "hash-3", 7, entry());
+    expect(actors.find("hash-1", 7)).toBeUndefined();
+    expect(actors.find("hash-2", 7)).toBeUndefined();
+    expect(actors.find("hash-3", 7)).toBeDefined();
+  });
+
+  it("records when a kept key was marked used, and ignores one it does not hold", () => {
+    const { actors } = cache();
+    actors.keep(actors.generation, "hash-1", 7, entry());
+    actors.markUsed("hash-1", 7, 5000);
+    actors.markUsed("hash-2", 7, 6000);
+    expect(actors.find("hash-1", 7)?.lastUsedAtMs).toBe(5000);
+    expect(actors.find("hash-2", 7)).toBeUndefined();
+  });
+
+  it("serves nothing while the feed is not live", async () => {
+    const second = await pgliteChangeFeed(pglite);
+    const actors = new ActorCache(second, new ProjectRevisions(second, pgliteReader(pglite)));
+    actors.keep(actors.generation, "hash-1", 7, entry());
+    expect(actors.find("hash-1", 7)).toBeDefined();
+    await second.close();
+    expect(actors.find("hash-1", 7)).toBeUndefined();
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The key lookup on a real database (PGlite from the migrated template): who a key's actor is,
+ * the refusals (posthog/auth.py `PersonalAPIKeyAuthentication`), the hourly `last_used_at`, and
+ * the project token lookup SDKs use.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authenticate, authenticateKnown } from "../../../src/core/auth/authenticate.js";
+import { ProjectTokenCache } from "../../../src/core/auth/project-token.js";
+import { type DataAccess, dataAccessOf } from "../../../src/core/context.js";
+import type { Database } from "../../../src/db/database.js";
+import { bootstrap } from "../../../src/users/bootstrap.js";
+import { createPersonalApiKey } from "../../../src/users/users.service.js";
+import { openTestDatabase } from "../../support/server.js";
+
+let database: Database;
+let drop: () => Promise<void>;
+let data: DataAccess;
+let boot: Awaited<ReturnType<typeof bootstrap>>;
+
+beforeAll(async () => {
+  ({ database, drop } = await openTestDatabase("pglite"));
+  data = dataAccessOf(database);
+  boot = await bootstrap(database.prisma, {
+    email: "ada@example.com",
+    organizationName: "Acme",
+    projectName: "Web",
+  });
+});
+
+afterAll(async () => {
+  await database.close();
+  await drop();
+});
+
+/** A second project in the bootstrap organization, whose token is `token`. */
+async function anotherProject(token: string) {
+  const first = await database.prisma.project.findUniqueOrThrow({ where: { id: boot.project_id } });
+  return database.prisma.project.create({
+    data: { name: "Other", organizationId: first.organizationId, apiToken: token },
+  });
+}
+
+const header = (key: string) => ({ key, source: "Authorization header" as const });
+
+async function newKey(scopes: string[] = ["*"]): Promise<string> {
+  const user = await database.prisma.user.findUniqueOrThrow({ where: { email: "ada@example.com" } });
+  const { key } = await createPersonalApiKey(database.prisma, {
+    userId: user.id,
+    label: "test",
+    scopes,
+    scopedTeams: [],
+    scopedOrganizations: [],
+  });
+  return key;
+}
+
+describe("authenticate", () => {
+  it("refuses a request without a credential, and a key no active user holds, naming where it was found", async () => {
+    await expect(authenticate(data, null)).rejects.toThrow(
+      expect.objectContaining({
+        code: "not_authenticated",
+        message: "Authentication credentials were not provided.",
+      }),
+    );
+    await expect(authenticate(data, { key: "phx_unknown", source: "query string" })).rejects.toThrow(
+      expect.objectContaining({
+        code: "authentication_failed",
+        message: "Personal API key found in request query string is invalid.",
+      }),
+    );
+  });
+
+  it("reads the key's user, organizations, projects and limits", async () => {
+    const key = await newKey(["feature_flag:read"]);
+    const actor = await authenticate(data, header(key));
+    expect(actor.user).toMatchObject({
+      email: "ada@example.com",
+      firstName: "ada",
+      currentProjectId: boot.project_id,
+    });
+    expect(actor.apiKey).toMatchObject({
+      label: "test",
+      maskValue: `${key.slice(0, 4)}...${key.slice(-4)}`,
+      scopes: ["feature_flag:read"],
+      scopedTeams: [],
+      scopedOrganizations: [],
+    });
+    expect(actor.organizationIds).toHaveLength(1);
+    expect(actor.projects.map((p) => [p.id, p.apiToken, p.organizationId])).toEqual([
+      [boot.project_id, boot.project_api_token, actor.organizationIds[0]],
+    ]);
+    expect(typeof actor.projects[0]?.revision).toBe("bigint");
+    expect(actor.projects[0]?.name).toBe("Web");
+    expect(actor.projects[0]?.timezone).toBe("UTC");
+    expect(actor.projects[0]?.createdAt).toBeInstanceOf(Date);
+    expect(actor.projects[0]?.updatedAt).toBeInstanceOf(Date);
+  });
+
+  it("reads only the project the request names, when it names one", async () => {
+    const key = await newKey();
+    const other = await anotherProject("phc_named_project");
+    expect((await authenticate(data, header(key), other.id)).projects.map((p) => p.id)).toEqual([other.id]);
+    expect((await authenticate(data, header(key))).projects.map((p) => p.id)).toEqual([
+      boot.project_id,
+      other.id,
+    ]);
+    expect((await authenticate(data, header(key), 999_999)).projects).toEqual([]);
+  });
+
+  it("marks the key used once, then serves it from memory within the hour", async () => {
+    const key = await newKey();
+    expect(authenticateKnown(data, header(key), null)).toBeUndefined();
+    const before = Date.now();
+    const actor = await authenticate(data, header(key));
+    const stored = await database.prisma.personalApiKey.findUniqueOrThrow({ where: { id: actor.apiKey.id } });
+    expect(stored.lastUsedAt?.getTime()).toBeGreaterThanOrEqual(before);
+    expect(authenticateKnown(data, header(key), null)).toEqual(actor);
+    expect(authenticateKnown(data, header(key), boot.project_id)).toBeUndefined();
+    expect(() => authenticateKnown(data, null, null)).toThrow(
+      expect.objectContaining({ code: "not_authenticated" }),
+    );
+  });
+
+  it("marks again a key last used more than an hour ago, not one used within the hour", async () => {
+    const usedAt = async (minutesAgo: number) => {
+      const raw = await newKey();
+      const at = new Date(Date.now() - minutesAgo * 60 * 1000);
+      await database.prisma.personalApiKey.updateMany({
+        where: { maskValue: `${raw.slice(0, 4)}...${raw.slice(-4)}` },
+        data: { lastUsedAt: at },
+      });
+      const actor = await authenticate(data, header(raw), boot.project_id);
+      const stored = await database.prisma.personalApiKey.findUniqueOrThrow({
+        where: { id: actor.apiKey.id },
+      });
+      return { at, stored: stored.lastUsedAt };
+    };
+    const before = Date.now();
+    const stale = await usedAt(61);
+    expect(stale.stored?.getTime()).toBeGreaterThanOrEqual(before);
+    const recent = await usedAt(30);
+    expect(recent.stored).toEqual(recent.at);
+  });
+
+  it("refuses the key of a user who is no longer active", async () => {
+    const key = await newKey();
+    await database.prisma.user.update({ where: { email: "ada@example.com" }, data: { isActive: false } });
+    await expect(authenticate(data, header(key))).rejects.toThrow(
+      expect.objectContaining({ code: "authentication_failed" }),
+    );
+    await database.prisma.user.update({ where: { email: "ada@example.com" }, data: { isActive: true } });
+  });
+});
+
+describe("ProjectTokenCache", () => {
+  it("finds a token's project once, and nothing for an unknown token", async () => {
+    const tokens = new ProjectTokenCache(database.prisma);
+    expect(tokens.peek(boot.project_api_token)).toBeUndefined();
+    expect(await tokens.projectIdOf(boot.project_api_token)).toBe(boot.project_id);
+    expect(tokens.peek(boot.project_api_token)).toBe(boot.project_id);
+    expect(await tokens.projectIdOf("phc_unknown")).toBeNull();
+    expect(tokens.peek("phc_unknown")).toBeUndefined();
+    expect(await tokens.confirm(boot.project_api_token)).toBe(true);
+    expect(await tokens.confirm("phc_unknown")).toBe(false);
+  });
+
+  it("starts over past its bound", async () => {
+    const other = await anotherProject("phc_bounded_cache");
+    const tokens = new ProjectTokenCache(database.prisma, 1);
+    await tokens.projectIdOf(boot.project_api_token);
+    expect(await tokens.projectIdOf(other.apiToken)).toBe(other.id);
+    expect(tokens.peek(boot.project_api_token)).toBeUndefined();
+    expect(tokens.peek(other.apiToken)).toBe(other.id);
+  });
+});

@@ -1,0 +1,21 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * The unit tests Stryker runs against each mutant (stryker.config.mjs, `npm run test:mutation`): only
+ * the unit tests of the mutated modules, so that a mutant costs seconds: pure functions, and for
+ * the key lookup one in-memory PGlite copied from the migrated template (the global setup's).
+ */
+export default defineConfig({
+  test: {
+    include: [
+      "test/core/auth/**/*.test.ts",
+      "test/feature-flags/rules/**/*.test.ts",
+      "test/feature-flags/evaluation/*.test.ts",
+      "test/queries/hogql/printer.test.ts",
+    ],
+    pool: "forks",
+    globalSetup: ["test/support/global-setup.ts"],
+    // The machine may be busy (the runs are niced): generous, as the main config.
+    testTimeout: 60_000,
+  },
+});
