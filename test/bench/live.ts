@@ -7,14 +7,21 @@
  *   connection, which moves the project's revision), and each subscriber's latency is the time from
  *   just before the write is sent to its event arriving (trigger, NOTIFY, the change feed, the
  *   per-project fan-out, one GraphQL execution per subscriber, SSE over HTTP).
- * - `baseline`: raw LISTEN/NOTIFY: one listening connection whose notifications are handed to 1,000
- *   in-process callbacks; each callback's latency is the time from just before `pg_notify` is sent.
+ * - `baseline`: the same transport without us: a plain `node:http` server whose one connection LISTENs
+ *   on the same channel and, for each revision notification of its project, writes the same SSE
+ *   bytes our server sends (`event: next`, the same `data`) to its 1,000 open responses, read by the
+ *   same 1,000 fetch clients. Its write is the same INSERT into `activity_logs` (same trigger, same
+ *   NOTIFY), in a second project, which our server has no subscriber of.
  * `BENCH_LIVE_ROUNDS` (default 30) writes each, alternating; p50 and p99 over every subscriber of every
- * round; the ratio is ours / baseline (lower is better). Clients, server and database share the machine.
+ * round; the ratio is ours / baseline (lower is better): what our change feed, fan-out, GraphQL
+ * execution and yoga's SSE add. Clients, both servers and the database share the machine.
  *
  * Environment: BENCH_ONLY (runs when it names `live`), BENCH_SUBSCRIBERS, BENCH_LIVE_ROUNDS.
  * PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432; skipped loudly when none answers.
  */
+
+import { setMaxListeners } from "node:events";
+import http from "node:http";
 import os from "node:os";
 import pg from "pg";
 import pino from "pino";
@@ -45,115 +52,164 @@ async function until(count: () => number, target: number, what: string): Promise
   }
 }
 
+/** Arrival of one subscriber's revision events: `expect` names the revision to time, from `sentAt`. */
+type Arrivals = { expected: string; sentAt: number; arrived: number; latencies: number[] };
+
+/**
+ * Opens `count` SSE subscribers with `open` (a fetch), 50 at a time (a thousand connects at once
+ * overflow the listen backlog), each counting into `arrivals` the events whose revision is the
+ * expected one (and, before any is expected, its first event).
+ */
+async function openSubscribers(
+  count: number,
+  open: () => Promise<Response>,
+  arrivals: Arrivals,
+): Promise<void> {
+  const subscribe = async () => {
+    const response = await open();
+    void (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          const text = decoder.decode(chunk, { stream: true });
+          const match = /"revision":"(\d+)"/.exec(text);
+          if (!match) continue;
+          if (match[1] === arrivals.expected) {
+            arrivals.latencies.push(performance.now() - arrivals.sentAt);
+            arrivals.arrived++;
+          } else if (arrivals.expected === "") arrivals.arrived++;
+        }
+      } catch {
+        // aborted at the end
+      }
+    })();
+  };
+  for (let opened = 0; opened < count; opened += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, count - opened) }, subscribe));
+  }
+}
+
+/**
+ * The baseline server: plain `node:http`, one LISTEN connection on the change feed's channel; each
+ * revision notification of `projectId` is written to every open response as the SSE frame yoga
+ * writes for a `configurationRevision` event. Returns its URL and how to close it.
+ */
+async function startBaseline(url: string, projectId: number) {
+  const responses = new Set<http.ServerResponse>();
+  const server = http.createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    response.write(":\n\n");
+    responses.add(response);
+    response.on("close", () => responses.delete(response));
+  });
+  const listener = new pg.Client({ connectionString: url });
+  await listener.connect();
+  listener.on("notification", (message) => {
+    const body = JSON.parse(message.payload ?? "{}") as {
+      kind?: string;
+      project?: number;
+      revision?: string;
+    };
+    if (body.kind !== "revision" || body.project !== projectId) return;
+    const frame = `event: next\ndata: ${JSON.stringify({ data: { configurationRevision: { revision: body.revision } } })}\n\n`;
+    for (const response of responses) response.write(frame);
+  });
+  await listener.query("LISTEN signalbox_changes");
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("no port");
+  return {
+    url: `http://127.0.0.1:${address.port}/`,
+    close: async () => {
+      for (const response of responses) response.destroy();
+      await listener.end().catch(() => {});
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 async function benchPostgres(): Promise<void> {
-  const { database, raw, close, boot } = await openBootstrappedBench("postgres");
+  const { database, raw, close, boot, otherProject } = await openBootstrappedBench("postgres");
   const config = loadConfig({ LOG_LEVEL: "silent", PORT: "0", ...RATE_LIMITS_OFF });
   const app = await buildApp({ config, database, logger: pino({ level: "silent" }) });
   const aborts = new AbortController();
-  const listener = new pg.Client({
-    connectionString: database.migrationTarget.kind === "postgres" ? database.migrationTarget.url : "",
-  });
+  // Every subscriber's fetch listens on the one signal that ends them all.
+  setMaxListeners(0, aborts.signal);
+  const databaseUrl = database.migrationTarget.kind === "postgres" ? database.migrationTarget.url : "";
+  const baselineProject = await otherProject();
+  let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
   try {
     await app.listen({ port: 0, host: "127.0.0.1" });
     const address = app.server.address();
     if (!address || typeof address === "string") throw new Error("no port");
     const url = `http://127.0.0.1:${address.port}/graphql`;
+    baseline = await startBaseline(databaseUrl, baselineProject);
+    const baselineUrl = baseline.url;
 
-    // Arrival time of each subscriber's newest revision.
-    let expected = "";
-    let arrived = 0;
-    const ours: number[] = [];
-    let sentAt = 0;
-    const subscribe = async () => {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: {
-          accept: "text/event-stream",
-          authorization: `Bearer ${boot.personal_api_key}`,
-          "content-type": "application/json",
-        },
-        body: JSON.stringify({ query: SUBSCRIPTION, variables: { p: String(boot.project_id) } }),
-        signal: aborts.signal,
-      });
-      void (async () => {
-        const decoder = new TextDecoder();
-        try {
-          for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-            const text = decoder.decode(chunk, { stream: true });
-            const match = /"revision":"(\d+)"/.exec(text);
-            if (!match) continue;
-            if (match[1] === expected) {
-              ours.push(performance.now() - sentAt);
-              arrived++;
-            } else if (expected === "") arrived++;
-          }
-        } catch {
-          // aborted at the end
-        }
-      })();
-    };
-    // Opened 50 at a time: a thousand connects at once overflow the listen backlog.
-    for (let opened = 0; opened < SUBSCRIBERS; opened += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, SUBSCRIBERS - opened) }, subscribe));
-    }
-    await until(() => arrived, SUBSCRIBERS, "first events");
+    const ours: Arrivals = { expected: "", sentAt: 0, arrived: 0, latencies: [] };
+    await openSubscribers(
+      SUBSCRIBERS,
+      () =>
+        fetch(url, {
+          method: "POST",
+          headers: {
+            accept: "text/event-stream",
+            authorization: `Bearer ${boot.personal_api_key}`,
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({ query: SUBSCRIPTION, variables: { p: String(boot.project_id) } }),
+          signal: aborts.signal,
+        }),
+      ours,
+    );
+    await until(() => ours.arrived, SUBSCRIBERS, "first events");
+    const plain: Arrivals = { expected: "-", sentAt: 0, arrived: 0, latencies: [] };
+    await openSubscribers(
+      SUBSCRIBERS,
+      () => fetch(baselineUrl, { headers: { accept: "text/event-stream" }, signal: aborts.signal }),
+      plain,
+    );
 
-    // The baseline: one LISTEN connection, its notifications handed to in-process callbacks.
-    const baseline: number[] = [];
-    let baselineArrived = 0;
-    let baselineSentAt = 0;
-    const callbacks = Array.from({ length: SUBSCRIBERS }, () => () => {
-      baseline.push(performance.now() - baselineSentAt);
-      baselineArrived++;
-    });
-    await listener.connect();
-    listener.on("notification", () => {
-      for (const callback of callbacks) callback();
-    });
-    await listener.query("LISTEN bench_live");
-
-    const write = (round: number) =>
-      raw(
-        `INSERT INTO activity_logs (id, project_id, activity, scope, item_id, detail)
-         VALUES (gen_random_uuid(), $1, 'updated', 'FeatureFlag', $2, '{}')`,
-        [boot.project_id, String(round)],
-      );
-    for (let round = 0; round < ROUNDS; round++) {
+    /** One write to `projectId`'s configuration (an activity entry: trigger, revision, NOTIFY), timed into `arrivals`. */
+    const round = async (projectId: number, arrivals: Arrivals, what: string) => {
       const [current] = await raw<{ revision: string }>(
         "SELECT revision::text AS revision FROM projects WHERE id = $1",
-        [boot.project_id],
+        [projectId],
       );
-      expected = String(BigInt(current!.revision) + 1n);
-      arrived = 0;
-      sentAt = performance.now();
-      await write(round);
-      await until(() => arrived, SUBSCRIBERS, `round ${round}: subscribers`);
-
-      baselineArrived = 0;
-      baselineSentAt = performance.now();
-      await raw("SELECT pg_notify('bench_live', $1)", [String(round)]);
-      await until(() => baselineArrived, SUBSCRIBERS, `round ${round}: baseline`);
+      arrivals.expected = String(BigInt(current!.revision) + 1n);
+      arrivals.arrived = 0;
+      arrivals.sentAt = performance.now();
+      await raw(
+        `INSERT INTO activity_logs (id, project_id, activity, scope, item_id, detail)
+         VALUES (gen_random_uuid(), $1, 'updated', 'FeatureFlag', '1', '{}')`,
+        [projectId],
+      );
+      await until(() => arrivals.arrived, SUBSCRIBERS, what);
+    };
+    for (let index = 0; index < ROUNDS; index++) {
+      await round(boot.project_id, ours, `round ${index}: subscribers`);
+      await round(baselineProject, plain, `round ${index}: baseline`);
     }
 
     const [load1] = os.loadavg();
     console.log(
-      `\nPostgreSQL 127.0.0.1: change-to-subscriber latency, ${SUBSCRIBERS.toLocaleString("en")} open GraphQL SSE subscriptions ` +
-        `(configurationRevision), ${ROUNDS} writes, every subscriber of every write; load average ${load1!.toFixed(1)} on ${os.availableParallelism()} CPUs`,
+      `\nPostgreSQL 127.0.0.1: change-to-subscriber latency, ${SUBSCRIBERS.toLocaleString("en")} open SSE subscriptions ` +
+        `(GraphQL configurationRevision), ${ROUNDS} writes, every subscriber of every write; load average ${load1!.toFixed(1)} on ${os.availableParallelism()} CPUs`,
     );
     const row = (name: string, values: number[]) =>
       `${name.padEnd(44)} p50 ${quantile(values, 0.5).toFixed(1).padStart(7)} ms | p99 ${quantile(values, 0.99).toFixed(1).padStart(7)} ms`;
-    console.log(row("ours: write → SSE subscription event", ours));
-    console.log(row("baseline: pg_notify → in-process LISTEN callback", baseline));
+    console.log(row("ours: write → GraphQL SSE subscription event", ours.latencies));
+    console.log(row("baseline: write → plain node:http SSE, same bytes", plain.latencies));
     console.log(
-      `${"ratio (ours / baseline)".padEnd(44)} p50 ${(quantile(ours, 0.5) / quantile(baseline, 0.5)).toFixed(1).padStart(6)}× | p99 ${(
-        quantile(ours, 0.99) / quantile(baseline, 0.99)
+      `${"ratio (ours / baseline)".padEnd(44)} p50 ${(quantile(ours.latencies, 0.5) / quantile(plain.latencies, 0.5)).toFixed(2).padStart(6)}× | p99 ${(
+        quantile(ours.latencies, 0.99) / quantile(plain.latencies, 0.99)
       )
-        .toFixed(1)
+        .toFixed(2)
         .padStart(6)}×`,
     );
   } finally {
     aborts.abort();
-    await listener.end().catch(() => {});
+    await baseline?.close();
     // The database is dropped even when the server does not close cleanly.
     await app.close().catch((error: unknown) => console.error("closing the server:", error));
     await close();
