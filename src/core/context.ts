@@ -11,6 +11,7 @@ import type { Actor } from "./auth/authenticate.js";
 import { LiveChanges } from "./live-changes.js";
 import { ProjectRevisions } from "./project-revisions.js";
 import type { ProjectRecord } from "./records.js";
+import type { SharedReads } from "./shared-reads.js";
 
 /**
  * A project the actor was authorised to use during this request: its whole row, as the request read
@@ -38,6 +39,11 @@ export interface ServiceContext {
    * the read before its main query. Absent elsewhere.
    */
   readonly onProjectAuthorized?: (project: ProjectAccess) => void;
+  /**
+   * While a GraphQL subscription resolves one live event: the reads every subscriber of that event
+   * shares (shared-reads.ts). Absent elsewhere.
+   */
+  readonly shared?: SharedReads;
 }
 
 /**
@@ -77,8 +83,16 @@ export function dataAccessOf(database: Database): DataAccess {
   return data;
 }
 
-/** Builds a service context for an authenticated actor. */
-export function createServiceContext(data: DataAccess, actor: Actor, limits: Limits): ServiceContext {
+/**
+ * Builds a service context for an authenticated actor; `shared`, the reads of the live event it
+ * resolves (GraphQL subscriptions), if any.
+ */
+export function createServiceContext(
+  data: DataAccess,
+  actor: Actor,
+  limits: Limits,
+  shared?: SharedReads,
+): ServiceContext {
   return {
     db: data.prisma,
     reader: data.reader,
@@ -86,5 +100,6 @@ export function createServiceContext(data: DataAccess, actor: Actor, limits: Lim
     limits,
     projects: new Map(actor.projects.map((project) => [project.id, project])),
     live: data.live,
+    ...(shared ? { shared } : {}),
   };
 }

@@ -26,6 +26,7 @@ import { once } from "../core/once.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { CohortRecord } from "../core/records.js";
 import type { ServiceDeps } from "../core/services.js";
+import { sharedRead } from "../core/shared-reads.js";
 import { parseInput } from "../core/validation.js";
 import type { ObjectChange } from "../db/change-feed.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
@@ -760,7 +761,7 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
     /** One experiment by id (deleted ones too, as PostHog's queryset). Scope `experiment:read`. @throws NotFoundError */
     async get(ctx: ServiceContext, projectId: number, id: number): Promise<ExperimentRecord> {
       await authorizeProject(ctx, projectId, "experiment:read");
-      return readExperiment(ctx.db, projectId, id);
+      return sharedRead(ctx, `experiments:${projectId}:${id}`, () => readExperiment(ctx.db, projectId, id));
     },
 
     /** Experiments of the project by id, in the order asked, null where none (node loads). Scope `experiment:read`. */

@@ -37,6 +37,7 @@ import { objectChanges } from "../core/live-changes.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { CohortRecord } from "../core/records.js";
 import type { ServiceDeps } from "../core/services.js";
+import { sharedRead } from "../core/shared-reads.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
 import { parseInput, parseIntegerId } from "../core/validation.js";
 import type { DashboardService } from "../dashboards/dashboards.service.js";
@@ -982,7 +983,8 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     ): Promise<FlagRecord> {
       await authorizeProject(ctx, projectId, "feature_flag:read");
       if ("key" in by) checkStorableString(by.key, "key");
-      return readOne(ctx.reader, projectId, by);
+      const name = "id" in by ? `id:${by.id}` : `key:${by.key}`;
+      return sharedRead(ctx, `feature_flags:${projectId}:${name}`, () => readOne(ctx.reader, projectId, by));
     },
 
     /**

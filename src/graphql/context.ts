@@ -7,12 +7,14 @@
  * with it: `refresh()` before each event forgets what earlier events read (the service context's
  * projects, every Pothos dataloader, which are cached per `Symbol.for("Pothos.contextCache")` key),
  * so each event shows the objects as they are, while the actor stays the one authorised at subscribe time.
+ * The rows an event names are read once for all its subscribers (core/shared-reads.ts).
  */
 import type { Limits } from "../config.js";
 import { type Actor, authenticate, type Credential } from "../core/auth/authenticate.js";
 import { createServiceContext, type DataAccess, type ServiceContext } from "../core/context.js";
 import { type RateLimits, throwIfThrottled } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
+import { type SharedReads, sharedReadsOf } from "../core/shared-reads.js";
 
 /** What every resolver receives. */
 export interface GraphQLContext {
@@ -28,8 +30,11 @@ export interface GraphQLContext {
   actor(): Promise<Actor>;
   /** The context the services take, built once per request from `actor()`. @throws as `actor()`. */
   serviceContext(): Promise<ServiceContext>;
-  /** Forgets what this context read, keeping its actor (see the module comment). */
-  refresh(): void;
+  /**
+   * Forgets what this context read, keeping its actor (see the module comment). `event`: the live
+   * event about to be resolved, whose row reads every subscriber of it shares (core/shared-reads.ts).
+   */
+  refresh(event?: object): void;
 }
 
 /** The key Pothos caches its per-request dataloaders under (@pothos/core `contextCacheSymbol`). */
@@ -45,6 +50,7 @@ export function createGraphQLContext(deps: {
 }): GraphQLContext {
   let actor: Promise<Actor> | undefined;
   let serviceContext: Promise<ServiceContext> | undefined;
+  let shared: SharedReads | undefined;
   const context: GraphQLContext & { [POTHOS_CONTEXT_CACHE]: object } = {
     [POTHOS_CONTEXT_CACHE]: {},
     services: deps.services,
@@ -59,11 +65,12 @@ export function createGraphQLContext(deps: {
       return actor;
     },
     serviceContext() {
-      serviceContext ??= context.actor().then((a) => createServiceContext(deps.data, a, deps.limits));
+      serviceContext ??= context.actor().then((a) => createServiceContext(deps.data, a, deps.limits, shared));
       return serviceContext;
     },
-    refresh() {
+    refresh(event) {
       context[POTHOS_CONTEXT_CACHE] = {};
+      shared = event ? sharedReadsOf(event) : undefined;
       serviceContext = undefined;
     },
   };

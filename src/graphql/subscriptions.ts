@@ -18,8 +18,14 @@ builder.subscriptionType({
     "(the server lost its database listener): re-read what you show.",
 });
 
-/** One event of an object subscription: a committed change of an object of `projectId`, or a `reset`. */
+/**
+ * One event of an object subscription: a committed change of an object of `projectId`, or a `reset`.
+ * `change` is the one object every subscriber of the project receives for that change.
+ */
 export type ChangeEvent = { projectId: number; change: ObjectChange | { kind: "reset" } };
+
+/** What object subscriptions share their row reads by: the change itself (see `liveSubscription`). */
+export const byChange = (event: ChangeEvent): object => event.change;
 
 /**
  * What every object subscription's event shows, whatever the object (`FeatureFlagChange`,
@@ -62,19 +68,21 @@ export const ConfigurationChangeRef = builder.interfaceRef<ChangeEvent>("Configu
  * abort signal, and ending the subscription (the client goes away: graphql-js calls `return()`)
  * aborts it, so a wait for the next event ends at once (an async generator's own `return()` would
  * wait for that event). Before each event the context is refreshed (context.ts), so the event's
- * fields read the objects as they are now.
+ * fields read the objects as they are now; `sharedBy(event)`, when given, names the object every
+ * subscriber of that event receives (the `ObjectChange`), whose row reads they then share.
  * @throws what `start` throws (the service's authorisation), before anything is sent.
  */
 export async function liveSubscription<T>(
   ctx: GraphQLContext,
   start: (signal: AbortSignal) => Promise<AsyncIterable<T>>,
+  sharedBy?: (event: T) => object,
 ): Promise<AsyncIterableIterator<T>> {
   const controller = new AbortController();
   const inner = (await start(controller.signal))[Symbol.asyncIterator]();
   const iterator: AsyncIterableIterator<T> = {
     next: async () => {
       const result = await inner.next();
-      if (!result.done) ctx.refresh();
+      if (!result.done) ctx.refresh(sharedBy?.(result.value));
       return result;
     },
     return: async () => {

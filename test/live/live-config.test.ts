@@ -153,6 +153,34 @@ describeEachBackend("live configuration", (server) => {
     }
   });
 
+  it("gives every subscriber of a change the flag as committed, each through its own key's scopes", async () => {
+    const s = server();
+    const id = await onFlag(s, "shared-flag");
+    const readOnly = await s.createKey(["feature_flag:read"]);
+    const variables = { projectId: String(s.projectId), keys: ["shared-flag"] };
+    // Several subscribers of one change share its flag read (core/shared-reads.ts); each must still
+    // see the flag as each change committed it, not as an earlier change's read held it.
+    const streams = await Promise.all([
+      subscribeSse(s.baseUrl, s.key, FLAG_CHANGED, variables),
+      subscribeSse(s.baseUrl, s.key, FLAG_CHANGED, variables),
+      subscribeSse(s.baseUrl, readOnly, FLAG_CHANGED, variables),
+    ]);
+    try {
+      expect(streams.map((stream) => stream.status)).toEqual([200, 200, 200]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const active of [false, true]) {
+        await s.request("PATCH", flagsPath(s, `${id}/`), { body: { active } });
+        const results = await Promise.all(streams.map((stream) => nextResult(stream)));
+        for (const result of results) {
+          expect(result.errors).toBeUndefined();
+          expect(result.data.featureFlagChanged.featureFlag).toEqual({ key: "shared-flag", active });
+        }
+      }
+    } finally {
+      for (const stream of streams) stream.close();
+    }
+  });
+
   it("sends the configuration revision now and after each write, and experiment changes", async () => {
     const s = server();
     const revisions = await subscribeSse(s.baseUrl, s.key, REVISIONS, { project: String(s.projectId) });

@@ -6,7 +6,12 @@ import { NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import { type ChangeEvent, ConfigurationChangeRef, liveSubscription } from "../../graphql/subscriptions.js";
+import {
+  byChange,
+  type ChangeEvent,
+  ConfigurationChangeRef,
+  liveSubscription,
+} from "../../graphql/subscriptions.js";
 import { ExperimentRef, parseExperimentId } from "./experiment.type.js";
 
 const ExperimentChangeRef = builder.objectRef<ChangeEvent>("ExperimentChange").implement({
@@ -58,12 +63,16 @@ builder.subscriptionField("experimentChanged", (t) =>
       // An id that names no experiment matches nothing (0 is no row's id).
       const ids = args.ids ? args.ids.map((id) => parseExperimentId(String(id)) ?? 0) : null;
       const serviceContext = await ctx.serviceContext();
-      return liveSubscription(ctx, async (signal) => {
-        const changes = await ctx.services.experiments.changes(serviceContext, projectId, ids, signal);
-        return (async function* () {
-          for await (const change of changes) yield { projectId, change };
-        })();
-      });
+      return liveSubscription(
+        ctx,
+        async (signal) => {
+          const changes = await ctx.services.experiments.changes(serviceContext, projectId, ids, signal);
+          return (async function* () {
+            for await (const change of changes) yield { projectId, change };
+          })();
+        },
+        byChange,
+      );
     },
     resolve: (event) => event,
   }),

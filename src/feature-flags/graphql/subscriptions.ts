@@ -6,7 +6,12 @@ import { NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import { type ChangeEvent, ConfigurationChangeRef, liveSubscription } from "../../graphql/subscriptions.js";
+import {
+  byChange,
+  type ChangeEvent,
+  ConfigurationChangeRef,
+  liveSubscription,
+} from "../../graphql/subscriptions.js";
 import { FeatureFlagRef } from "./feature-flag.type.js";
 
 const FeatureFlagChangeRef = builder.objectRef<ChangeEvent>("FeatureFlagChange").implement({
@@ -56,12 +61,21 @@ builder.subscriptionField("featureFlagChanged", (t) =>
     subscribe: async (_root, args, ctx) => {
       const projectId = parseProjectId(args.projectId);
       const serviceContext = await ctx.serviceContext();
-      return liveSubscription(ctx, async (signal) => {
-        const changes = await ctx.services.featureFlags.changes(serviceContext, projectId, args.keys, signal);
-        return (async function* () {
-          for await (const change of changes) yield { projectId, change };
-        })();
-      });
+      return liveSubscription(
+        ctx,
+        async (signal) => {
+          const changes = await ctx.services.featureFlags.changes(
+            serviceContext,
+            projectId,
+            args.keys,
+            signal,
+          );
+          return (async function* () {
+            for await (const change of changes) yield { projectId, change };
+          })();
+        },
+        byChange,
+      );
     },
     resolve: (event) => event,
   }),
