@@ -7,31 +7,13 @@
 import { z } from "zod";
 import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
+import { minimalFlagSchema } from "../feature-flags/feature-flags.responses.js";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { ExperimentRecord, HoldoutRecord, SavedMetricRecord } from "./experiments.queries.js";
 import { type ExperimentStats, experimentStatus } from "./experiments.service.js";
 
 const json = (what: string) => z.unknown().describe(what);
-
-/** The experiment's flag in PostHog's `MinimalFeatureFlagSerializer` shape. */
-export const experimentFlagSchema = z
-  .object({
-    id: z.int(),
-    team_id: z.int(),
-    name: z.string(),
-    key: z.string(),
-    filters: z.record(z.string(), z.unknown()),
-    deleted: z.boolean(),
-    active: z.boolean(),
-    ensure_experience_continuity: z.boolean(),
-    has_encrypted_payloads: z.boolean(),
-    version: z.int(),
-    evaluation_runtime: z.string(),
-    bucketing_identifier: z.string(),
-    evaluation_tags: z.array(z.string()),
-  })
-  .meta({ id: "ExperimentFeatureFlag" });
 
 /** A holdout (`ExperimentHoldoutSerializer`). */
 export const holdoutSchema = z
@@ -81,7 +63,7 @@ export const experimentSchema = z
     start_date: z.iso.datetime().nullable(),
     end_date: z.iso.datetime().nullable(),
     feature_flag_key: z.string(),
-    feature_flag: experimentFlagSchema,
+    feature_flag: minimalFlagSchema,
     holdout: holdoutSchema.nullable(),
     holdout_id: z.int().nullable(),
     exposure_cohort: z.int().nullable(),

@@ -22,6 +22,28 @@ import {
 import { effectiveFilters } from "./rules/stored-filters.js";
 
 /**
+ * A flag in PostHog's `MinimalFeatureFlagSerializer` shape: the local-evaluation payload's flags,
+ * `my_flags`' items and an experiment's `feature_flag`.
+ */
+export const minimalFlagSchema = z
+  .object({
+    id: z.int(),
+    team_id: z.int(),
+    name: z.string(),
+    key: z.string(),
+    filters: z.record(z.string(), z.unknown()),
+    deleted: z.boolean(),
+    active: z.boolean(),
+    ensure_experience_continuity: z.boolean(),
+    has_encrypted_payloads: z.boolean(),
+    version: z.int(),
+    evaluation_runtime: z.string(),
+    bucketing_identifier: z.string(),
+    evaluation_tags: z.array(z.string()),
+  })
+  .meta({ id: "MinimalFeatureFlag" });
+
+/**
  * `create_static_cohort_for_flag`'s answer (§2.10): the new static cohort, as the cohort routes
  * serialise it, already complete (`is_calculating` false, `count` its members).
  */

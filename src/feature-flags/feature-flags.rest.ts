@@ -34,6 +34,7 @@ import {
   flagStaticCohortSchema,
   flagStatusBodySchema,
   flagValueSchema,
+  minimalFlagSchema,
   serializeFlag,
 } from "./feature-flags.responses.js";
 import {
@@ -42,7 +43,6 @@ import {
   replaceFlagSchema,
   updateFlagSchema,
 } from "./feature-flags.schemas.js";
-import { minimalFlagSchema } from "./local-evaluation.rest.js";
 import { blastRadiusBodySchema } from "./rules/blast-radius.js";
 import { bulkKeysBodySchema, INVALID_FLAG_IDS } from "./rules/bulk-keys.js";
 import { type FlagStatusResult, flagStatusValue, UNKNOWN_FLAG_STATUS } from "./rules/status.js";

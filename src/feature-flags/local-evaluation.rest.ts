@@ -22,6 +22,7 @@ import fresh from "fresh";
 import { z } from "zod";
 import { type KnownReply, pathId, type RestModule, type RestRoute } from "../rest/routes.js";
 import type { LocalEvaluationBytes } from "./evaluation/definitions.js";
+import { minimalFlagSchema } from "./feature-flags.responses.js";
 
 /** What PostHog sends with the payload and its 304s (rust/feature-flags flag_definitions.rs). */
 const CACHE_CONTROL = "private, must-revalidate";
@@ -30,25 +31,6 @@ const CACHE_CONTROL = "private, must-revalidate";
 const propertyGroupSchema = z
   .record(z.string(), z.unknown())
   .describe('`{"type": "AND"|"OR", "values": [PropertyFilter or group, ...]}`, or `{}` when empty.');
-
-/** A flag in PostHog's `MinimalFeatureFlagSerializer` shape (the payload's flags, `my_flags`' items). */
-export const minimalFlagSchema = z
-  .object({
-    id: z.int(),
-    team_id: z.int(),
-    name: z.string(),
-    key: z.string(),
-    filters: z.record(z.string(), z.unknown()),
-    deleted: z.boolean(),
-    active: z.boolean(),
-    ensure_experience_continuity: z.boolean(),
-    has_encrypted_payloads: z.boolean(),
-    version: z.int(),
-    evaluation_runtime: z.string(),
-    bucketing_identifier: z.string(),
-    evaluation_tags: z.array(z.string()),
-  })
-  .meta({ id: "MinimalFeatureFlag" });
 
 /** The payload's shape, for the OpenAPI document (the bytes are written by ./evaluation/local-evaluation.ts). */
 const localEvaluationSchema = z
