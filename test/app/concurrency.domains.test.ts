@@ -15,8 +15,9 @@
  *   one before it, so the stored value is one of them and the 50 entries (`updated`, or `changed` for
  *   the definitions and property groups, as PostHog logs them) form one chain from the original
  *   value: each entry's `before` is another's `after`, no two share a `before`, none is lost.
- * Dashboards have no update or delete route; their one locked write (enriching a flag's usage
- * dashboard) is tested with the flags.
+ * Dashboards have no update or delete route; their one locked write, enriching a flag's usage
+ * dashboard: 50 concurrent calls add the enriched insights once (one 200, 49 × PostHog's 400
+ * `Usage dashboard already has enriched data`).
  */
 import { describe, expect, it } from "vitest";
 import { describeEachBackend, type TestServer } from "../support/server.js";
@@ -175,6 +176,22 @@ describeEachBackend("concurrent writers of one object", (server) => {
       where: { scope: target.scope, itemId: target.itemId },
       orderBy: { id: "asc" },
     });
+
+  it(`dashboards: ${WRITERS} concurrent enrich_usage_dashboard calls add the enriched insights once`, async () => {
+    const s = server();
+    const flag = await made(s, "feature_flags", { key: "race-enrich", has_enriched_analytics: true });
+    const tiles = () => s.db.dashboardTile.count({ where: { dashboardId: flag.usage_dashboard } });
+    const before = await tiles();
+    const answers = await together(WRITERS, () =>
+      s.request("POST", `${project(s)}/feature_flags/${flag.id}/enrich_usage_dashboard/`),
+    );
+
+    expect(statusCounts(answers)).toEqual({ 200: 1, 400: WRITERS - 1 });
+    for (const refused of answers.filter((a) => a.status === 400)) {
+      expect(refused.body).toEqual({ success: false, error: "Usage dashboard already has enriched data" });
+    }
+    expect(await tiles()).toBe(before + 2);
+  });
 
   for (const domain of DOMAINS) {
     describe(domain.name, () => {
