@@ -377,9 +377,10 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
   /**
    * The lookups of one update of flag `id` (see `UpdateLookups`), read through `db`. A lookup asked
    * again with the same argument answers its first answer; once `sealed()` is true, a lookup not
-   * made yet, or asked with another argument, is refused with RowMoved (core/row-lock.ts: another writer changed the
-   * flag's key, `active` or `deleted` in between; decide again) instead of reading, so the
-   * decision under the row lock issues no query outside its transaction (PGlite has one connection).
+   * made yet, or asked with another argument, is refused with RowMoved (core/row-lock.ts: another
+   * writer changed the flag's key, `active` or `deleted` in between; decide again) instead of
+   * reading, so the decision under the row lock issues no query outside its transaction (PGlite
+   * has one connection).
    */
   function updateLookups(
     ctx: ServiceContext,
