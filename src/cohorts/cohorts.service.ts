@@ -21,8 +21,14 @@
 import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import { MethodNotAllowedError, NotImplementedError, ValidationError } from "../core/errors.js";
+import {
+  ConflictError,
+  MethodNotAllowedError,
+  NotImplementedError,
+  ValidationError,
+} from "../core/errors.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
+import { lockAndRead, RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { isUuid, parseInput, parseIntegerId } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -215,6 +221,87 @@ export function createCohortService(deps: ServiceDeps) {
     );
   }
 
+  /**
+   * What an update's decision reads of the stored cohort (static or not, deleted or not, its
+   * criteria): when the locked row differs here from the first read, the update decides again.
+   */
+  function decisionBasis(cohort: CohortRecord): string {
+    return JSON.stringify([cohort.isStatic, cohort.deleted, cohort.filters, cohort.groups]);
+  }
+
+  /**
+   * One attempt of `update`: decides from a first read of the cohort (so PostHog's refusals come
+   * before any write), then locks its row (core/row-lock.ts) and writes, logging the changes from the
+   * locked state. @throws RowMoved when the locked cohort no longer matches the first read.
+   */
+  async function updateOnce(
+    ctx: ServiceContext,
+    projectId: number,
+    id: number,
+    input: CohortInput,
+    text: string | undefined,
+  ): Promise<CohortRecord> {
+    const first = await readCohort(ctx.db, projectId, id);
+    const isStatic = input.is_static ?? first.isStatic;
+    const deleted = input.deleted ?? first.deleted;
+    if (checkedQuery(input.query)) {
+      throw new NotImplementedError(
+        "Cohorts defined by a query are not supported yet: they need the query engine (issue 10).",
+      );
+    }
+    if (deleted && !first.deleted) {
+      const flags = await activeFlagsUsingCohort(ctx.db, projectId, id);
+      if (flags.length > 0) {
+        throw new ValidationError(
+          `This cohort is used in ${flags.length} active feature flag(s): ${flags.join(", ")}. ` +
+            "Please remove the cohort from these feature flags before deleting it.",
+        );
+      }
+    }
+    const checked = isStatic ? null : await criteriaFor(ctx, projectId, input, first);
+    if (checked && input.filters) await checkFlagUse(ctx, projectId, id, checked);
+    const cohortType = cohortTypeFor(
+      input.cohort_type === undefined ? null : input.cohort_type,
+      isStatic,
+      checked?.tree ?? null,
+    );
+    const additions = isStatic && !deleted ? staticAdditions(undefined, text) : [];
+    const userId = ctx.actor.user.id;
+    return ctx.db.$transaction(async (tx) => {
+      // Concurrent updates take turns from here; each decided from what it replaces, or again.
+      const current = await lockAndRead(tx, "cohorts", id, () => readCohort(tx, projectId, id));
+      if (decisionBasis(current) !== decisionBasis(first)) throw new RowMoved();
+      const written = await tx.cohort.update({
+        where: { id },
+        data: {
+          name: input.name === undefined ? undefined : input.name,
+          description: input.description,
+          groups: input.groups as Prisma.InputJsonValue | undefined,
+          filters:
+            input.filters === undefined
+              ? undefined
+              : ((input.filters ?? Prisma.DbNull) as Prisma.InputJsonValue),
+          isStatic,
+          deleted,
+          cohortType,
+        },
+      });
+      await addAll(tx, projectId, id, additions);
+      if (!deleted) await recount(tx, projectId, written, checked);
+      const updated = await readCohort(tx, projectId, id);
+      await recordActivity(tx, {
+        projectId,
+        userId,
+        scope: "Cohort",
+        itemId: String(id),
+        activity: "updated",
+        name: updated.name,
+        changes: changesBetween("Cohort", snapshot(current), snapshot(updated)),
+      });
+      return updated;
+    });
+  }
+
   return {
     ...createCohortMemberOperations(calculation),
 
@@ -363,8 +450,11 @@ export function createCohortService(deps: ServiceDeps) {
      * Changes a cohort (`PATCH`, PostHog's `update`): absent fields keep their value; `deleted`
      * soft-deletes or restores it; a static cohort gains the members of `csv`; a dynamic one is
      * recalculated (even when nothing else changes, as PostHog enqueues a calculation). Scope `cohort:write`.
+     * Concurrent updates take turns under the cohort's row lock, each logged against the state it
+     * replaces (core/row-lock.ts).
      * @throws NotFoundError; ValidationError for the create rules, a loop of cohorts, criteria on
-     *   events in a cohort used by active flags, or deleting a cohort active flags use.
+     *   events in a cohort used by active flags, or deleting a cohort active flags use; ConflictError
+     *   (409) when what the decision read kept changing under it (8 times over).
      */
     async update(
       ctx: ServiceContext,
@@ -376,62 +466,14 @@ export function createCohortService(deps: ServiceDeps) {
       await authorizeProject(ctx, projectId, "cohort:write");
       const input = parseInput(cohortInputSchema, body, ctx.limits);
       const text = csv === undefined ? undefined : csvText(csv);
-      const current = await readCohort(ctx.db, projectId, id);
-      const isStatic = input.is_static ?? current.isStatic;
-      const deleted = input.deleted ?? current.deleted;
-      if (checkedQuery(input.query)) {
-        throw new NotImplementedError(
-          "Cohorts defined by a query are not supported yet: they need the query engine (issue 10).",
-        );
-      }
-      if (deleted && !current.deleted) {
-        const flags = await activeFlagsUsingCohort(ctx.db, projectId, id);
-        if (flags.length > 0) {
-          throw new ValidationError(
-            `This cohort is used in ${flags.length} active feature flag(s): ${flags.join(", ")}. ` +
-              "Please remove the cohort from these feature flags before deleting it.",
-          );
-        }
-      }
-      const checked = isStatic ? null : await criteriaFor(ctx, projectId, input, current);
-      if (checked && input.filters) await checkFlagUse(ctx, projectId, id, checked);
-      const cohortType = cohortTypeFor(
-        input.cohort_type === undefined ? null : input.cohort_type,
-        isStatic,
-        checked?.tree ?? null,
+      // Only a change of what the decision read (static, deleted, criteria) between the read and the lock moves it.
+      return retryWhileMoved(
+        () => updateOnce(ctx, projectId, id, input, text),
+        () =>
+          new ConflictError(
+            "The cohort was updated by another request since you started editing it. Please refresh and try again.",
+          ),
       );
-      const additions = isStatic && !deleted ? staticAdditions(undefined, text) : [];
-      const userId = ctx.actor.user.id;
-      return ctx.db.$transaction(async (tx) => {
-        const written = await tx.cohort.update({
-          where: { id },
-          data: {
-            name: input.name === undefined ? undefined : input.name,
-            description: input.description,
-            groups: input.groups as Prisma.InputJsonValue | undefined,
-            filters:
-              input.filters === undefined
-                ? undefined
-                : ((input.filters ?? Prisma.DbNull) as Prisma.InputJsonValue),
-            isStatic,
-            deleted,
-            cohortType,
-          },
-        });
-        await addAll(tx, projectId, id, additions);
-        if (!deleted) await recount(tx, projectId, written, checked);
-        const updated = await readCohort(tx, projectId, id);
-        await recordActivity(tx, {
-          projectId,
-          userId,
-          scope: "Cohort",
-          itemId: String(id),
-          activity: "updated",
-          name: updated.name,
-          changes: changesBetween("Cohort", snapshot(current), snapshot(updated)),
-        });
-        return updated;
-      });
     },
 
     /**

@@ -21,6 +21,7 @@ import type { DashboardRecord, UserBasic } from "../core/records.js";
 export type { DashboardRecord };
 
 import { USER_BASIC_SELECT } from "../core/records.js";
+import { lockRow } from "../core/row-lock.js";
 import { ensureTags } from "../core/tags.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { QueryService } from "../queries/query.service.js";
@@ -477,7 +478,7 @@ export function createDashboardService(others: { queries: QueryService }) {
       try {
         await ctx.db.$transaction(async (tx) => {
           // Checked again inside the write: two concurrent calls add the insights once.
-          await tx.$executeRaw`SELECT id FROM dashboards WHERE id = ${dashboard.id}::int FOR UPDATE`;
+          await lockRow(tx, "dashboards", dashboard.id);
           if (await dashboardIsEnriched(tx, project.id, dashboard.id)) {
             throw refusal(USAGE_DASHBOARD_MESSAGES.alreadyEnriched);
           }

@@ -29,6 +29,7 @@ import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { once } from "../core/once.js";
 import type { OffsetPage } from "../core/paging.js";
+import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -509,8 +510,9 @@ export function createEndpointService(
         .$transaction(async (tx) => {
           // Concurrent updates of one endpoint take turns from here, each deciding from the state it
           // replaces: every changed query becomes its own version, numbered after the one before it.
-          await tx.$queryRaw`SELECT id FROM endpoints WHERE id = ${first.id}::uuid FOR UPDATE`;
-          const current = await read(tx, project.id, { id: first.id });
+          const current = await lockAndRead(tx, "endpoints", first.id, () =>
+            read(tx, project.id, { id: first.id }),
+          );
           const { next, changed, asked, disable, frequency, moved } = await decideUpdate(
             current,
             data,
@@ -660,8 +662,12 @@ export function createEndpointService(
      */
     async destroy(ctx: ServiceContext, projectId: number, name: EndpointKey): Promise<EndpointRecord> {
       const project = await authorizeProject(ctx, projectId, "endpoint:write");
-      const current = await read(ctx.db, project.id, name);
-      const off = await ctx.db.$transaction(async (tx) => {
+      const first = await read(ctx.db, project.id, name);
+      const { current, off } = await ctx.db.$transaction(async (tx) => {
+        // Concurrent deletes take turns: the ones after the first find no row (404).
+        const current = await lockAndRead(tx, "endpoints", first.id, () =>
+          read(tx, project.id, { id: first.id }),
+        );
         const materialized = await materializedVersionIds(tx, project.id, current.id);
         await disableMaterialization(tx, project.id, materialized);
         await tx.endpoint.delete({ where: { id: current.id } });
@@ -674,7 +680,7 @@ export function createEndpointService(
           name: current.name,
           changes: null,
         });
-        return materialized;
+        return { current, off: materialized };
       });
       await afterCommit(() => scheduler.unschedule(off));
       return current;

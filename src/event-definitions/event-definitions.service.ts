@@ -16,6 +16,7 @@ import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
+import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
@@ -88,6 +89,14 @@ export function createEventDefinitionService(deps: ServiceDeps, readers: EventDe
     const [definition] = isUuid(id) ? await selectEventDefinitions(db, projectId, [id]) : [];
     if (!definition) throw new NotFoundError();
     return definition;
+  }
+
+  /**
+   * Locks definition `id`'s row in `tx` and reads it again (core/row-lock.ts): the state a write
+   * decides from; concurrent writers of one definition take turns. @throws NotFoundError
+   */
+  function lock(tx: Prisma.TransactionClient, projectId: number, id: string): Promise<EventDefinitionRecord> {
+    return lockAndRead(tx, "event_definitions", id, () => read(tx, projectId, id));
   }
 
   /**
@@ -261,11 +270,14 @@ export function createEventDefinitionService(deps: ServiceDeps, readers: EventDe
     ): Promise<EventDefinitionRecord> {
       const project = await authorizeProject(ctx, projectId, "event_definition:write");
       const input: EventDefinitionUpdate = parseInput(updateEventDefinitionSchema, body, ctx.limits);
-      const current = await read(ctx.db, project.id, id);
+      const first = await read(ctx.db, project.id, id);
       const userId = ctx.actor.user.id;
-      const verification = nextVerification(current, input, userId, deps.now());
+      // PostHog's refusals come before any write; the decision is made again under the row lock.
+      nextVerification(first, input, userId, deps.now());
       const owner = await checkedOwner(ctx, project.organizationId, input.owner);
       return ctx.db.$transaction(async (tx) => {
+        const current = await lock(tx, project.id, first.id);
+        const verification = nextVerification(current, input, userId, deps.now());
         await tx.eventDefinition.update({
           where: { id: current.id },
           data: {
@@ -298,8 +310,9 @@ export function createEventDefinitionService(deps: ServiceDeps, readers: EventDe
      */
     async destroy(ctx: ServiceContext, projectId: number, id: string): Promise<EventDefinitionRecord> {
       const project = await authorizeProject(ctx, projectId, "event_definition:write");
-      const current = await read(ctx.db, project.id, id);
-      await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
+        // Of concurrent deletes the first deletes; the others find no row (404).
+        const current = await lock(tx, project.id, id);
         await tx.eventDefinition.delete({ where: { id: current.id } });
         await recordActivity(tx, {
           projectId: project.id,
@@ -310,8 +323,8 @@ export function createEventDefinitionService(deps: ServiceDeps, readers: EventDe
           name: current.name,
           changes: null,
         });
+        return current;
       });
-      return current;
     },
 
     /**

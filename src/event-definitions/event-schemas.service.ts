@@ -17,6 +17,7 @@ import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
+import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -105,6 +106,14 @@ export function createEventSchemaService(deps: ServiceDeps) {
     return schema;
   }
 
+  /**
+   * Locks group `id`'s row in `tx` and reads it again (core/row-lock.ts): the state a write decides
+   * from; concurrent writers of one group take turns. @throws NotFoundError
+   */
+  function lockGroup(tx: Prisma.TransactionClient, projectId: number, id: string) {
+    return lockAndRead(tx, "schema_property_groups", id, () => readGroup(tx, projectId, id));
+  }
+
   /** Writes `properties` as group `groupId`'s whole property list, inside `tx`. */
   async function writeProperties(
     tx: Prisma.TransactionClient,
@@ -139,7 +148,7 @@ export function createEventSchemaService(deps: ServiceDeps) {
   ): Promise<SchemaPropertyGroupRecord> {
     const project = await authorizeProject(ctx, projectId, "event_definition:write");
     // DRF's `update` finds the object (404) before it validates the body.
-    const current = await readGroup(ctx.db, project.id, id);
+    const first = await readGroup(ctx.db, project.id, id);
     const input: SchemaPropertyGroupUpdate = parseInput(
       partial ? updateSchemaPropertyGroupSchema : replaceSchemaPropertyGroupSchema,
       body,
@@ -149,13 +158,14 @@ export function createEventSchemaService(deps: ServiceDeps) {
     if (duplicate !== null) throw duplicateProperty(duplicate);
     const nameTaken = () =>
       new ValidationError("A property group with this name already exists", { attr: "name" });
-    if (input.name !== undefined && input.name !== current.name) {
+    if (input.name !== undefined && input.name !== first.name) {
       const holder = await selectSchemaPropertyGroupIdByName(ctx.db, project.id, input.name);
       if (holder !== null) throw nameTaken();
     }
     const now = deps.now();
     try {
       return await ctx.db.$transaction(async (tx) => {
+        const current = await lockGroup(tx, project.id, first.id);
         await tx.schemaPropertyGroup.update({
           where: { id: current.id },
           data: { name: input.name, description: input.description, updatedAt: now },
@@ -309,8 +319,9 @@ export function createEventSchemaService(deps: ServiceDeps) {
       id: string,
     ): Promise<SchemaPropertyGroupRecord> {
       const project = await authorizeProject(ctx, projectId, "event_definition:write");
-      const current = await readGroup(ctx.db, project.id, id);
-      await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
+        // Of concurrent deletes the first deletes; the others find no row (404).
+        const current = await lockGroup(tx, project.id, id);
         await tx.schemaPropertyGroup.delete({ where: { id: current.id } });
         await recordActivity(tx, {
           projectId: project.id,
@@ -321,8 +332,8 @@ export function createEventSchemaService(deps: ServiceDeps) {
           name: current.name,
           changes: null,
         });
+        return current;
       });
-      return current;
     },
 
     /**
@@ -420,8 +431,9 @@ export function createEventSchemaService(deps: ServiceDeps) {
      */
     async destroyEventSchema(ctx: ServiceContext, projectId: number, id: string): Promise<EventSchemaRecord> {
       const project = await authorizeProject(ctx, projectId, "event_definition:write");
-      const current = await readEventSchema(ctx.db, project.id, id);
-      await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
+        // Of concurrent deletes the first deletes; the others find no row (404).
+        const current = await lockAndRead(tx, "event_schemas", id, () => readEventSchema(tx, project.id, id));
         await tx.eventSchema.delete({ where: { id: current.id } });
         await recordActivity(tx, {
           projectId: project.id,
@@ -432,8 +444,8 @@ export function createEventSchemaService(deps: ServiceDeps) {
           name: `${current.eventName} → ${current.propertyGroup.name}`,
           changes: null,
         });
+        return current;
       });
-      return current;
     },
   };
 }

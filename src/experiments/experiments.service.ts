@@ -25,6 +25,7 @@ import { objectChanges } from "../core/live-changes.js";
 import { once } from "../core/once.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { CohortRecord } from "../core/records.js";
+import { lockAndRead, lockRow, RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
 import { parseInput } from "../core/validation.js";
@@ -71,12 +72,6 @@ const DEFAULT_VARIANTS = [
 
 /** Most variants an experiment may have (newer PostHog: fewer than 21). */
 const MAX_VARIANTS = 20;
-
-/** How many times an update decides again after the experiment left the path it chose (see `updateOnce`). */
-const MAX_UPDATE_ATTEMPTS = 8;
-
-/** Thrown inside an update's transaction when the locked experiment would take the other write path: decide again. */
-class ExperimentMoved extends Error {}
 
 /**
  * The answer when an update kept finding the experiment moved (a draft launched and reverted over and
@@ -588,7 +583,7 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
    * from the locked state. Concurrent updates of one experiment so take turns, each applied to the
    * state it replaces: a transition (launch, end, archive, delete) happens once and is logged once,
    * the others find it done (a no-op, or PostHog's 404 for a deleted experiment).
-   * @throws ExperimentMoved when the locked state would take the other path (the draft was launched).
+   * @throws RowMoved when the locked state would take the other path (the draft was launched).
    */
   async function updateOnce(
     ctx: ServiceContext,
@@ -609,12 +604,11 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
     const write = async (tx: Prisma.TransactionClient) => {
       // The flag's row, then the experiment's: the order the draft path (flag update first) takes too,
       // so a launch and a variants edit of one experiment cannot deadlock.
-      await tx.$queryRaw`SELECT id FROM feature_flags WHERE id = ${current.featureFlagId} FOR UPDATE`;
-      await tx.$queryRaw`SELECT id FROM experiments WHERE id = ${id} FOR UPDATE`;
-      const locked = await readExperiment(tx, projectId, id);
+      await lockRow(tx, "feature_flags", current.featureFlagId);
+      const locked = await lockAndRead(tx, "experiments", id, () => readExperiment(tx, projectId, id));
       const plan = await decideUpdate(locked, await selectMetricsText(tx, projectId, id), request);
       if (plan.viaFlag !== first.viaFlag || (plan.holdout?.id ?? null) !== (first.holdout?.id ?? null)) {
-        throw new ExperimentMoved();
+        throw new RowMoved();
       }
       const data: Prisma.ExperimentUncheckedUpdateInput = { updatedAt: deps.now() };
       if (input.name !== undefined) data.name = input.name;
@@ -811,15 +805,8 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       body: unknown,
     ): Promise<ExperimentRecord> {
       await authorizeProject(ctx, projectId, "experiment:write");
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await updateOnce(ctx, projectId, id, body);
-        } catch (error) {
-          if (!(error instanceof ExperimentMoved)) throw error;
-          // Bounded: only a draft launched (or a holdout swapped) between the read and the lock moves it.
-          if (attempt >= MAX_UPDATE_ATTEMPTS) throw moved();
-        }
-      }
+      // Only a draft launched (or a holdout swapped) between the read and the lock moves it.
+      return retryWhileMoved(() => updateOnce(ctx, projectId, id, body), moved);
     },
 
     /**

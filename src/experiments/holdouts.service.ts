@@ -47,6 +47,7 @@ export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: Hol
   const objects = projectObjectOperations<HoldoutRecord>({
     scope: "experiment_holdout",
     activityScope: "ExperimentHoldout",
+    sqlTable: "experiment_holdouts",
     table: (db) => db.experimentHoldout,
   });
 
@@ -101,11 +102,13 @@ export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: Hol
      * Updates a holdout (PATCH/PUT); changed `filters` get their `variant` again and are copied to the
      * `holdout_groups` of the flags of its draft experiments (PostHog updates their flags), each under
      * its row lock, in the holdout's transaction: the holdout and its drafts' flags are written
-     * together or not at all. Scope `experiment_holdout:write`. @throws NotFoundError, ValidationError
+     * together or not at all. The holdout's own row is locked after its flags' (lock order: flags
+     * first), and its activity entry is judged from the locked row: concurrent updates take turns.
+     * Scope `experiment_holdout:write`. @throws NotFoundError, ValidationError
      */
     async updateHoldout(ctx: ServiceContext, projectId: number, id: number, body: unknown, partial: boolean) {
       await authorizeProject(ctx, projectId, "experiment_holdout:write");
-      const current = await objects.find(ctx, projectId, id);
+      await objects.find(ctx, projectId, id);
       const input = parseInput(partial ? holdoutUpdateSchema : holdoutSchema, body, ctx.limits);
       if (input.filters) checkHoldoutFilters(input.filters);
       const filters = input.filters ? holdoutGroups(input.filters, id) : undefined;
@@ -124,6 +127,7 @@ export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: Hol
             );
           }
         }
+        const current = await objects.lock(tx, projectId, id);
         const updated = await tx.experimentHoldout.update({
           where: { id },
           data: {

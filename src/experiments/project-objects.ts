@@ -2,7 +2,8 @@
  * What holdouts and saved metrics share (ee/clickhouse/views/experiment_holdouts.py,
  * experiment_saved_metrics.py): both are plain per-project objects with a creator, listed newest
  * first in offset pages, read by id, and hard-deleted with an activity entry. One implementation
- * serves both, over the few calls of their Prisma table it needs.
+ * serves both, over the few calls of their Prisma table it needs. Their writes lock the object's
+ * row and decide from it (`lock`, core/row-lock.ts): concurrent writers of one object take turns.
  */
 import { recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
@@ -10,6 +11,7 @@ import type { Scope } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import { NotFoundError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
+import { lockAndRead } from "../core/row-lock.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { WITH_CREATOR } from "./experiments.queries.js";
 
@@ -36,6 +38,8 @@ export interface ObjectKind<R> {
   scope: "experiment_holdout" | "experiment_saved_metric";
   /** The activity log's scope of its entries. */
   activityScope: "ExperimentHoldout" | "ExperimentSavedMetric";
+  /** Its SQL table, whose rows writes lock. */
+  sqlTable: "experiment_holdouts" | "experiment_saved_metrics";
   table(db: Prisma.TransactionClient): ObjectTable<R>;
 }
 
@@ -51,8 +55,19 @@ export function projectObjectOperations<R extends { id: number; name: string }>(
     return found;
   }
 
+  /**
+   * Locks object `id`'s row in `tx` and reads it again (core/row-lock.ts): the state a write decides
+   * from, which no other writer changes until `tx` ends. @throws NotFoundError when it is gone.
+   */
+  function lock(tx: Prisma.TransactionClient, projectId: number, id: number): Promise<R> {
+    return lockAndRead(tx, kind.sqlTable, id, () =>
+      kind.table(tx).findFirst({ where: { projectId, id }, include: WITH_CREATOR }),
+    );
+  }
+
   return {
     find,
+    lock,
 
     /** One page of the project's objects, newest first: `{count, results}`. Scope `<scope>:read`. */
     async list(ctx: ServiceContext, projectId: number, page: OffsetPage) {
@@ -78,11 +93,14 @@ export function projectObjectOperations<R extends { id: number; name: string }>(
       return find(ctx, projectId, id);
     },
 
-    /** Deletes the object and logs `deleted` (204). Scope `<scope>:write`. @throws NotFoundError */
+    /**
+     * Deletes the object and logs `deleted` (204), under its row lock: of concurrent deletes the
+     * first deletes, the others find it gone. Scope `<scope>:write`. @throws NotFoundError
+     */
     async remove(ctx: ServiceContext, projectId: number, id: number): Promise<void> {
       await authorizeProject(ctx, projectId, write);
-      const current = await find(ctx, projectId, id);
       await ctx.db.$transaction(async (tx) => {
+        const current = await lock(tx, projectId, id);
         await kind.table(tx).delete({ where: { id } });
         await recordActivity(tx, {
           projectId,

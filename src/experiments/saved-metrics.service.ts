@@ -32,6 +32,7 @@ export function createSavedMetricOperations(deps: ServiceDeps) {
   const objects = projectObjectOperations<SavedMetricRecord>({
     scope: "experiment_saved_metric",
     activityScope: "ExperimentSavedMetric",
+    sqlTable: "experiment_saved_metrics",
     table: (db) => db.experimentSavedMetric,
   });
 
@@ -83,7 +84,10 @@ export function createSavedMetricOperations(deps: ServiceDeps) {
       });
     },
 
-    /** Updates a saved metric (PATCH/PUT). Scope `experiment_saved_metric:write`. @throws NotFoundError, ValidationError */
+    /**
+     * Updates a saved metric (PATCH/PUT), under its row lock (concurrent updates take turns).
+     * Scope `experiment_saved_metric:write`. @throws NotFoundError, ValidationError
+     */
     async updateSavedMetric(
       ctx: ServiceContext,
       projectId: number,
@@ -92,10 +96,12 @@ export function createSavedMetricOperations(deps: ServiceDeps) {
       partial: boolean,
     ) {
       await authorizeProject(ctx, projectId, "experiment_saved_metric:write");
-      const current = await objects.find(ctx, projectId, id);
+      await objects.find(ctx, projectId, id);
       const input = parseInput(partial ? savedMetricUpdateSchema : savedMetricSchema, body, ctx.limits);
       if (input.query !== undefined) checkSavedMetricQuery(input.query);
       return ctx.db.$transaction(async (tx) => {
+        // Concurrent updates take turns: each one's activity entry starts where the one before ended.
+        const current = await objects.lock(tx, projectId, id);
         const updated = await tx.experimentSavedMetric.update({
           where: { id },
           data: {

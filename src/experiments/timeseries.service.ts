@@ -32,6 +32,7 @@ import {
 } from "../core/context.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { JobQueue } from "../core/jobs/jobs.js";
+import { lockRow } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -217,7 +218,7 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
       const metricUuid = typeof metric["uuid"] === "string" && metric["uuid"] ? metric["uuid"] : null;
       const { row, created } = await ctx.db.$transaction(async (tx) => {
         // One active request per experiment and fingerprint: the experiment row is the lock.
-        await tx.$queryRaw`SELECT id FROM experiments WHERE id = ${experiment.id} FOR UPDATE`;
+        await lockRow(tx, "experiments", experiment.id);
         const existing = await tx.experimentTimeseriesRecalculation.findFirst({
           where: { experimentId: experiment.id, fingerprint, status: { in: ACTIVE } },
           orderBy: { createdAt: "asc" },

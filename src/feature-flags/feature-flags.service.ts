@@ -36,6 +36,7 @@ import { checkNestingDepth, checkStorableString } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { CohortRecord } from "../core/records.js";
+import { lockAndRead, RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
@@ -89,9 +90,6 @@ import { flagCohortIds } from "./rules/stored-filters.js";
 
 const KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
-/** How many times an update decides again after the locked flag needed a read its first decision did not make. */
-const MAX_UPDATE_ATTEMPTS = 8;
-
 /**
  * A flag's fields as PostHog's model names them: what the activity log compares (PostHog's fields
  * less its exclusions, §2.9) and what the `original_flag` conflict rule compares (§2.7).
@@ -144,12 +142,6 @@ function checkExperimentsBeforeDeletion(experimentIds: readonly number[]): void 
       "Please delete the experiment(s) before deleting the flag.",
   );
 }
-
-/**
- * Thrown when the locked flag needs a lookup the update's first decision did not make (another
- * writer changed its key, `active` or `deleted` in between): decide again from a new first read.
- */
-class FlagMoved extends Error {}
 
 /** A database the flag rules read through: the client, or a transaction's (a write inside another domain's). */
 type LookupDb = Pick<Prisma.TransactionClient, "featureFlag" | "dashboard" | "cohort">;
@@ -386,8 +378,10 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
   /**
    * The lookups of one update of flag `id` (see `UpdateLookups`), read through `db`. A lookup asked
    * again with the same argument answers its first answer; once `sealed()` is true, a lookup not
-   * made yet, or asked with another argument, is refused with FlagMoved instead of reading, so the
-   * decision under the row lock issues no query outside its transaction (PGlite has one connection).
+   * made yet, or asked with another argument, is refused with RowMoved (core/row-lock.ts: another
+   * writer changed the flag's key, `active` or `deleted` in between; decide again) instead of
+   * reading, so the decision under the row lock issues no query outside its transaction (PGlite
+   * has one connection).
    */
   function updateLookups(
     ctx: ServiceContext,
@@ -401,7 +395,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       let made: { arg: A; answer: Promise<T> } | undefined;
       return (arg: A): Promise<T> => {
         if (made !== undefined && made.arg === arg) return made.answer;
-        if (sealed()) return Promise.reject(new FlagMoved());
+        if (sealed()) return Promise.reject(new RowMoved());
         made = { arg, answer: load(arg) };
         return made.answer;
       };
@@ -424,7 +418,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
    * Decides an update of `current` by PostHog's rules in their order (§2.4–2.7): the new row, its
    * filters and the activity changes (none: nothing to write). The conflict rule is judged only when
    * `judgeConflict` (on the locked state: a 409 must be decided from the state the write replaces).
-   * @throws ValidationError, NotImplementedError, ConflictError; FlagMoved (see `updateLookups`).
+   * @throws ValidationError, NotImplementedError, ConflictError; RowMoved (see `updateLookups`).
    */
   async function decideUpdate(
     current: FlagRecord,
@@ -503,13 +497,12 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
   }
 
   /**
-   * Locks flag `id`'s row in `tx` (`SELECT ... FOR UPDATE`, PostHog's `select_for_update`) and
-   * reads it: the writers of one flag take turns from here until their transactions end.
+   * Locks flag `id`'s row in `tx` (core/row-lock.ts, PostHog's `select_for_update`) and reads it:
+   * the writers of one flag take turns from here until their transactions end.
    * @throws NotFoundError
    */
-  async function lockFlag(tx: Prisma.TransactionClient, projectId: number, id: number): Promise<FlagRecord> {
-    await tx.$queryRaw`SELECT id FROM feature_flags WHERE id = ${id} FOR UPDATE`;
-    return readOne(prismaReader(tx), projectId, { id });
+  function lockFlag(tx: Prisma.TransactionClient, projectId: number, id: number): Promise<FlagRecord> {
+    return lockAndRead(tx, "feature_flags", id, () => readOne(prismaReader(tx), projectId, { id }));
   }
 
   /**
@@ -598,7 +591,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
    * One attempt of an update: decides from a first read (PostHog's serializer validates before its
    * `update` locks the row, so refusals come before any write; the conflict rule waits for the
    * lock), then locks the row in a transaction and decides again from the locked state.
-   * @throws FlagMoved when the locked flag needs a lookup the first decision did not make.
+   * @throws RowMoved when the locked flag needs a lookup the first decision did not make.
    */
   async function updateOnce(
     ctx: ServiceContext,
@@ -634,16 +627,16 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     rule: ConflictRule,
     within?: (tx: Prisma.TransactionClient) => Promise<void>,
   ): Promise<FlagRecord> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await updateOnce(ctx, projectId, id, input, rule, within);
-      } catch (error) {
-        if (error instanceof WithinFailed) throw error.reason;
-        if (isUniqueViolation(error)) throw duplicateKey();
-        if (!(error instanceof FlagMoved)) throw error;
-        // Bounded: only a key, `active` or `deleted` changed between the first read and the lock moves it.
-        if (attempt >= MAX_UPDATE_ATTEMPTS) throw conflict(await readOne(ctx.reader, projectId, { id }));
-      }
+    try {
+      // Only a key, `active` or `deleted` changed between the first read and the lock moves it.
+      return await retryWhileMoved(
+        () => updateOnce(ctx, projectId, id, input, rule, within),
+        async () => conflict(await readOne(ctx.reader, projectId, { id })),
+      );
+    } catch (error) {
+      if (error instanceof WithinFailed) throw error.reason;
+      if (isUniqueViolation(error)) throw duplicateKey();
+      throw error;
     }
   }
 

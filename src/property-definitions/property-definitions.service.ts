@@ -20,6 +20,7 @@ import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import { NotFoundError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
+import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
@@ -71,6 +72,18 @@ export function createPropertyDefinitionService(deps: ServiceDeps) {
     const [definition] = isUuid(id) ? await selectPropertyDefinitions(db, projectId, [id]) : [];
     if (!definition) throw new NotFoundError();
     return definition;
+  }
+
+  /**
+   * Locks definition `id`'s row in `tx` and reads it again (core/row-lock.ts): the state a write
+   * decides from; concurrent writers of one definition take turns. @throws NotFoundError
+   */
+  function lock(
+    tx: Prisma.TransactionClient,
+    projectId: number,
+    id: string,
+  ): Promise<PropertyDefinitionRecord> {
+    return lockAndRead(tx, "property_definitions", id, () => read(tx, projectId, id));
   }
 
   /** Replaces a definition's tag links with `names` (creating missing project tags), inside `tx`. */
@@ -160,11 +173,14 @@ export function createPropertyDefinitionService(deps: ServiceDeps) {
     ): Promise<PropertyDefinitionRecord> {
       const project = await authorizeProject(ctx, projectId, "property_definition:write");
       const input: PropertyDefinitionUpdate = parseInput(updatePropertyDefinitionSchema, body, ctx.limits);
-      const current = await read(ctx.db, project.id, id);
+      const first = await read(ctx.db, project.id, id);
       const userId = ctx.actor.user.id;
       const now = deps.now();
-      const verification = nextVerification(current, input, userId, now, HIDDEN_AND_VERIFIED);
+      // PostHog's refusals come before any write; the decision is made again under the row lock.
+      nextVerification(first, input, userId, now, HIDDEN_AND_VERIFIED);
       return ctx.db.$transaction(async (tx) => {
+        const current = await lock(tx, project.id, first.id);
+        const verification = nextVerification(current, input, userId, now, HIDDEN_AND_VERIFIED);
         await tx.propertyDefinition.update({
           where: { id: current.id },
           data: {
@@ -200,8 +216,9 @@ export function createPropertyDefinitionService(deps: ServiceDeps) {
      */
     async destroy(ctx: ServiceContext, projectId: number, id: string): Promise<PropertyDefinitionRecord> {
       const project = await authorizeProject(ctx, projectId, "property_definition:write");
-      const current = await read(ctx.db, project.id, id);
-      await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
+        // Of concurrent deletes the first deletes; the others find no row (404).
+        const current = await lock(tx, project.id, id);
         await tx.propertyDefinition.delete({ where: { id: current.id } });
         await recordActivity(tx, {
           projectId: project.id,
@@ -213,8 +230,8 @@ export function createPropertyDefinitionService(deps: ServiceDeps) {
           type: kindOf(current.type),
           changes: null,
         });
+        return current;
       });
-      return current;
     },
   };
 }

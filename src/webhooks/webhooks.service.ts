@@ -15,7 +15,8 @@
  * - **Logged**: every attempt is a row of the delivery log (status code, time, attempt, error).
  * - **Safe targets**: delivery/ssrf.ts and delivery/send.ts (resolution checked, address pinned, no
  *   redirects, time and size limits).
- * Scopes `webhook:read|write`; activity scope `Webhook`.
+ * Scopes `webhook:read|write`; activity scope `Webhook`. Writes lock the webhook's row and decide
+ * from it (core/row-lock.ts): concurrent writers of one webhook take turns.
  */
 import { type ActivityListener, changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
@@ -24,8 +25,10 @@ import { NotFoundError } from "../core/errors.js";
 import { enqueueInTransaction } from "../core/jobs/in-transaction.js";
 import { DEFAULT_MAX_ATTEMPTS, type JobRun } from "../core/jobs/jobs.js";
 import type { OffsetPage } from "../core/paging.js";
+import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import { sendWebhook } from "./delivery/send.js";
 import { newWebhookSecret, signedHeaders } from "./delivery/signing.js";
 import { kindOf, subscribedBy } from "./rules/kinds.js";
@@ -98,6 +101,11 @@ export function createWebhookService(deps: ServiceDeps) {
     const found = await findWebhook(ctx.db, projectId, id);
     if (!found) throw new NotFoundError();
     return found;
+  }
+
+  /** Locks webhook `id`'s row in `tx` and reads it again: the state a write decides from. @throws NotFoundError */
+  function lock(tx: Prisma.TransactionClient, projectId: number, id: number): Promise<WebhookRecord> {
+    return lockAndRead(tx, "webhooks", id, () => findWebhook(tx, projectId, id));
   }
 
   return {
@@ -192,10 +200,11 @@ export function createWebhookService(deps: ServiceDeps) {
       partial: boolean,
     ): Promise<WebhookRecord> {
       await authorizeProject(ctx, projectId, "webhook:write");
-      const current = await find(ctx, projectId, id);
+      await find(ctx, projectId, id);
       const input = parseInput(partial ? updateWebhookSchema : createWebhookSchema, body, ctx.limits);
       const url = input.url === undefined ? undefined : checkWebhookUrl(input.url);
       return ctx.db.$transaction(async (tx) => {
+        const current = await lock(tx, projectId, id);
         const updated = await tx.webhook.update({
           where: { id: current.id },
           data: {
@@ -233,10 +242,11 @@ export function createWebhookService(deps: ServiceDeps) {
       body: unknown = {},
     ): Promise<WebhookWithSecret> {
       await authorizeProject(ctx, projectId, "webhook:write");
-      const current = await find(ctx, projectId, id);
+      await find(ctx, projectId, id);
       parseInput(rotateSecretSchema, body, ctx.limits);
       const secret = newWebhookSecret();
       const updated = await ctx.db.$transaction(async (tx) => {
+        const current = await lock(tx, projectId, id);
         const row = await tx.webhook.update({
           where: { id: current.id },
           data: { secret, updatedAt: deps.now() },
@@ -262,8 +272,9 @@ export function createWebhookService(deps: ServiceDeps) {
      */
     async remove(ctx: ServiceContext, projectId: number, id: number): Promise<WebhookRecord> {
       await authorizeProject(ctx, projectId, "webhook:write");
-      const current = await find(ctx, projectId, id);
-      await ctx.db.$transaction(async (tx) => {
+      return ctx.db.$transaction(async (tx) => {
+        // Of concurrent deletes the first deletes; the others find no row (404).
+        const current = await lock(tx, projectId, id);
         await tx.webhook.delete({ where: { id: current.id } });
         await recordActivity(tx, {
           projectId,
@@ -274,8 +285,8 @@ export function createWebhookService(deps: ServiceDeps) {
           name: current.url,
           changes: null,
         });
+        return current;
       });
-      return current;
     },
 
     /**

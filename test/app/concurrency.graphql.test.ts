@@ -24,6 +24,9 @@
  *   `Failed to create endpoint.`, one `created` entry.
  * - Creates with distinct keys: 200 flags (and 50 endpoints, whose create parses HogQL) at once, all
  *   201, all stored, distinct ids, one `created` entry each.
+ * Every domain takes its row locks through src/core/row-lock.ts; the other domains' writers (concurrent
+ * DELETEs and PATCHes of holdouts, saved metrics, cohorts, definitions, property groups, event
+ * schemas, webhooks, and endpoint deletes) are tested in concurrency.domains.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { graphql } from "../generated/gql.js";
