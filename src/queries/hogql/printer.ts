@@ -960,7 +960,8 @@ function operatorCall(name: string, args: HogQLNode[]): HogQLNode | null {
     return { node: lower === "and" ? "And" : "Or", exprs: args };
   if (lower === "not" && args.length === 1) return { node: "Not", expr: args[0] };
   const compare = lookup(COMPARE_CALLS, name);
-  if (compare && args.length === 2) return { node: "CompareOperation", op: compare, left: args[0], right: args[1] };
+  if (compare && args.length === 2)
+    return { node: "CompareOperation", op: compare, left: args[0], right: args[1] };
   const arithmetic = lookup(ARITHMETIC_CALLS, name);
   if (arithmetic && args.length === 2)
     return { node: "ArithmeticOperation", op: arithmetic, left: args[0], right: args[1] };
