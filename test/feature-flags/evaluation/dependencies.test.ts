@@ -179,3 +179,15 @@ describe("dependencyId", () => {
     }
   });
 });
+
+describe("planDependencies on shared dependencies", () => {
+  it("lists a dependency two flags share once, before both", () => {
+    const plan = planDependencies([
+      { id: 1, dependsOn: [3] },
+      { id: 2, dependsOn: [3] },
+      { id: 3, dependsOn: [] },
+    ]);
+    expect(plan.order).toEqual([3, 1, 2]);
+    expect([...plan.broken]).toEqual([]);
+  });
+});

@@ -609,3 +609,40 @@ describe("payloads by variant", () => {
     expect(evaluateOne(f)).toMatchObject({ value: "constructor", payload: null });
   });
 });
+
+describe("variants read tolerantly", () => {
+  it("skip entries that are not objects, and a key that is not a string picks no variant", () => {
+    const skipped = flag("vt", {
+      groups: [{ properties: [] }],
+      multivariate: { variants: [5, "x", { key: "a", rollout_percentage: 100 }] },
+    });
+    expect(evaluateOne(skipped).value).toBe("a");
+    const numericKey = flag("vt2", {
+      groups: [{ properties: [] }],
+      multivariate: { variants: [{ key: 5, rollout_percentage: 100 }] },
+    });
+    expect(evaluateOne(numericKey)).toMatchObject({ value: true, variant: null });
+  });
+
+  it("a variant hash equal to a cumulative bound falls in the next variant (Rust: the first bound above the hash)", () => {
+    let id = "";
+    let hash = 0;
+    for (let i = 0; i < 10_000; i++) {
+      hash = variantHash("vb", `v-${i}`);
+      if ((hash * 100) / 100 === hash) {
+        id = `v-${i}`;
+        break;
+      }
+    }
+    const f = flag("vb", {
+      groups: [{ properties: [] }],
+      multivariate: {
+        variants: [
+          { key: "below", rollout_percentage: hash * 100 },
+          { key: "above", rollout_percentage: 100 - hash * 100 },
+        ],
+      },
+    });
+    expect(evaluateOne(f, subject({ distinctId: id })).value).toBe("above");
+  });
+});

@@ -477,3 +477,46 @@ describe("filter keys", () => {
     expect(matches(person("k", "is_not", "x"), { k: undefined })).toBe(true);
   });
 });
+
+describe("edges the mutation run found unchecked", () => {
+  const between = (bounds: unknown[], value: unknown) =>
+    matches(person("n", "between", bounds), { n: value });
+  const wildcard = (value: string, actual: string) =>
+    matches(person("v", "semver_wildcard", value), { v: actual });
+
+  it("number texts: several digits after a bare point or in the exponent; inf only as the whole text", () => {
+    expect(between([0, 1], ".25")).toBe(true);
+    expect(between([0, 1e11], "1e10")).toBe(true);
+    expect(between([0, "inf"], "xinf")).toBe(false);
+    expect(between([0, "inf"], "-xinf")).toBe(false);
+    // A number property is read as is, an infinite one too.
+    expect(between([0, "inf"], Number.POSITIVE_INFINITY)).toBe(true);
+    // An unreadable upper bound is no bound: nothing matches.
+    expect(between([-1, "x"], 0)).toBe(false);
+  });
+
+  it("a date-time without an offset is UTC whatever the process's time zone", () => {
+    const zone = process.env["TZ"];
+    process.env["TZ"] = "America/New_York";
+    try {
+      expect(
+        matches(person("d", "is_date_exact", "2024-06-01T10:00:00Z"), { d: "2024-06-01T10:00:00" }),
+      ).toBe(true);
+    } finally {
+      if (zone === undefined) delete process.env["TZ"];
+      else process.env["TZ"] = zone;
+    }
+  });
+
+  it("star-less wildcards: only a leading v is dropped, the first two parts must be numbers, more digits count", () => {
+    expect(wildcard("1.v2", "1.2.0")).toBe(false);
+    expect(wildcard("1.2.beta", "1.2.5")).toBe(true);
+    expect(wildcard("10", "10.1.0")).toBe(true);
+    expect(wildcard("10", "1.1.0")).toBe(false);
+  });
+
+  it("other semver operators read the filter value leniently, never as a wildcard", () => {
+    expect(matches(person("v", "semver_gt", "1.2.3.4"), { v: "1.3.0" })).toBe(true);
+    expect(matches(person("v", "semver_eq", "1.2"), { v: "1.2.5" })).toBe(false);
+  });
+});
