@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 /**
  * The unit tests Stryker runs against each mutant (stryker.config.mjs, `npm run test:mutation`): only
  * the unit tests of the mutated modules, so that a mutant costs seconds: pure functions, and for
- * the key lookup one in-memory PGlite copied from the migrated template (the global setup's).
+ * the key lookup and the HogQL printer's SQL one in-memory PGlite copied from the migrated template
+ * (the global setup's).
  */
 export default defineConfig({
   test: {
@@ -12,6 +13,7 @@ export default defineConfig({
       "test/feature-flags/rules/**/*.test.ts",
       "test/feature-flags/evaluation/*.test.ts",
       "test/queries/hogql/printer.test.ts",
+      "test/queries/hogql/printer-run.test.ts",
     ],
     pool: "forks",
     globalSetup: ["test/support/global-setup.ts"],

@@ -179,6 +179,14 @@ function quoteIdent(name: string): Prisma.Sql {
   return raw(`"${name.replace(/"/g, '""')}"`);
 }
 
+/**
+ * `table[key]` for the table's own keys only: a name such as `toString` or `constructor` must not
+ * reach `Object.prototype` (which made `toString(1, 2)` an "Unsupported comparison operator").
+ */
+function lookup(table: Readonly<Record<string, string>>, key: string): string | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 function fail(message: string): never {
   throw new ValidationError(message);
 }
@@ -219,7 +227,7 @@ class Printer {
     const first = this.query(node["initial_select_query"] as HogQLNode, ctes, positional);
     const parts: Prisma.Sql[] = [sql`(${first.sql})`];
     for (const part of nodes(node["subsequent_select_queries"])) {
-      const operator = SET_OPERATORS[String(part["set_operator"])];
+      const operator = lookup(SET_OPERATORS, String(part["set_operator"]));
       if (!operator) fail(`Unsupported set operator: ${String(part["set_operator"])}.`);
       const next = this.query(part["select_query"] as HogQLNode, ctes);
       if (next.columns.length !== first.columns.length) {
@@ -337,11 +345,12 @@ class Printer {
       const joinType =
         index === 0
           ? ""
-          : (JOIN_TYPES[
+          : (lookup(
+              JOIN_TYPES,
               String(joinNode["join_type"] ?? "JOIN")
                 .replace(/\s+/g, " ")
-                .trim()
-            ] ?? "");
+                .trim(),
+            ) ?? "");
       if (index > 0 && !joinType) fail(`Unsupported join type: ${String(joinNode["join_type"])}.`);
       constraints.push({ ref, joinType, constraint: (joinNode["constraint"] as HogQLNode | null) ?? null });
       current = (joinNode["next_join"] as HogQLNode | null) ?? null;
@@ -539,7 +548,7 @@ class Printer {
       case "Call":
         return this.call(node, scope);
       case "TypeCast": {
-        const fn = CAST_FUNCTIONS[String(node["type_name"]).toLowerCase()];
+        const fn = lookup(CAST_FUNCTIONS, String(node["type_name"]).toLowerCase());
         if (!fn) fail(`Unsupported type cast: ::${String(node["type_name"])}.`);
         return this.call({ node: "Call", name: fn, args: [node["expr"]], distinct: false }, scope);
       }
@@ -697,7 +706,7 @@ class Printer {
 
   private compare(node: HogQLNode, scope: Scope): Printed {
     const op = String(node["op"]);
-    const operator = COMPARE_SQL[op];
+    const operator = lookup(COMPARE_SQL, op);
     if (!operator) fail(`Unsupported comparison operator: ${op}.`);
     const leftNode = node["left"] as HogQLNode;
     const rightNode = node["right"] as HogQLNode;
@@ -775,22 +784,23 @@ class Printer {
       case "+":
       case "-":
       case "*": {
-        const type =
-          left.type === "DateTime" || right.type === "DateTime"
-            ? "DateTime"
-            : left.type === "Date" && right.type === "Interval"
-              ? "DateTime"
-              : left.type === "Date" || right.type === "Date"
-                ? op === "-" && left.type === "Date" && right.type === "Date"
-                  ? "Int64"
-                  : "Date"
-                : left.type === "Interval" && right.type === "Interval"
-                  ? "Interval"
-                  : numericOf(left, right);
+        // Text beside an interval or a timestamp is a timestamp, and so is the result.
         const l =
           left.type === "String" && (right.type === "Interval" || right.type === "DateTime")
             ? out(asTimestamp(left), "DateTime", true)
             : left;
+        const type =
+          l.type === "DateTime" || right.type === "DateTime"
+            ? "DateTime"
+            : l.type === "Date" && right.type === "Interval"
+              ? "DateTime"
+              : l.type === "Date" || right.type === "Date"
+                ? op === "-" && l.type === "Date" && right.type === "Date"
+                  ? "Int64"
+                  : "Date"
+                : l.type === "Interval" && right.type === "Interval"
+                  ? "Interval"
+                  : numericOf(l, right);
         return out(sql`(${l.sql} ${raw(op)} ${right.sql})`, type, nullable);
       }
       default:
@@ -847,7 +857,7 @@ class Printer {
 
   private windowFunction(node: HogQLNode, scope: Scope): Printed {
     const name = String(node["name"]);
-    const fn = WINDOW_FUNCTIONS[name];
+    const fn = lookup(WINDOW_FUNCTIONS, name);
     if (!fn) fail(`Unsupported window function '${name}'.`);
     if (nodes(node["args"]).length > 0) fail(`Window function '${name}' takes no parameters.`);
     const args = nodes(node["exprs"]).map((arg) => this.expr(arg, scope));
@@ -949,10 +959,12 @@ function operatorCall(name: string, args: HogQLNode[]): HogQLNode | null {
   if ((lower === "and" || lower === "or") && args.length >= 1)
     return { node: lower === "and" ? "And" : "Or", exprs: args };
   if (lower === "not" && args.length === 1) return { node: "Not", expr: args[0] };
-  if (COMPARE_CALLS[name] && args.length === 2)
-    return { node: "CompareOperation", op: COMPARE_CALLS[name], left: args[0], right: args[1] };
-  if (ARITHMETIC_CALLS[name] && args.length === 2)
-    return { node: "ArithmeticOperation", op: ARITHMETIC_CALLS[name], left: args[0], right: args[1] };
+  const compare = lookup(COMPARE_CALLS, name);
+  if (compare && args.length === 2)
+    return { node: "CompareOperation", op: compare, left: args[0], right: args[1] };
+  const arithmetic = lookup(ARITHMETIC_CALLS, name);
+  if (arithmetic && args.length === 2)
+    return { node: "ArithmeticOperation", op: arithmetic, left: args[0], right: args[1] };
   return null;
 }
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { EvaluationCohort } from "../../../src/feature-flags/evaluation/engine/types.js";
 import type { PropertyGroup } from "../../../src/properties/property-filters.js";
-import { evaluateOne, flag, person, subject } from "./support.js";
+import { evaluate, evaluateOne, flag, person, subject } from "./support.js";
 
 const cohortFilter = (id: number, operator: "in" | "not_in" | null = "in") => ({
   key: "id",
@@ -135,6 +135,64 @@ describe("cohorts the engine cannot evaluate", () => {
           reason: "no_condition_match",
         });
       }
+    }
+  });
+});
+
+describe("odd criteria", () => {
+  it("a flag filter inside a cohort is false before its negation (Rust)", () => {
+    const withFlag = dynamic(30, { type: "AND", values: [{ type: "flag", key: "1", value: true }] });
+    const negated = dynamic(31, {
+      type: "AND",
+      values: [{ type: "flag", key: "1", value: true, negation: true }],
+    });
+    const cohorts = [withFlag, negated];
+    expect(evaluateOne(inCohort(30), who({}), { cohorts }).value).toBe(false);
+    expect(evaluateOne(inCohort(31), who({}), { cohorts }).value).toBe(true);
+  });
+
+  it("negation of a not_in cohort filter is in, and a negated in is not_in", () => {
+    const members: EvaluationCohort = { id: 32, isStatic: true, criteria: null };
+    const negatedNotIn = dynamic(33, {
+      type: "AND",
+      values: [{ ...cohortFilter(32, "not_in"), negation: true }],
+    });
+    const negatedIn = dynamic(34, { type: "AND", values: [{ ...cohortFilter(32), negation: true }] });
+    const cohorts = [members, negatedNotIn, negatedIn];
+    expect(evaluateOne(inCohort(33), who({}, [32]), { cohorts }).value).toBe(true);
+    expect(evaluateOne(inCohort(33), who({}), { cohorts }).value).toBe(false);
+    expect(evaluateOne(inCohort(34), who({}, [32]), { cohorts }).value).toBe(false);
+    expect(evaluateOne(inCohort(34), who({}), { cohorts }).value).toBe(true);
+  });
+
+  it("a group node without values, a member that is not an object, or a cohort id that is not one, make the cohort unusable", () => {
+    const cohorts = [
+      dynamic(40, { type: "AND", values: [{ type: "OR" }] }),
+      dynamic(41, { type: "AND", values: [null] }),
+      dynamic(42, { type: "AND", values: [{ type: "cohort", value: "abc" }] }),
+      dynamic(43, { type: "AND", values: [{ type: "property" }] }),
+      dynamic(44, "AND"),
+    ];
+    for (const id of [40, 41, 42, 43, 44]) {
+      for (const operator of ["in", "not_in"] as const) {
+        expect(evaluateOne(inCohort(id, operator), who({}), { cohorts }).value, `${id} ${operator}`).toBe(
+          false,
+        );
+      }
+    }
+  });
+
+  it("a cohort reached twice, through two others, is evaluated the same each time", () => {
+    const shared = dynamic(50, { type: "AND", values: [person("plan", "exact", "pro")] });
+    const viaA = dynamic(51, { type: "AND", values: [cohortFilter(50)] });
+    const viaB = dynamic(52, { type: "OR", values: [cohortFilter(50, "not_in")] });
+    const both = dynamic(53, { type: "OR", values: [cohortFilter(51), cohortFilter(52)] });
+    const cohorts = [shared, viaA, viaB, both];
+    const flags = [inCohort(51), inCohort(52), inCohort(53)];
+    for (const plan of ["pro", "free"]) {
+      const evaluated = evaluate(flags, who({ plan }), { cohorts });
+      const results = flags.map((f) => evaluated.get(f.key)!.value);
+      expect(results, plan).toEqual(plan === "pro" ? [true, false, true] : [false, true, true]);
     }
   });
 });

@@ -4,7 +4,7 @@
  * cyclic ones (Rust `flags_with_missing_deps`).
  */
 import { describe, expect, it } from "vitest";
-import { planDependencies } from "../../../src/feature-flags/evaluation/engine/dependencies.js";
+import { dependencyId, planDependencies } from "../../../src/feature-flags/evaluation/engine/dependencies.js";
 import type { EvaluationFlag } from "../../../src/feature-flags/evaluation/engine/types.js";
 import { evaluate, flag, person, subject } from "./support.js";
 
@@ -148,5 +148,46 @@ describe("planDependencies", () => {
     expect(plan.order[0]).toBe(19_999);
     expect(plan.order.at(-1)).toBe(0);
     expect(plan.broken.size).toBe(0);
+  });
+});
+
+describe("dependencyId", () => {
+  it("reads a non-negative safe integer, or a text of 1 to 15 digits; nothing else names a flag", () => {
+    expect(dependencyId(0)).toBe(0);
+    expect(dependencyId(42)).toBe(42);
+    expect(dependencyId("42")).toBe(42);
+    expect(dependencyId("0042")).toBe(42);
+    expect(dependencyId("999999999999999")).toBe(999_999_999_999_999);
+    for (const key of [
+      -1,
+      1.5,
+      Number.MAX_SAFE_INTEGER + 1,
+      Number.NaN,
+      "",
+      "1e3",
+      "-1",
+      " 1",
+      "1 ",
+      "4x",
+      "x4",
+      "1234567890123456",
+      null,
+      true,
+      [1],
+    ]) {
+      expect(dependencyId(key), String(key)).toBeNull();
+    }
+  });
+});
+
+describe("planDependencies on shared dependencies", () => {
+  it("lists a dependency two flags share once, before both", () => {
+    const plan = planDependencies([
+      { id: 1, dependsOn: [3] },
+      { id: 2, dependsOn: [3] },
+      { id: 3, dependsOn: [] },
+    ]);
+    expect(plan.order).toEqual([3, 1, 2]);
+    expect([...plan.broken]).toEqual([]);
   });
 });

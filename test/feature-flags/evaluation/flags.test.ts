@@ -491,3 +491,158 @@ describe("odd stored filters", () => {
     expect([...evaluate([a, b], subject(), { keys: ["b", "nope"] }).keys()]).toEqual(["b"]);
   });
 });
+
+describe("holdouts read tolerantly", () => {
+  const holdoutFlag = (filters: Record<string, unknown>, extra = {}) =>
+    flag(
+      "exp2",
+      {
+        groups: [{ properties: [], rollout_percentage: 100 }],
+        multivariate: { variants: [{ key: "control", rollout_percentage: 100 }] },
+        ...filters,
+      },
+      extra,
+    );
+  // holdout hash (§3.1): some_distinct_id 0.727, example_id 0.940.
+  const held = (f: ReturnType<typeof holdoutFlag>, distinctId = "some_distinct_id") =>
+    evaluateOne(f, subject({ distinctId }));
+
+  it("take a numeric text as the percentage, id 0 as an id, and 0% as no one", () => {
+    expect(held(holdoutFlag({ holdout: { id: 7, exclusion_percentage: "80" } })).value).toBe("holdout-7");
+    expect(held(holdoutFlag({ holdout: { id: 7, exclusion_percentage: "80" } }), "example_id").value).toBe(
+      "control",
+    );
+    expect(held(holdoutFlag({ holdout: { id: 0, exclusion_percentage: 100 } }), "example_id").value).toBe(
+      "holdout-0",
+    );
+    expect(held(holdoutFlag({ holdout: { id: 7, exclusion_percentage: 0 } })).value).toBe("control");
+    expect(held(holdoutFlag({ holdout: { id: 7, exclusion_percentage: "many" } })).value).toBe("control");
+    expect(held(holdoutFlag({ holdout: { id: null, exclusion_percentage: 100 } })).value).toBe("control");
+    expect(held(holdoutFlag({ holdout: { id: 7, exclusion_percentage: null } })).value).toBe("control");
+  });
+
+  it("the older holdout_groups: no rollout holds out everyone, no variant gives the flag's own", () => {
+    expect(
+      held(holdoutFlag({ holdout_groups: [{ properties: [], variant: "holdout-3" }] }), "example_id"),
+    ).toMatchObject({ value: "holdout-3", reason: "holdout_condition_value", conditionIndex: null });
+    expect(held(holdoutFlag({ holdout_groups: [{ rollout_percentage: 100 }] }))).toMatchObject({
+      value: "control",
+      reason: "holdout_condition_value",
+    });
+    // Without variants, a held-out identifier gets plain true.
+    expect(
+      evaluateOne(flag("plain", { groups: [{ properties: [] }], holdout_groups: [{ properties: [] }] })),
+    ).toMatchObject({ value: true, reason: "holdout_condition_value" });
+    expect(held(holdoutFlag({ holdout_groups: [null, { properties: [] }] })).reason).toBe("condition_match");
+    expect(held(holdoutFlag({ holdout_groups: "x" })).reason).toBe("condition_match");
+  });
+
+  it("hash the holdout with the distinct id, not the hash-key override, and a group flag with the group key", () => {
+    const continuity = holdoutFlag(
+      { holdout: { id: 7, exclusion_percentage: 80 } },
+      { ensureExperienceContinuity: true },
+    );
+    expect(
+      evaluateOne(
+        continuity,
+        subject({ distinctId: "some_distinct_id", hashKeyOverrides: { exp2: "example_id" } }),
+      ).value,
+    ).toBe("holdout-7");
+    const group = flag("exp3", {
+      aggregation_group_type_index: 0,
+      groups: [{ properties: [], rollout_percentage: 100 }],
+      holdout: { id: 7, exclusion_percentage: 80 },
+    });
+    expect(
+      evaluateOne(group, subject({ distinctId: "example_id", groups: { company: "some_distinct_id" } }))
+        .value,
+    ).toBe("holdout-7");
+    expect(
+      evaluateOne(group, subject({ distinctId: "some_distinct_id", groups: { company: "example_id" } }))
+        .value,
+    ).toBe(true);
+  });
+});
+
+describe("group keys", () => {
+  const f = flag("gk", {
+    aggregation_group_type_index: 0,
+    groups: [{ properties: [], rollout_percentage: 100 }],
+  });
+
+  it("a number is its text; an empty or null key, or an unmapped type, is no group", () => {
+    expect(evaluateOne(f, subject({ groups: { company: 42 as unknown as string } })).value).toBe(true);
+    expect(evaluateOne(f, subject({ groups: { company: "" } }))).toMatchObject({
+      value: false,
+      reason: "no_group_type",
+    });
+    expect(evaluateOne(f, subject({ groups: { company: null as unknown as string } })).reason).toBe(
+      "no_group_type",
+    );
+    const unmapped = flag("gk2", { aggregation_group_type_index: 4, groups: [{ properties: [] }] });
+    expect(evaluateOne(unmapped, subject({ groups: { company: "acme" } })).reason).toBe("no_group_type");
+  });
+
+  it("a group filter of another type reads that type's properties; an unmapped type reads none", () => {
+    const teamFilter = { key: "size", type: "group", group_type_index: 1, operator: "exact", value: "big" };
+    const mixed = flag("gk3", { aggregation_group_type_index: 0, groups: [{ properties: [teamFilter] }] });
+    const who = subject({
+      groups: { company: "acme", team: "t" },
+      groupProperties: { company: { size: "small" }, team: { size: "big" } },
+    });
+    expect(evaluateOne(mixed, who).value).toBe(true);
+    const missing = { key: "size", type: "group", group_type_index: 7, operator: "is_not_set" };
+    expect(evaluateOne(flag("gk4", { groups: [{ properties: [missing] }] }), who).value).toBe(true);
+    // A group filter without a type index, on a person flag, reads no properties.
+    const untyped = { key: "size", type: "group", operator: "is_not_set" };
+    expect(evaluateOne(flag("gk5", { groups: [{ properties: [untyped] }] }), who).value).toBe(true);
+  });
+});
+
+describe("payloads by variant", () => {
+  it("are the flag's own entries only", () => {
+    const f = flag("pv", {
+      groups: [{ properties: [], variant: "constructor" }],
+      multivariate: { variants: [{ key: "constructor", rollout_percentage: 100 }] },
+      payloads: { true: "yes" },
+    });
+    expect(evaluateOne(f)).toMatchObject({ value: "constructor", payload: null });
+  });
+});
+
+describe("variants read tolerantly", () => {
+  it("skip entries that are not objects, and a key that is not a string picks no variant", () => {
+    const skipped = flag("vt", {
+      groups: [{ properties: [] }],
+      multivariate: { variants: [5, "x", { key: "a", rollout_percentage: 100 }] },
+    });
+    expect(evaluateOne(skipped).value).toBe("a");
+    const numericKey = flag("vt2", {
+      groups: [{ properties: [] }],
+      multivariate: { variants: [{ key: 5, rollout_percentage: 100 }] },
+    });
+    expect(evaluateOne(numericKey)).toMatchObject({ value: true, variant: null });
+  });
+
+  it("a variant hash equal to a cumulative bound falls in the next variant (Rust: the first bound above the hash)", () => {
+    let id = "";
+    let hash = 0;
+    for (let i = 0; i < 10_000; i++) {
+      hash = variantHash("vb", `v-${i}`);
+      if ((hash * 100) / 100 === hash) {
+        id = `v-${i}`;
+        break;
+      }
+    }
+    const f = flag("vb", {
+      groups: [{ properties: [] }],
+      multivariate: {
+        variants: [
+          { key: "below", rollout_percentage: hash * 100 },
+          { key: "above", rollout_percentage: 100 - hash * 100 },
+        ],
+      },
+    });
+    expect(evaluateOne(f, subject({ distinctId: id })).value).toBe("above");
+  });
+});

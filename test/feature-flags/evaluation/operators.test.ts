@@ -296,3 +296,227 @@ describe("unknown operators and odd filters", () => {
     expect(matches({ key: "key", type: "person", operator: 5, value: "x" }, { key: "x" })).toBe(false);
   });
 });
+
+describe("numbers as the Rust service reads them (between, not_between)", () => {
+  const between = (bounds: unknown[], value: unknown) =>
+    matches(person("n", "between", bounds), { n: value });
+
+  it("read number texts: signs, exponents, a bare point on either side, surrounding blanks", () => {
+    for (const text of ["5", "+5", " 5 ", "5.", ".5e1", "1e1", "1E+1", "10.0"]) {
+      expect(between([1, 10], text), text).toBe(true);
+    }
+    for (const text of ["", " ", "abc", "5abc", "1e", "--5", "0x5", "5 5", "1,5"]) {
+      expect(between([0, 10], text), text).toBe(false);
+    }
+    expect(between([0, 1], ".5")).toBe(true);
+    expect(between([-10, -1], "-5")).toBe(true);
+    expect(between([1, 10], true)).toBe(false);
+    expect(between([1, 10], [5])).toBe(false);
+    expect(between([1, 10], null)).toBe(false);
+  });
+
+  it("read inf, infinity and nan in any case and with a sign; NaN matches nothing", () => {
+    expect(between([0, "inf"], "INF")).toBe(true);
+    expect(between([0, "Infinity"], "+infinity")).toBe(true);
+    expect(between([0, "inf"], "-inf")).toBe(false);
+    expect(between(["-inf", 0], "-Infinity")).toBe(true);
+    expect(between(["-infinity", "+inf"], 1e300)).toBe(true);
+    expect(between([0, 10], "inf")).toBe(false);
+    expect(between([0, 10], "nan")).toBe(false);
+    expect(between([0, "nan"], 5)).toBe(false);
+    expect(between(["NaN", 10], 5)).toBe(false);
+    expect(matches(person("n", "not_between", [0, 10]), { n: "-nan" })).toBe(false);
+    expect(matches(person("n", "not_between", [0, 10]), { n: "inf" })).toBe(true);
+  });
+
+  it("need exactly two readable bounds, low not above high (equal bounds are one point)", () => {
+    expect(between([5, 5], 5)).toBe(true);
+    expect(between([5, 5], 5.5)).toBe(false);
+    expect(between([1, 5, 10], 3)).toBe(false);
+    expect(between([1], 1)).toBe(false);
+    expect(matches(person("n", "between", "1,10"), { n: 3 })).toBe(false);
+    expect(between([null, 10], 3)).toBe(false);
+    expect(between([1, "ten"], 3)).toBe(false);
+    expect(matches(person("n", "not_between", [10, 1]), { n: 50 })).toBe(false);
+    expect(matches(person("n", "not_between", [1, 10]), { n: 1 })).toBe(false);
+    expect(matches(person("n", "not_between", [1, 10]), { n: 0 })).toBe(true);
+  });
+});
+
+describe("exact on JSON values", () => {
+  it("compares objects and lists by their JSON text with object keys sorted (serde's map order)", () => {
+    const stored = { b: 1, a: [1, { d: "x", c: null }] };
+    expect(matches(person("o", "exact", '{"a":[1,{"c":null,"d":"x"}],"b":1}'), { o: stored })).toBe(true);
+    expect(matches(person("o", "exact", '{"b":1,"a":[1,{"d":"x","c":null}]}'), { o: stored })).toBe(false);
+    expect(matches(person("o", "exact", "[]"), { o: [] })).toBe(true);
+    expect(matches(person("o", "exact", "{}"), { o: {} })).toBe(true);
+    expect(matches(person("o", "exact", '["a","b"]'), { o: ["a", "b"] })).toBe(true);
+    expect(matches(person("o", "exact", "null"), { o: null })).toBe(true);
+  });
+
+  it("folds case with full Unicode lower case (posthog-node's toLowerCase), unlike the substring operators", () => {
+    expect(matches(person("city", "exact", "ÉCOLE"), { city: "école" })).toBe(true);
+    expect(matches(person("city", "icontains", "ÉCOLE"), { city: "école" })).toBe(false);
+    expect(matches(person("city", "icontains", "Ecole"), { city: "une ECOLE" })).toBe(true);
+  });
+});
+
+describe("substring operators on odd values (posthog-node reads String(value))", () => {
+  it("search lists and numbers as their text, and take a single needle for icontains_multi", () => {
+    expect(matches(person("tags", "icontains", "a,b"), { tags: ["a", "b"] })).toBe(true);
+    expect(matches(person("n", "starts_with", "12"), { n: 123 })).toBe(true);
+    expect(matches(person("n", "ends_with", "23"), { n: 123 })).toBe(true);
+    expect(matches(person("n", "ends_with", "12"), { n: 123 })).toBe(false);
+    expect(matches(person("n", "starts_with", "23"), { n: 123 })).toBe(false);
+    expect(matches(person("k", "not_starts_with", "va"), { k: "Value" })).toBe(false);
+    expect(matches(person("k", "not_ends_with", "UE"), { k: "value" })).toBe(false);
+    expect(matches(person("k", "not_ends_with", "x"), { k: "value" })).toBe(true);
+    expect(matches(person("k", "not_ends_with", "x"), {})).toBe(true);
+    expect(matches(person("k", "icontains_multi", "ALU"), { k: "value" })).toBe(true);
+    expect(matches(person("k", "icontains_multi", ["x", "y"]), { k: "value" })).toBe(false);
+    expect(matches(person("k", "not_icontains_multi", ["x", "al"]), { k: "value" })).toBe(false);
+    expect(matches(person("k", "not_icontains_multi", ["x"]), {})).toBe(true);
+    expect(matches(person("k", "icontains_multi", [1]), { k: 10 })).toBe(true);
+  });
+
+  it("regexes search the text of numbers and lists too; an empty pattern's negation matches nothing", () => {
+    expect(matches(person("k", "regex", "^a,b$"), { k: ["a", "b"] })).toBe(true);
+    expect(matches(person("k", "not_regex", ""), { k: "x" })).toBe(false);
+    expect(matches(person("k", "not_regex", "^x"), { k: "yx" })).toBe(true);
+  });
+});
+
+describe("comparisons on odd values (posthog-node)", () => {
+  it("parse leading numbers, and compare as text when either side is not a finite number", () => {
+    expect(matches(person("n", "gt", 10), { n: "12abc" })).toBe(true);
+    expect(matches(person("n", "lt", "12abc"), { n: 11 })).toBe(true);
+    expect(matches(person("n", "gte", 5), { n: 5 })).toBe(true);
+    expect(matches(person("n", "gte", 5), { n: 4.9 })).toBe(false);
+    expect(matches(person("n", "lte", 5), { n: 5.1 })).toBe(false);
+    expect(matches(person("n", "lt", 5), { n: 5 })).toBe(false);
+    expect(matches(person("n", "gt", 5), { n: 5 })).toBe(false);
+    // "b" > "a" as text; NaN and infinities compare as text.
+    expect(matches(person("s", "gt", "a"), { s: "b" })).toBe(true);
+    expect(matches(person("s", "lte", "a"), { s: "b" })).toBe(false);
+    expect(matches(person("s", "gte", "b"), { s: "b" })).toBe(true);
+    // "Infinity" is no finite number: compared as text, "I" sorts after "5" and before "a".
+    expect(matches(person("n", "gt", 5), { n: "Infinity" })).toBe(true);
+    expect(matches(person("n", "gt", "a"), { n: "Infinity" })).toBe(false);
+  });
+});
+
+describe("dates on odd values", () => {
+  const isAfter = (target: unknown, value: unknown) =>
+    matches(person("d", "is_date_after", target), { d: value });
+
+  it("read date texts V8 parses, epoch milliseconds as a filter value, and nothing else", () => {
+    expect(isAfter("2024-06-01", "Sun, 02 Jun 2024 00:00:00 GMT")).toBe(true);
+    expect(isAfter("Sat, 01 Jun 2024 00:00:00 GMT", "2024-06-01T00:00:01Z")).toBe(true);
+    expect(isAfter("Sat, 01 Jun 2024 00:00:00 GMT", "2024-05-31T23:59:59Z")).toBe(false);
+    expect(isAfter(Date.UTC(2024, 5, 1), "2024-06-01T00:00:01Z")).toBe(true);
+    expect(isAfter(Date.UTC(2024, 5, 1), "2024-05-31T00:00:00Z")).toBe(false);
+    expect(isAfter(true, "2024-06-01")).toBe(false);
+    expect(isAfter({ date: "2024-06-01" }, "2024-06-02")).toBe(false);
+    expect(isAfter("2024-06-01", true)).toBe(false);
+    expect(isAfter("2024-06-01", Number.POSITIVE_INFINITY)).toBe(false);
+    expect(isAfter("2024-06-01", ["2024-06-02"])).toBe(false);
+    expect(isAfter("2024-06-01", "inf")).toBe(false);
+  });
+
+  it("is_date_before and is_date_exact on epoch seconds", () => {
+    const seconds = String(Date.UTC(2024, 5, 1) / 1000);
+    expect(matches(person("d", "is_date_exact", "2024-06-01T00:00:00Z"), { d: seconds })).toBe(true);
+    expect(matches(person("d", "is_date_before", "2024-06-01T00:00:01Z"), { d: seconds })).toBe(true);
+    expect(matches(person("d", "is_date_before", "2024-06-01T00:00:00Z"), { d: seconds })).toBe(false);
+    expect(matches(person("d", "is_date_exact", "2024-06-01T00:00:00Z"), { d: Date.UTC(2024, 5, 1) })).toBe(
+      true,
+    );
+  });
+});
+
+describe("semver wildcards without a star (posthog-node computeWildcardBounds)", () => {
+  const wildcard = (value: string, actual: string) =>
+    matches(person("v", "semver_wildcard", value), { v: actual });
+
+  it("read 'x.y.z' as x.y.*, 'x' as x.*, with a leading v", () => {
+    expect(wildcard("1.2.3", "1.2.0")).toBe(true);
+    expect(wildcard("1.2.3", "1.2.99")).toBe(true);
+    expect(wildcard("1.2.3", "1.3.0")).toBe(false);
+    expect(wildcard("1.2.3", "1.1.9")).toBe(false);
+    expect(wildcard("1", "1.0.0")).toBe(true);
+    expect(wildcard("1", "1.99.0")).toBe(true);
+    expect(wildcard("1", "2.0.0")).toBe(false);
+    expect(wildcard("1", "0.9.9")).toBe(false);
+    expect(wildcard(" V2.5 ", "2.5.1")).toBe(true);
+    expect(wildcard("1.a", "1.0.0")).toBe(false);
+    expect(wildcard("beta", "1.0.0")).toBe(false);
+    expect(wildcard("1.2", "1.2.0-rc.1")).toBe(true);
+  });
+
+  it("other semver operators on a null or missing value are false; semver_lte and semver_lt at the bound", () => {
+    expect(matches(person("v", "semver_lte", "2.0.0"), { v: "2.0.0" })).toBe(true);
+    expect(matches(person("v", "semver_lt", "2.0.0"), { v: "2.0.0" })).toBe(false);
+    expect(matches(person("v", "semver_gt", "2.0.0"), { v: "2.0.0" })).toBe(false);
+    expect(matches(person("v", "semver_eq", "2.0.0"), { v: null })).toBe(false);
+    expect(matches(person("v", "semver_wildcard", "2.*"), { v: null })).toBe(false);
+  });
+});
+
+describe("filter keys", () => {
+  it("may be numbers, naming the property of that text", () => {
+    expect(matches({ key: 5, type: "person", operator: "exact", value: "x" }, { "5": "x" })).toBe(true);
+    expect(matches({ key: 5, type: "person", operator: "is_set" }, { "5": null })).toBe(true);
+    expect(matches({ key: 5, type: "person", operator: "is_not_set" }, { "5": 1 })).toBe(false);
+    expect(matches({ key: true, type: "person", operator: "is_not_set" }, {})).toBe(false);
+  });
+
+  it("read own properties only, not the prototype's, and undefined as missing", () => {
+    expect(matches(person("toString", "is_set"), {})).toBe(false);
+    expect(matches(person("toString", "is_not", "x"), {})).toBe(true);
+    expect(matches(person("k", "is_set"), { k: undefined })).toBe(false);
+    expect(matches(person("k", "is_not", "x"), { k: undefined })).toBe(true);
+  });
+});
+
+describe("edges the mutation run found unchecked", () => {
+  const between = (bounds: unknown[], value: unknown) =>
+    matches(person("n", "between", bounds), { n: value });
+  const wildcard = (value: string, actual: string) =>
+    matches(person("v", "semver_wildcard", value), { v: actual });
+
+  it("number texts: several digits after a bare point or in the exponent; inf only as the whole text", () => {
+    expect(between([0, 1], ".25")).toBe(true);
+    expect(between([0, 1e11], "1e10")).toBe(true);
+    expect(between([0, "inf"], "xinf")).toBe(false);
+    expect(between([0, "inf"], "-xinf")).toBe(false);
+    // A number property is read as is, an infinite one too.
+    expect(between([0, "inf"], Number.POSITIVE_INFINITY)).toBe(true);
+    // An unreadable upper bound is no bound: nothing matches.
+    expect(between([-1, "x"], 0)).toBe(false);
+  });
+
+  it("a date-time without an offset is UTC whatever the process's time zone", () => {
+    const zone = process.env["TZ"];
+    process.env["TZ"] = "America/New_York";
+    try {
+      expect(
+        matches(person("d", "is_date_exact", "2024-06-01T10:00:00Z"), { d: "2024-06-01T10:00:00" }),
+      ).toBe(true);
+    } finally {
+      if (zone === undefined) delete process.env["TZ"];
+      else process.env["TZ"] = zone;
+    }
+  });
+
+  it("star-less wildcards: only a leading v is dropped, the first two parts must be numbers, more digits count", () => {
+    expect(wildcard("1.v2", "1.2.0")).toBe(false);
+    expect(wildcard("1.2.beta", "1.2.5")).toBe(true);
+    expect(wildcard("10", "10.1.0")).toBe(true);
+    expect(wildcard("10", "1.1.0")).toBe(false);
+  });
+
+  it("other semver operators read the filter value leniently, never as a wildcard", () => {
+    expect(matches(person("v", "semver_gt", "1.2.3.4"), { v: "1.3.0" })).toBe(true);
+    expect(matches(person("v", "semver_eq", "1.2"), { v: "1.2.5" })).toBe(false);
+  });
+});

@@ -1,0 +1,573 @@
+/**
+ * The printer's SQL run on a real database (an in-memory PGlite from the migrated template): what
+ * each construct answers on a few events and persons, with a second project's rows always present,
+ * and the ValidationError each unsupported construct gets (in PostHog's words where it has them).
+ * No HTTP server: a printed query costs milliseconds, so the mutation run
+ * (vitest.mutation.config.ts) can run these against each mutant of the printer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../../src/db/database.js";
+import { Prisma } from "../../../src/generated/prisma/client.js";
+import { parseHogQLSelect } from "../../../src/queries/hogql/parser.js";
+import { type PrintOptions, printHogQL } from "../../../src/queries/hogql/printer.js";
+import { runReadOnly } from "../../../src/queries/run-sql.js";
+import { bootstrap } from "../../../src/users/bootstrap.js";
+import { openTestDatabase } from "../../support/server.js";
+
+let database: Database;
+let drop: () => Promise<void>;
+let projectId: number;
+
+/** Events of the project (and, for the guard, the same events in a second project). */
+const EVENTS = [
+  {
+    event: "$pageview",
+    distinctId: "d1",
+    properties: { n: 1, s: "b", url: "/a" },
+    at: "2026-11-20T10:00:00Z",
+  },
+  { event: "$pageview", distinctId: "d1", properties: { n: 2, s: "a" }, at: "2026-11-21T10:00:00Z" },
+  {
+    event: "$pageview",
+    distinctId: "d2",
+    properties: { n: 3, nested: { k: "v" } },
+    at: "2026-11-22T10:00:00Z",
+  },
+  { event: "signup", distinctId: "d2", properties: { n: null, flag: "true" }, at: "2026-11-23T10:00:00Z" },
+  { event: "purchase", distinctId: "d3", properties: { n: 10, price: "9.5" }, at: "2026-11-24T10:00:00Z" },
+];
+
+async function insertAll(project: number): Promise<void> {
+  const db = database.prisma;
+  const persons = [
+    { distinctIds: ["d1"], properties: { email: "ada@example.com", plan: "pro" } },
+    { distinctIds: ["d2", "d2b"], properties: { email: "bob@example.com" } },
+  ];
+  for (const person of persons) {
+    const [row] = await db.$queryRaw<
+      Array<{ id: bigint }>
+    >`INSERT INTO persons (project_id, properties, is_identified)
+      VALUES (${project}, ${JSON.stringify(person.properties)}::jsonb, true) RETURNING id`;
+    for (const distinctId of person.distinctIds) {
+      await db.$executeRaw`INSERT INTO person_distinct_ids (project_id, distinct_id, person_id)
+        VALUES (${project}, ${distinctId}, ${row!.id})`;
+    }
+  }
+  for (const e of EVENTS) {
+    await db.$executeRaw`INSERT INTO events (project_id, uuid, event, distinct_id, properties, timestamp)
+      VALUES (${project}, gen_random_uuid(), ${e.event}, ${e.distinctId}, ${JSON.stringify(e.properties)}::jsonb, ${e.at}::timestamptz)`;
+  }
+}
+
+beforeAll(async () => {
+  ({ database, drop } = await openTestDatabase("pglite"));
+  const boot = await bootstrap(database.prisma, {
+    email: "ada@example.com",
+    organizationName: "Acme",
+    projectName: "Web",
+  });
+  projectId = boot.project_id;
+  const first = await database.prisma.project.findUniqueOrThrow({ where: { id: projectId } });
+  const other = await database.prisma.project.create({
+    data: { name: "Other", organizationId: first.organizationId, apiToken: "phc_other_project" },
+  });
+  await insertAll(projectId);
+  await insertAll(other.id);
+});
+
+afterAll(async () => {
+  await database.close();
+  await drop();
+});
+
+const NO_TYPES = { event: new Map<string, string>(), person: new Map<string, string>() };
+
+/** Prints `query` for the project (UTC) and runs it: its rows as arrays and its columns. */
+async function run(query: string, options: Partial<PrintOptions> = {}) {
+  const printed = printHogQL(await parseHogQLSelect(query), {
+    projectId,
+    timezone: "UTC",
+    propertyTypes: NO_TYPES,
+    ...options,
+  });
+  const rows = await runReadOnly<Record<string, unknown>>(database.prisma, printed.sql, {
+    timeoutMs: 30_000,
+    timezone: "UTC",
+  });
+  return {
+    rows: rows.map((row) => printed.columns.map((_, i) => plain(row[`_${i}`]))),
+    columns: printed.columns,
+  };
+}
+
+/** Database values as plain JSON-like values (bigint → number, Decimal → number). */
+function plain(value: unknown): unknown {
+  if (typeof value === "bigint") return Number(value);
+  if (value instanceof Prisma.Decimal) return value.toNumber();
+  if (Array.isArray(value)) return value.map(plain);
+  return value;
+}
+
+async function rowsOf(query: string, options: Partial<PrintOptions> = {}): Promise<unknown[][]> {
+  return (await run(query, options)).rows;
+}
+
+/** The message printing `query` is refused with. */
+async function refusal(query: string): Promise<string> {
+  const ast = await parseHogQLSelect(query);
+  try {
+    printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES });
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error(`printed: ${query}`);
+}
+
+describe("the project guard and plain SELECTs", () => {
+  it("reads the project's rows only, in every table", async () => {
+    expect(await rowsOf("SELECT count() FROM events")).toEqual([[5]]);
+    expect(await rowsOf("SELECT count() FROM persons")).toEqual([[2]]);
+    expect(await rowsOf("SELECT distinct_id FROM person_distinct_ids ORDER BY distinct_id")).toEqual([
+      ["d1"],
+      ["d2"],
+      ["d2b"],
+    ]);
+  });
+
+  it("DISTINCT, WHERE, GROUP BY, HAVING, ORDER BY both ways, LIMIT and OFFSET", async () => {
+    expect(await rowsOf("SELECT DISTINCT event FROM events ORDER BY event")).toEqual([
+      ["$pageview"],
+      ["purchase"],
+      ["signup"],
+    ]);
+    expect(
+      await rowsOf(
+        "SELECT event, count() AS c FROM events WHERE distinct_id != 'd3' GROUP BY event HAVING c > 1 ORDER BY c DESC",
+      ),
+    ).toEqual([["$pageview", 3]]);
+    expect(
+      await rowsOf("SELECT properties.n FROM events ORDER BY toFloat(properties.n) DESC LIMIT 2 OFFSET 1"),
+    ).toEqual([["3"], ["2"]]);
+    // ClickHouse sorts NULLs last in both directions.
+    expect(await rowsOf("SELECT properties.n FROM events ORDER BY toFloat(properties.n) ASC")).toEqual([
+      ["1"],
+      ["2"],
+      ["3"],
+      ["10"],
+      [null],
+    ]);
+    expect(
+      await rowsOf("SELECT properties.n FROM events ORDER BY toFloat(properties.n) DESC LIMIT 1 + 1"),
+    ).toEqual([["10"], ["3"]]);
+  });
+
+  it("PREWHERE and WHERE both apply", async () => {
+    expect(
+      await rowsOf("SELECT count() FROM events PREWHERE event = '$pageview' WHERE distinct_id = 'd1'"),
+    ).toEqual([[2]]);
+  });
+
+  it("names its columns by HogQL's text or alias, with their types", async () => {
+    const { columns, rows } = await run(
+      "SELECT event, 1, 2.5, 'x', true, NULL, timestamp AS at, uuid, person_id FROM events WHERE properties.n = '1'",
+    );
+    expect(columns).toEqual([
+      { name: "event", type: "String", nullable: false },
+      { name: "1", type: "Int64", nullable: false },
+      { name: "2.5", type: "Float64", nullable: false },
+      { name: "'x'", type: "String", nullable: false },
+      { name: "true", type: "Bool", nullable: false },
+      { name: "NULL", type: "Null", nullable: true },
+      { name: "at", type: "DateTime", nullable: false },
+      { name: "uuid", type: "UUID", nullable: false },
+      { name: "person_id", type: "UUID", nullable: true },
+    ]);
+    expect(rows[0]!.slice(0, 7)).toEqual([
+      "$pageview",
+      1,
+      2.5,
+      "x",
+      true,
+      null,
+      "2026-11-20T10:00:00.000000Z",
+    ]);
+  });
+});
+
+describe("SELECT *", () => {
+  it("lists the visible columns of every table, or of one", async () => {
+    const { columns } = await run("SELECT * FROM events LIMIT 1");
+    expect(columns.map((c) => c.name)).toEqual([
+      "uuid",
+      "event",
+      "properties",
+      "timestamp",
+      "distinct_id",
+      "elements_chain",
+      "created_at",
+      "person_id",
+    ]);
+    const both = await run(
+      "SELECT p.* FROM events e JOIN person_distinct_ids p ON p.distinct_id = e.distinct_id WHERE e.event = 'signup'",
+    );
+    expect(both.columns.map((c) => c.name)).toEqual(["distinct_id", "person_id"]);
+    expect(both.rows[0]![0]).toBe("d2");
+    const all = await run("SELECT * FROM persons p JOIN person_distinct_ids d ON d.person_id = p.id LIMIT 1");
+    expect(all.columns.map((c) => c.name)).toEqual([
+      "id",
+      "created_at",
+      "properties",
+      "is_identified",
+      "distinct_id",
+      "person_id",
+    ]);
+  });
+
+  it("needs a FROM, and a known table alias", async () => {
+    expect(await refusal("SELECT *")).toBe("SELECT * needs a FROM.");
+    expect(await refusal("SELECT x.* FROM events")).toBe("Unable to resolve field: x.*");
+    expect(await refusal("SELECT count(*) + * FROM events")).toBe(
+      "* is supported only in the SELECT list and in count(*).",
+    );
+  });
+});
+
+describe("set operations and CTEs", () => {
+  it("UNION ALL keeps duplicates, UNION DISTINCT, INTERSECT and EXCEPT as PostgreSQL's", async () => {
+    const a = "SELECT event FROM events WHERE distinct_id = 'd1'";
+    const b = "SELECT event FROM events WHERE distinct_id = 'd2'";
+    expect(await rowsOf(`SELECT count() FROM (${a} UNION ALL ${b})`)).toEqual([[4]]);
+    expect(await rowsOf(`SELECT count() FROM (${a} UNION DISTINCT ${b})`)).toEqual([[2]]);
+    expect(await rowsOf(`SELECT event FROM (${a} INTERSECT ${b})`)).toEqual([["$pageview"]]);
+    expect(await rowsOf(`SELECT event FROM (${b} EXCEPT ${a})`)).toEqual([["signup"]]);
+  });
+
+  it("a set query at the top names its columns by the first part, and refuses parts of other widths", async () => {
+    const { columns, rows } = await run("SELECT 1 AS one UNION ALL SELECT 2");
+    expect(columns.map((c) => c.name)).toEqual(["one"]);
+    expect(rows).toEqual([[1], [2]]);
+    expect(await refusal("SELECT 1 UNION ALL SELECT 1, 2")).toBe(
+      "Each part of UNION ALL must select the same number of columns.",
+    );
+  });
+
+  it("reads subquery CTEs, column CTEs, and CTEs inside CTEs", async () => {
+    expect(
+      await rowsOf(
+        "WITH p AS (SELECT distinct_id FROM events WHERE event = '$pageview'), q AS (SELECT distinct_id FROM p WHERE distinct_id = 'd2') SELECT count() FROM q",
+      ),
+    ).toEqual([[1]]);
+    expect(
+      await rowsOf("WITH 3 AS three SELECT count() FROM events WHERE toFloat(properties.n) = three"),
+    ).toEqual([[1]]);
+    expect(await refusal("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r")).toBe(
+      "Recursive CTEs are not supported.",
+    );
+  });
+});
+
+describe("joins", () => {
+  const join = (type: string) =>
+    `SELECT e.distinct_id, p.distinct_id FROM (SELECT DISTINCT distinct_id FROM events) e ${type} person_distinct_ids p ON p.distinct_id = e.distinct_id ORDER BY e.distinct_id, p.distinct_id`;
+
+  it("prints each join type as its PostgreSQL join", async () => {
+    const inner = [
+      ["d1", "d1"],
+      ["d2", "d2"],
+    ];
+    expect(await rowsOf(join("JOIN"))).toEqual(inner);
+    expect(await rowsOf(join("INNER JOIN"))).toEqual(inner);
+    const left = [...inner, ["d3", null]];
+    expect(await rowsOf(join("LEFT JOIN"))).toEqual(left);
+    expect(await rowsOf(join("LEFT OUTER JOIN"))).toEqual(left);
+    const right = [...inner, [null, "d2b"]];
+    expect(await rowsOf(join("RIGHT JOIN"))).toEqual(right);
+    expect(await rowsOf(join("RIGHT OUTER JOIN"))).toEqual(right);
+    const full = [...inner, ["d3", null], [null, "d2b"]];
+    expect(await rowsOf(join("FULL JOIN"))).toEqual(full);
+    expect(await rowsOf(join("FULL OUTER JOIN"))).toEqual(full);
+    expect(
+      await rowsOf(
+        "SELECT count() FROM (SELECT DISTINCT distinct_id FROM events) e CROSS JOIN person_distinct_ids p",
+      ),
+    ).toEqual([[9]]);
+  });
+
+  it("USING names columns; the lazy person join reaches the event's person", async () => {
+    expect(
+      await rowsOf(
+        "SELECT count() FROM events e JOIN person_distinct_ids p USING distinct_id WHERE e.event = '$pageview'",
+      ),
+    ).toEqual([[3]]);
+    expect(
+      await rowsOf("SELECT count() FROM events e JOIN person_distinct_ids p USING (distinct_id, person_id)"),
+    ).toEqual([[0]]);
+    expect(
+      await rowsOf(
+        "SELECT distinct_id, person.properties.email FROM events WHERE event != 'purchase' ORDER BY timestamp",
+      ),
+    ).toEqual([
+      ["d1", "ada@example.com"],
+      ["d1", "ada@example.com"],
+      ["d2", "bob@example.com"],
+      ["d2", "bob@example.com"],
+    ]);
+    expect(await rowsOf("SELECT e.person.properties.plan FROM events e WHERE e.distinct_id = 'd3'")).toEqual([
+      [null],
+    ]);
+  });
+
+  it("refuses joins it cannot print", async () => {
+    expect(await refusal("SELECT 1 FROM events e JOIN persons p USING properties.x")).toBe(
+      "USING takes column names.",
+    );
+    expect(await refusal("SELECT 1 FROM events e JOIN events e ON 1 = 1")).toBe("Duplicate table alias: e.");
+    expect(await refusal("SELECT 1 FROM nothing")).toBe("Unknown table `nothing`.");
+    expect(await refusal("SELECT 1 FROM events SAMPLE 0.1")).toBe("SAMPLE is not supported.");
+    expect(await refusal("SELECT 1 FROM events FINAL")).toBe("FINAL is not supported.");
+    expect(await refusal("SELECT 1 FROM numbers(10)")).toBe("Table functions are not supported.");
+  });
+});
+
+describe("fields", () => {
+  it("resolve select aliases, refuse ambiguous and unknown fields", async () => {
+    expect(
+      await rowsOf("SELECT toFloat(properties.n) AS n, n * 2 AS m FROM events WHERE m > 5 ORDER BY n"),
+    ).toEqual([
+      [3, 6],
+      [10, 20],
+    ]);
+    expect(await refusal("SELECT distinct_id FROM events e JOIN person_distinct_ids p ON 1 = 1")).toBe(
+      "Ambiguous query. Found multiple sources for field: distinct_id",
+    );
+    expect(await refusal("SELECT nope FROM events")).toBe("Unable to resolve field: nope");
+    expect(await refusal("SELECT event.x FROM events")).toBe("Unable to resolve field: event.x");
+    expect(await refusal("SELECT e.nope FROM events e")).toBe("Unable to resolve field: e.nope");
+  });
+
+  it("read nested properties, and type them by their definitions only at the top level", async () => {
+    expect(
+      await rowsOf(
+        "SELECT properties.nested.k, properties['nested']['k'] FROM events WHERE event = '$pageview' AND distinct_id = 'd2'",
+      ),
+    ).toEqual([["v", "v"]]);
+    const propertyTypes = {
+      event: new Map([
+        ["price", "Numeric"],
+        ["flag", "Boolean"],
+      ]),
+      person: new Map([["email", "Numeric"]]),
+    };
+    expect(
+      await rowsOf(
+        "SELECT properties.price + 1, properties.flag, person.properties.email FROM events WHERE event IN ('purchase', 'signup') ORDER BY event",
+        { propertyTypes },
+      ),
+    ).toEqual([
+      [10.5, null, null],
+      [null, true, null],
+    ]);
+  });
+});
+
+describe("comparisons", () => {
+  const count = async (where: string) => (await rowsOf(`SELECT count() FROM events WHERE ${where}`))[0]![0];
+
+  it("are ClickHouse's null-safe comparisons", async () => {
+    expect(await count("properties.n = '1'")).toBe(1);
+    expect(await count("properties.n != '1'")).toBe(4);
+    expect(await count("properties.n = NULL")).toBe(1);
+    expect(await count("properties.n != NULL")).toBe(4);
+    expect(await count("properties.missing < 'z'")).toBe(0);
+    expect(await count("properties.missing <= 'z'")).toBe(0);
+    expect(await count("properties.missing > ''")).toBe(0);
+    expect(await count("properties.missing >= ''")).toBe(0);
+    expect(await count("properties.s like 'a%'")).toBe(1);
+    expect(await count("properties.s ilike 'A%'")).toBe(1);
+    expect(await count("properties.s not like 'a%'")).toBe(4);
+    expect(await count("properties.s not ilike 'A%'")).toBe(4);
+    expect(await count("properties.s =~ '^b'")).toBe(1);
+    expect(await count("properties.s =~* '^B'")).toBe(1);
+    expect(await count("properties.s !~ '^b'")).toBe(4);
+    expect(await count("properties.s !~* '^B'")).toBe(4);
+    expect(await count("properties.s in ('a', 'b')")).toBe(2);
+    expect(await count("properties.s not in ('a')")).toBe(4);
+    expect(await count("event in (SELECT 'signup')")).toBe(1);
+    expect(await count("event not in (SELECT 'signup')")).toBe(4);
+    expect(await count("event in ['signup', 'purchase']")).toBe(2);
+  });
+
+  it("compare numbers with numbers, text with numbers as text, and dates with text as dates", async () => {
+    expect(await count("toFloat(properties.n) > 2")).toBe(2);
+    expect(await count("toFloat(properties.n) >= 2")).toBe(3);
+    expect(await count("toFloat(properties.n) < 2")).toBe(1);
+    expect(await count("toFloat(properties.n) <= 2")).toBe(2);
+    expect(await count("properties.n = 10")).toBe(1);
+    expect(await count("timestamp >= '2026-11-23'")).toBe(2);
+    expect(await count("'2026-11-23' <= timestamp")).toBe(2);
+    expect(await count("toString(uuid) = toString(uuid)")).toBe(5);
+    expect(await count("equals(event, 'signup')")).toBe(1);
+    expect(await count("notEquals(event, 'signup')")).toBe(4);
+    expect(await count("less(toFloat(properties.n), 2)")).toBe(1);
+    expect(await count("lessOrEquals(toFloat(properties.n), 2)")).toBe(2);
+    expect(await count("greater(toFloat(properties.n), 2)")).toBe(2);
+    expect(await count("greaterOrEquals(toFloat(properties.n), 2)")).toBe(3);
+    expect(await count("notLike(event, 's%')")).toBe(4);
+    expect(await count("notILike(event, 'S%')")).toBe(4);
+    expect(await count("in(event, ('signup'))")).toBe(1);
+    expect(await count("notIn(event, ('signup'))")).toBe(4);
+  });
+
+  it("BETWEEN and NOT BETWEEN, false and true for NULL", async () => {
+    expect(await count("toFloat(properties.n) BETWEEN 2 AND 3")).toBe(2);
+    expect(await count("toFloat(properties.n) NOT BETWEEN 2 AND 3")).toBe(3);
+    expect(await count("timestamp BETWEEN '2026-11-21' AND '2026-11-23'")).toBe(2);
+  });
+
+  it("AND, OR and NOT, as operators and as functions", async () => {
+    expect(await count("event = '$pageview' AND distinct_id = 'd1'")).toBe(2);
+    expect(await count("event = 'signup' OR distinct_id = 'd3'")).toBe(2);
+    expect(await count("NOT (event = 'signup')")).toBe(4);
+    expect(await count("and(event = '$pageview', distinct_id = 'd2')")).toBe(1);
+    expect(await count("or(event = 'signup')")).toBe(1);
+    expect(await count("not(event = 'signup')")).toBe(4);
+    expect(await refusal("SELECT 1 FROM events WHERE properties.a <=> 1")).toMatch(/./);
+  });
+});
+
+describe("arithmetic and values", () => {
+  it("divides as floats (NULL by zero), keeps integer types, and counts dates", async () => {
+    const { rows, columns } = await run(
+      "SELECT 7 / 2, 7 / 0, 7 % 3, 7 % 0, 7 + 2, 7 - 2, 7 * 2, 1.5 * 2, divide(1, 4), plus(1, 1), minus(3, 1), multiply(2, 3), modulo(7, 4)",
+    );
+    expect(rows).toEqual([[3.5, null, 1, null, 9, 5, 14, 3, 0.25, 2, 2, 6, 3]]);
+    expect(columns.map((c) => c.type)).toEqual([
+      "Float64",
+      "Float64",
+      "Int64",
+      "Int64",
+      "Int64",
+      "Int64",
+      "Int64",
+      "Float64",
+      "Float64",
+      "Int64",
+      "Int64",
+      "Int64",
+      "Int64",
+    ]);
+    const dates = await run(
+      "SELECT toDate('2026-11-20') - toDate('2026-11-10'), toDate('2026-11-20') - toDate('2026-11-19'), toDate('2026-11-20') + toIntervalDay(1), '2026-11-20T00:00:00Z' + toIntervalHour(1), toDate('2026-11-20') + (toIntervalDay(1) + toIntervalDay(1)), timestamp - toIntervalDay(1) FROM events WHERE event = 'signup'",
+    );
+    expect(dates.columns.map((c) => c.type)).toEqual([
+      "Int64",
+      "Int64",
+      "DateTime",
+      "DateTime",
+      "DateTime",
+      "DateTime",
+    ]);
+    expect(dates.rows[0]![0]).toBe(10);
+    expect(dates.rows[0]![3]).toBe("2026-11-20T01:00:00.000000Z");
+    expect(dates.rows[0]![4]).toBe("2026-11-22T00:00:00.000000Z");
+    expect(dates.rows[0]![5]).toBe("2026-11-22T10:00:00.000000Z");
+  });
+
+  it("arrays, array access from 1 and from the end, casts and numeric strings", async () => {
+    expect(
+      await rowsOf("SELECT [1, 2, 3][1], [1, 2, 3][-1], [], ['a'], 5::String, '7'::Int, '1.5'::float"),
+    ).toEqual([[1, 3, [], ["a"], "5", 7, 1.5]]);
+    expect(await refusal("SELECT 1::Nope")).toBe("Unsupported type cast: ::nope.");
+    expect(await refusal("SELECT 'a'[1]")).toBe(
+      "Array access needs an array and an integer index, or properties and a constant key.",
+    );
+  });
+
+  it("a subquery as a value selects one column", async () => {
+    expect(await rowsOf("SELECT (SELECT count() FROM events)")).toEqual([[5]]);
+    expect(await refusal("SELECT (SELECT 1, 2)")).toBe("A subquery used as a value must select one column.");
+    expect(await refusal("SELECT 1 FROM events WHERE event IN (SELECT 1, 2)")).toBe(
+      "A subquery after IN must select one column.",
+    );
+  });
+});
+
+describe("window functions", () => {
+  it("rank, number, aggregate and shift rows over partitions and frames", async () => {
+    const { rows, columns } = await run(
+      `SELECT distinct_id, row_number() OVER w, rank() OVER w, dense_rank() OVER w, count() OVER w,
+         sum(toFloat(properties.n)) OVER (PARTITION BY distinct_id ORDER BY timestamp ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+         avg(toFloat(properties.n)) OVER (PARTITION BY distinct_id),
+         lagInFrame(event) OVER (PARTITION BY distinct_id ORDER BY timestamp ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING),
+         max(timestamp) OVER (ORDER BY timestamp ROWS 1 PRECEDING)
+       FROM events WINDOW w AS (PARTITION BY distinct_id ORDER BY timestamp) ORDER BY timestamp`,
+    );
+    expect(rows.map((row) => row.slice(0, 8))).toEqual([
+      ["d1", 1, 1, 1, 1, 1, 1.5, null],
+      ["d1", 2, 2, 2, 2, 3, 1.5, "$pageview"],
+      ["d2", 1, 1, 1, 1, 3, 3, null],
+      ["d2", 2, 2, 2, 2, 3, 3, "$pageview"],
+      ["d3", 1, 1, 1, 1, 10, 10, null],
+    ]);
+    expect(columns.slice(1).map((c) => c.type)).toEqual([
+      "UInt64",
+      "UInt64",
+      "UInt64",
+      "UInt64",
+      "Float64",
+      "Float64",
+      "String",
+      "DateTime",
+    ]);
+  });
+
+  it("refuse unknown window functions, parameters and odd frames", async () => {
+    expect(await refusal("SELECT nope() OVER ()")).toBe("Unsupported window function 'nope'.");
+    // Names of Object.prototype are no table entries.
+    expect(await refusal("SELECT toString() OVER ()")).toBe("Unsupported window function 'toString'.");
+    expect(await refusal("SELECT lag(1)(event) OVER () FROM events")).toBe(
+      "Window function 'lag' takes no parameters.",
+    );
+    expect(await refusal("SELECT sum(1) OVER (ROWS BETWEEN 1.5 PRECEDING AND CURRENT ROW)")).toBe(
+      "Window frame offsets must be non-negative integers.",
+    );
+  });
+});
+
+describe("functions", () => {
+  it("count(*), and the errors of calls", async () => {
+    expect(await rowsOf("SELECT count(*), count(properties.n) FROM events")).toEqual([[5, 4]]);
+    expect(await refusal("SELECT cout() FROM events")).toBe(
+      "Unsupported function call 'cout(...)'. Perhaps you meant 'count(...)'?",
+    );
+    expect(await refusal("SELECT zzzzzzzz()")).toBe("Unsupported function call 'zzzzzzzz(...)'");
+    // toString is no comparison (Object.prototype's toString is not COMPARE_CALLS' entry).
+    expect(await refusal("SELECT toString(1, 2)")).toBe("Function 'toString' expects 1 argument(s), got 2.");
+    expect(await refusal("SELECT 1::constructor")).toBe("Unsupported type cast: ::constructor.");
+    expect(await refusal("SELECT now(1)")).toBe("Function 'now' expects 0 argument(s), got 1.");
+    expect(await refusal("SELECT toString(1)(2)")).toBe("Function 'toString' takes no parameters.");
+    expect(await refusal("SELECT arrayMap(x -> x, [1])")).toBe(
+      "Lambdas (x -> ...) are not supported: arrayMap(...) cannot be printed for PostgreSQL.",
+    );
+    expect(await refusal("SELECT x -> x")).toBe(
+      "Lambdas (x -> ...) are not supported: rewrite with arrayJoin() or a subquery.",
+    );
+  });
+});
+
+describe("constructs ClickHouse has and PostgreSQL does not", () => {
+  it("are refused, naming the construct", async () => {
+    expect(await refusal("SELECT 1 FROM events ARRAY JOIN [1] AS x")).toBe(
+      "ARRAY JOIN is not supported: use arrayJoin() in the SELECT list.",
+    );
+    expect(await refusal("SELECT event FROM events LIMIT 1 BY event")).toBe(
+      "LIMIT BY is not supported: use row_number() OVER (PARTITION BY ...) in a subquery.",
+    );
+    expect(await refusal("SELECT event FROM events LIMIT 1 WITH TIES")).toBe(
+      "LIMIT ... WITH TIES is not supported.",
+    );
+    expect(await refusal("SELECT (1, 2)")).toBe("Tuples are supported only on the right of IN.");
+    expect(await refusal("SELECT {'a': 1}")).toBe("Dictionaries ({key: value}) are not supported.");
+    expect(await refusal("SELECT {x}")).toBe("Unresolved placeholder: {x}");
+  });
+});
