@@ -69,13 +69,10 @@ export function looseNumber(value: unknown): number {
 export function strictNumber(value: unknown): number | null {
   if (typeof value === "number") return value;
   const text = exactText(value).trim();
-  if (text === "" || !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|infinity|nan)$/i.test(text)) {
-    return null;
-  }
-  const lower = text.toLowerCase().replace(/^\+/, "");
-  if (lower.endsWith("nan")) return Number.NaN;
-  if (lower.endsWith("inf") || lower.endsWith("infinity")) {
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|infinity|nan)$/i.test(text)) return null;
+  const lower = text.toLowerCase();
+  if (lower.endsWith("inf") || lower.endsWith("infinity"))
     return lower.startsWith("-") ? -Infinity : Infinity;
-  }
+  // Decimal texts as JavaScript reads them; "nan" in any case and sign is NaN there too.
   return Number(text);
 }
