@@ -18,6 +18,9 @@
  * Dashboards have no update or delete route; their one locked write, enriching a flag's usage
  * dashboard: 50 concurrent calls add the enriched insights once (one 200, 49 × PostHog's 400
  * `Usage dashboard already has enriched data`).
+ * A flag create that frees its key from a soft-deleted flag locks that flag's row: 50 concurrent
+ * creates reusing one such key store one flag (one 201, 49 × PostHog's 400 `There is already a
+ * feature flag with this key.`; the late ones found the old row gone, which was a 500).
  * Writes of an object's parts lock the object too:
  * - 50 concurrent `PATCH endpoints/:name/?version=1` setting `is_active: false`: all 200, the
  *   version is inactive, and one `updated` entry logs the change (the rest change nothing).
@@ -267,6 +270,29 @@ describeEachBackend("concurrent writers of one object", (server) => {
       });
     });
   }
+
+  it(`flags: ${WRITERS} concurrent creates reusing a soft-deleted flag's key store one`, async () => {
+    const s = server();
+    const key = "race-reuse";
+    const old = await made(s, "feature_flags", { key });
+    const deleted = await s.request("PATCH", `${project(s)}/feature_flags/${old.id}/`, {
+      body: { deleted: true },
+    });
+    expect(deleted.status, deleted.text).toBe(200);
+    const answers = await together(WRITERS, () =>
+      s.request("POST", `${project(s)}/feature_flags/`, { body: { key } }),
+    );
+
+    expect(statusCounts(answers)).toEqual({ 201: 1, 400: WRITERS - 1 });
+    for (const refused of answers.filter((a) => a.status === 400)) {
+      expect(refused.body).toMatchObject({
+        attr: "key",
+        detail: "There is already a feature flag with this key.",
+      });
+    }
+    const rows = await s.db.featureFlag.findMany({ where: { projectId: s.projectId, key } });
+    expect(rows.map((r) => r.deleted)).toEqual([false]);
+  });
 
   it(`endpoints: ${WRITERS} concurrent ?version=1 deactivations log one change`, async () => {
     const s = server();
