@@ -9,6 +9,7 @@ import { authorizeProject, authorizeProjectScopes } from "../core/auth/access.js
 import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
+import { lockAndRead } from "../core/row-lock.js";
 import { parseInput } from "../core/validation.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { type CohortCalculation, readCohort } from "./cohort-calculation.js";
@@ -30,17 +31,24 @@ const INSERT_CHUNK = 10_000;
 /** Creates the member operations over `calculation`. */
 export function createCohortMemberOperations({ membersOf, recount }: CohortCalculation) {
   /**
-   * Changes a static cohort's members by `change` in one transaction with its recount and the
+   * Changes static cohort `id`'s members by `change` in one transaction with its recount and the
    * activity entry (`persons_added_manually`, `person_removed_manually`); returns the cohort as written.
+   * The cohort's row is locked first (src/core/row-lock.ts), so concurrent changes take turns and
+   * each recount sees the members every earlier change left.
+   * @throws NotFoundError when the cohort is gone; ValidationError `notStatic` when it is no longer
+   *   static; what `change` throws.
    */
   async function changeMembers(
     ctx: ServiceContext,
     projectId: number,
-    cohort: CohortRecord,
+    id: number,
+    notStatic: string,
     activity: string,
     change: (tx: Prisma.TransactionClient) => Promise<void>,
   ): Promise<CohortRecord> {
     return ctx.db.$transaction(async (tx) => {
+      const cohort = await lockAndRead(tx, "cohorts", id, () => readCohort(tx, projectId, id));
+      if (!cohort.isStatic) throw new ValidationError(notStatic);
       await change(tx);
       await recount(tx, projectId, cohort);
       await recordActivity(tx, {
@@ -120,10 +128,11 @@ export function createCohortMemberOperations({ membersOf, recount }: CohortCalcu
       const cohort = await readCohort(ctx.db, projectId, id);
       // The body is read before the static check (PostHog reads it after): bad input is a 400 naming its field.
       const { person_ids } = parseInput(addPersonsSchema, body, ctx.limits);
-      if (!cohort.isStatic) throw new ValidationError("Can only add users to static cohorts");
+      const notStatic = "Can only add users to static cohorts";
+      if (!cohort.isStatic) throw new ValidationError(notStatic);
       const found = await existingPersonUuids(ctx.db, projectId, person_ids);
       if (found.length === 0) throw new ValidationError("No valid users to add to cohort");
-      return changeMembers(ctx, projectId, cohort, "persons_added_manually", async (tx) => {
+      return changeMembers(ctx, projectId, id, notStatic, "persons_added_manually", async (tx) => {
         await insertMembers(tx, projectId, id, "person_id", found);
       });
     },
@@ -143,11 +152,12 @@ export function createCohortMemberOperations({ membersOf, recount }: CohortCalcu
       await authorizeProject(ctx, projectId, "cohort:write");
       const cohort = await readCohort(ctx.db, projectId, id);
       const { person_id } = parseInput(removePersonSchema, body, ctx.limits);
-      if (!cohort.isStatic) throw new ValidationError("Can only remove users from static cohorts");
+      const notStatic = "Can only remove users from static cohorts";
+      if (!cohort.isStatic) throw new ValidationError(notStatic);
       if ((await existingPersonUuids(ctx.db, projectId, [person_id])).length === 0) {
         throw new NotFoundError("Person with this UUID does not exist in the cohort's team");
       }
-      return changeMembers(ctx, projectId, cohort, "person_removed_manually", async (tx) => {
+      return changeMembers(ctx, projectId, id, notStatic, "person_removed_manually", async (tx) => {
         if (!(await deleteMember(tx, projectId, id, person_id))) {
           throw new NotFoundError("Person is not part of the cohort");
         }

@@ -615,7 +615,8 @@ export function createEndpointService(
 
     /**
      * `PATCH :name/?version=N`: sets only version N's `is_active` (other fields of the body are not
-     * applied, as PostHog); writes activity `updated`. Scope `endpoint:write`.
+     * applied, as PostHog); writes activity `updated` when that changes it, decided under the
+     * endpoint's row lock (src/core/row-lock.ts). Scope `endpoint:write`.
      * @throws NotFoundError; VersionNotFoundError; ValidationError for a bad body.
      */
     async setVersionActive(
@@ -626,12 +627,19 @@ export function createEndpointService(
       body: unknown,
     ): Promise<EndpointVersionView> {
       const project = await authorizeProject(ctx, projectId, "endpoint:write");
-      const endpoint = await read(ctx.db, project.id, name);
-      const version = await readVersion(ctx.db, endpoint, number);
+      const first = await read(ctx.db, project.id, name);
+      const firstVersion = await readVersion(ctx.db, first, number);
       const data = parseRequest(ctx, body);
-      if (data.is_active == null || data.is_active === version.isActive) return { endpoint, version };
+      if (data.is_active == null) return { endpoint: first, version: firstVersion };
       const isActive = data.is_active;
       return ctx.db.$transaction(async (tx) => {
+        // Concurrent writers of the endpoint take turns from here: only the first of many setting
+        // the same value changes it and logs the change; the rest find it already set.
+        const endpoint = await lockAndRead(tx, "endpoints", first.id, () =>
+          read(tx, project.id, { id: first.id }),
+        );
+        const version = await readVersion(tx, endpoint, number);
+        if (isActive === version.isActive) return { endpoint, version };
         await tx.endpointVersion.update({ where: { id: version.id }, data: { isActive } });
         await recordActivity(tx, {
           projectId: project.id,
@@ -650,7 +658,7 @@ export function createEndpointService(
             },
           ],
         });
-        const updated = await read(tx, project.id, name);
+        const updated = await read(tx, project.id, { id: endpoint.id });
         return { endpoint: updated, version: await readVersion(tx, updated, number) };
       });
     },

@@ -342,12 +342,22 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
    * experiments still reference it (their flag is never removed): then, as PostHog's
    * `_delete_soft_deleted_flags_with_key`, a non-deleted experiment refuses the key, and deleted ones
    * only keep the old row under a tombstoned key.
+   * Concurrent creates of the key take turns on the old row's lock (src/core/row-lock.ts): the ones
+   * after the first find it gone or renamed and leave the key to the unique constraint (400).
    * @throws ValidationError `Cannot reuse key '<key>': a soft-deleted flag with this key is still referenced by active experiment(s) with ID(s): …`
    */
   async function freeSoftDeletedKey(tx: Prisma.TransactionClient, projectId: number, key: string) {
-    const old = await tx.featureFlag.findFirst({
-      where: { projectId, key, deleted: true },
-      select: { id: true, experiments: { select: { id: true, deleted: true }, orderBy: { id: "asc" } } },
+    const holder = { projectId, key, deleted: true };
+    const found = await tx.featureFlag.findFirst({ where: holder, select: { id: true } });
+    if (!found) return;
+    const old = await lockAndRead(tx, "feature_flags", found.id, () =>
+      tx.featureFlag.findFirst({
+        where: { id: found.id, ...holder },
+        select: { id: true, experiments: { select: { id: true, deleted: true }, orderBy: { id: "asc" } } },
+      }),
+    ).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return null;
+      throw error;
     });
     if (!old) return;
     if (old.experiments.length === 0) {

@@ -18,8 +18,19 @@
  * Dashboards have no update or delete route; their one locked write, enriching a flag's usage
  * dashboard: 50 concurrent calls add the enriched insights once (one 200, 49 × PostHog's 400
  * `Usage dashboard already has enriched data`).
+ * A flag create that frees its key from a soft-deleted flag locks that flag's row: 50 concurrent
+ * creates reusing one such key store one flag (one 201, 49 × PostHog's 400 `There is already a
+ * feature flag with this key.`; the late ones found the old row gone, which was a 500).
+ * Writes of an object's parts lock the object too:
+ * - 50 concurrent `PATCH endpoints/:name/?version=1` setting `is_active: false`: all 200, the
+ *   version is inactive, and one `updated` entry logs the change (the rest change nothing).
+ * - 50 concurrent additions of distinct persons to one static cohort: all 200, all 50 are members,
+ *   the stored count is 50 and each addition is logged (`persons_added_manually`); 50 concurrent
+ *   removals of them leave none, count 0, 50 × `person_removed_manually`; 50 concurrent removals
+ *   of one person: one 200, 49 × PostHog's 404 `Person is not part of the cohort`, one entry.
  */
 import { describe, expect, it } from "vitest";
+import { insertPersons } from "../support/people.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
 import { createEventDefinition, createSchemaPropertyGroup } from "../support/tenancy.js";
 
@@ -171,7 +182,7 @@ const DOMAINS: Domain[] = [
 type Change = { field: string; before: unknown; after: unknown };
 
 describeEachBackend("concurrent writers of one object", (server) => {
-  const activity = (s: TestServer, target: Target) =>
+  const activity = (s: TestServer, target: Pick<Target, "scope" | "itemId">) =>
     s.db.activityLog.findMany({
       where: { scope: target.scope, itemId: target.itemId },
       orderBy: { id: "asc" },
@@ -259,4 +270,116 @@ describeEachBackend("concurrent writers of one object", (server) => {
       });
     });
   }
+
+  it(`flags: ${WRITERS} concurrent creates reusing a soft-deleted flag's key store one`, async () => {
+    const s = server();
+    const key = "race-reuse";
+    const old = await made(s, "feature_flags", { key });
+    const deleted = await s.request("PATCH", `${project(s)}/feature_flags/${old.id}/`, {
+      body: { deleted: true },
+    });
+    expect(deleted.status, deleted.text).toBe(200);
+    const answers = await together(WRITERS, () =>
+      s.request("POST", `${project(s)}/feature_flags/`, { body: { key } }),
+    );
+
+    expect(statusCounts(answers)).toEqual({ 201: 1, 400: WRITERS - 1 });
+    for (const refused of answers.filter((a) => a.status === 400)) {
+      expect(refused.body).toMatchObject({
+        attr: "key",
+        detail: "There is already a feature flag with this key.",
+      });
+    }
+    const rows = await s.db.featureFlag.findMany({ where: { projectId: s.projectId, key } });
+    expect(rows.map((r) => r.deleted)).toEqual([false]);
+  });
+
+  it(`endpoints: ${WRITERS} concurrent ?version=1 deactivations log one change`, async () => {
+    const s = server();
+    const name = "race_version_toggle";
+    const endpoint = await made(s, "endpoints", {
+      name,
+      query: { kind: "HogQLQuery", query: "SELECT 1" },
+      is_materialized: false,
+    });
+    const target = { scope: "Endpoint", itemId: endpoint.id as string };
+    const before = (await activity(s, target)).length;
+    const url = `${project(s)}/endpoints/${name}/?version=1`;
+    const answers = await together(WRITERS, () => s.request("PATCH", url, { body: { is_active: false } }));
+
+    expect(statusCounts(answers)).toEqual({ 200: WRITERS });
+    for (const answer of answers) expect(answer.body).toMatchObject({ version: 1, is_active: false });
+    expect((await s.request("GET", url)).body).toMatchObject({ version: 1, is_active: false });
+    const entries = (await activity(s, target)).slice(before);
+    expect(entries.map((e) => [e.activity, (e.detail as { changes: Change[] }).changes])).toEqual([
+      ["updated", [expect.objectContaining({ field: "version_1_is_active", before: true, after: false })]],
+    ]);
+  });
+
+  describe("static cohort members", () => {
+    /** A static cohort without members and `WRITERS` persons of the project, none in it. */
+    async function staticCohortAndPersons(s: TestServer, label: string) {
+      const cohort = await made(s, "cohorts", { name: label, is_static: true });
+      const persons = await insertPersons(
+        s.db,
+        s.projectId,
+        Array.from({ length: WRITERS }, (_, i) => ({ distinctIds: [`${label} ${i}`] })),
+      );
+      const url = (action: string) => `${project(s)}/cohorts/${cohort.id}/${action}/`;
+      const target = { scope: "Cohort", itemId: String(cohort.id) };
+      return { cohort, persons, url, target };
+    }
+
+    /** The cohort's stored count and its member rows' count. */
+    async function counts(s: TestServer, cohortId: number) {
+      const stored = (await s.request("GET", `${project(s)}/cohorts/${cohortId}/`)).body.count;
+      const rows = await s.db.cohortPerson.count({ where: { cohortId } });
+      return { stored, rows };
+    }
+
+    it(`${WRITERS} concurrent additions, then removals, of distinct persons: all applied, counted and logged`, async () => {
+      const s = server();
+      const { cohort, persons, url, target } = await staticCohortAndPersons(s, "race members");
+      const added = await together(WRITERS, (i) =>
+        s.request("PATCH", url("add_persons_to_static_cohort"), { body: { person_ids: [persons[i]!.uuid] } }),
+      );
+      expect(statusCounts(added)).toEqual({ 200: WRITERS });
+      expect(await counts(s, cohort.id)).toEqual({ stored: WRITERS, rows: WRITERS });
+
+      const removed = await together(WRITERS, (i) =>
+        s.request("PATCH", url("remove_person_from_static_cohort"), {
+          body: { person_id: persons[i]!.uuid },
+        }),
+      );
+      expect(statusCounts(removed)).toEqual({ 200: WRITERS });
+      expect(await counts(s, cohort.id)).toEqual({ stored: 0, rows: 0 });
+      const logged = (await activity(s, target)).map((e) => e.activity);
+      expect(logged).toEqual([
+        "created",
+        ...Array<string>(WRITERS).fill("persons_added_manually"),
+        ...Array<string>(WRITERS).fill("person_removed_manually"),
+      ]);
+    });
+
+    it(`${WRITERS} concurrent removals of one person: one 200 and one entry, the rest 404`, async () => {
+      const s = server();
+      const { cohort, persons, url, target } = await staticCohortAndPersons(s, "race removal");
+      const member = persons[0]!.uuid;
+      const add = await s.request("PATCH", url("add_persons_to_static_cohort"), {
+        body: { person_ids: [member, persons[1]!.uuid] },
+      });
+      expect(add.status, add.text).toBe(200);
+      const answers = await together(WRITERS, () =>
+        s.request("PATCH", url("remove_person_from_static_cohort"), { body: { person_id: member } }),
+      );
+
+      expect(statusCounts(answers)).toEqual({ 200: 1, 404: WRITERS - 1 });
+      for (const refused of answers.filter((a) => a.status === 404)) {
+        expect(refused.body).toMatchObject({ detail: "Person is not part of the cohort" });
+      }
+      expect(await counts(s, cohort.id)).toEqual({ stored: 1, rows: 1 });
+      const logged = (await activity(s, target)).map((e) => e.activity);
+      expect(logged).toEqual(["created", "persons_added_manually", "person_removed_manually"]);
+    });
+  });
 });

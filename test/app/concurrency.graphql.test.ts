@@ -26,7 +26,8 @@
  *   201, all stored, distinct ids, one `created` entry each.
  * Every domain takes its row locks through src/core/row-lock.ts; the other domains' writers (concurrent
  * DELETEs and PATCHes of holdouts, saved metrics, cohorts, definitions, property groups, event
- * schemas, webhooks, and endpoint deletes) are tested in concurrency.domains.test.ts.
+ * schemas, webhooks, endpoint deletes and `?version=N` toggles, static cohort members) are tested in
+ * concurrency.domains.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { graphql } from "../generated/gql.js";
