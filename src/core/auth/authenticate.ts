@@ -203,7 +203,9 @@ export async function authenticate(
   }
   const now = Date.now();
   if (usedMarkDue(found, now)) {
-    await data.prisma.personalApiKey.update({
+    // updateMany: a key deleted since it was read updates nothing (the request was authenticated
+    // by the key as read), where `update` would throw Prisma's not-found error and answer 500.
+    await data.prisma.personalApiKey.updateMany({
       where: { id: found.actor.apiKey.id },
       data: { lastUsedAt: new Date(now) },
     });
