@@ -7,6 +7,14 @@
  * take one before and after each request, so it must stay cheap as the database grows: the rows
  * themselves never leave the database.
  *
+ * A fingerprint is remembered with the MVCC snapshot it was computed under (`pg_current_snapshot()`,
+ * in the same statement). A snapshot decides which rows a query sees, and it stays the same only
+ * while no transaction that was given a transaction id (every write is) completes: while the current
+ * snapshot is still that one, every table holds exactly the rows the fingerprint hashed, and the
+ * remembered fingerprint is returned without reading them again. Any such transaction completing (a
+ * write, a rollback, another database's on a shared PostgreSQL server) changes the snapshot and the
+ * tables are read again, so the comparison is exactly as strict as reading them every time.
+ *
  * Two tables are left out on purpose: `_prisma_migrations` (migration bookkeeping) and
  * `personal_api_keys`, whose `last_used_at` authentication itself updates (at most hourly,
  * posthog-behavior.md §1.4) and which belong to users, not to projects. Everything a project owns
@@ -20,30 +28,57 @@ export type RowDump = Record<string, string>;
 
 const LEFT_OUT = new Set(["_prisma_migrations", "personal_api_keys"]);
 
+/** The dump's row that carries the snapshot (no table has this name: it is not an identifier). */
+const SNAPSHOT_ROW = "(snapshot)";
+
+const SNAPSHOT_QUERY = "SELECT pg_current_snapshot()::text AS snapshot";
+
 const dumpQueries = new WeakMap<PrismaClient, string>();
 
-/** One statement fingerprinting every table but those left out, a (table, fingerprint) row each; built once per client. */
+/** Per client, its last fingerprint and the snapshot it was computed under. */
+const lastDumps = new WeakMap<PrismaClient, { snapshot: string; dump: RowDump }>();
+
+/**
+ * One statement fingerprinting every table but those left out, a (table, fingerprint) row each, plus
+ * the statement's snapshot as the row `SNAPSHOT_ROW`; built once per client.
+ */
 async function dumpQuery(db: PrismaClient): Promise<string> {
   const known = dumpQueries.get(db);
   if (known) return known;
   const tables = await db.$queryRaw<Array<{ name: string }>>`
     SELECT table_name::text AS name FROM information_schema.tables
     WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`;
-  const query = tables
-    .filter(({ name }) => !LEFT_OUT.has(name))
-    .map(
-      ({ name }) =>
-        `SELECT '${name}' AS "table", count(*) || ' rows, digest ' || coalesce(sum(hashtext(t::text)::bigint), 0) AS fingerprint FROM "${name}" t`,
-    )
-    .join(" UNION ALL ");
+  const query = [
+    `SELECT '${SNAPSHOT_ROW}' AS "table", pg_current_snapshot()::text AS fingerprint`,
+    ...tables
+      .filter(({ name }) => !LEFT_OUT.has(name))
+      .map(
+        ({ name }) =>
+          `SELECT '${name}' AS "table", count(*) || ' rows, digest ' || coalesce(sum(hashtext(t::text)::bigint), 0) AS fingerprint FROM "${name}" t`,
+      ),
+  ].join(" UNION ALL ");
   dumpQueries.set(db, query);
   return query;
 }
 
-/** The fingerprint of every table but those left out (see the module comment), on PGlite and PostgreSQL alike. */
+/**
+ * The fingerprint of every table but those left out (see the module comment), on PGlite and
+ * PostgreSQL alike; the remembered one while no transaction has completed since it was computed.
+ */
 export async function dumpRows(db: PrismaClient): Promise<RowDump> {
+  const last = lastDumps.get(db);
+  if (last) {
+    const [current] = await db.$queryRawUnsafe<Array<{ snapshot: string }>>(SNAPSHOT_QUERY);
+    if (current?.snapshot === last.snapshot) return last.dump;
+  }
   const rows = await db.$queryRawUnsafe<Array<{ table: string; fingerprint: string }>>(await dumpQuery(db));
-  return Object.fromEntries(rows.map(({ table, fingerprint }) => [table, fingerprint]));
+  const dump = Object.fromEntries(
+    rows.filter(({ table }) => table !== SNAPSHOT_ROW).map(({ table, fingerprint }) => [table, fingerprint]),
+  );
+  const snapshot = rows.find(({ table }) => table === SNAPSHOT_ROW)?.fingerprint;
+  if (snapshot === undefined) throw new Error("the fingerprint query returned no snapshot");
+  lastDumps.set(db, { snapshot, dump });
+  return dump;
 }
 
 /**
