@@ -33,20 +33,9 @@ import { describe, expect, it } from "vitest";
 import { insertPersons } from "../support/people.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
 import { createEventDefinition, createSchemaPropertyGroup } from "../support/tenancy.js";
+import { statusCounts, together } from "../support/together.js";
 
 const WRITERS = 50;
-
-/** How many answers have each status, as `{204: 1, 404: 49}`. */
-function statusCounts(answers: readonly { status: number }[]): Record<number, number> {
-  const counts: Record<number, number> = {};
-  for (const { status } of answers) counts[status] = (counts[status] ?? 0) + 1;
-  return counts;
-}
-
-/** `count` requests made by `make(i)`, all started before any is awaited. */
-function together<T>(count: number, make: (i: number) => Promise<T>): Promise<T[]> {
-  return Promise.all(Array.from({ length: count }, (_, i) => make(i)));
-}
 
 /** One object to race on: its REST path, its activity scope and item id. */
 type Target = { path: string; scope: string; itemId: string };

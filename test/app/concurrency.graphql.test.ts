@@ -33,6 +33,7 @@ import { describe, expect, it } from "vitest";
 import { graphql } from "../generated/gql.js";
 import { execute } from "../support/graphql.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
+import { statusCounts, together } from "../support/together.js";
 
 const WRITERS = 50;
 const CREATES = 200;
@@ -56,18 +57,6 @@ const UpdateFlag = graphql(`
     }
   }
 `);
-
-/** How many answers have each status, as `{200: 1, 409: 49}`. */
-function statusCounts(answers: readonly { status: number }[]): Record<number, number> {
-  const counts: Record<number, number> = {};
-  for (const { status } of answers) counts[status] = (counts[status] ?? 0) + 1;
-  return counts;
-}
-
-/** `count` requests made by `make(i)`, all started before any is awaited. */
-function together<T>(count: number, make: (i: number) => Promise<T>): Promise<T[]> {
-  return Promise.all(Array.from({ length: count }, (_, i) => make(i)));
-}
 
 describeEachBackend("concurrent writers", (server) => {
   const flags = (s: TestServer) => `/api/projects/${s.projectId}/feature_flags/`;
