@@ -104,7 +104,7 @@ export async function groupTypeIndexes(
  * Records `entries` in the catalogue (see the module comment) in ONE statement, whichever of its
  * three tables they touch (data-modifying CTEs), none when empty. Idempotent, so it may run inside
  * the request's transaction or on its own ahead of it (ingestion.service.ts). Rows are upserted in
- * the sorted order `catalogueEntries` gives, so concurrent writers lock them in one order.
+ * the order `inLockOrder` gives them, so concurrent writers lock them in one order.
  */
 export async function writeCatalogue(
   db: SqlStatements,

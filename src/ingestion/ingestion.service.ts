@@ -39,7 +39,12 @@ import {
 import { PersonCache } from "./person-cache.js";
 import { applyPersonState, batchDistinctIds, steadyPersonState } from "./person-state.js";
 import { readCaptureEvents } from "./rules/capture-events.js";
-import { type CatalogueEntries, catalogueEntries, groupTypesToResolve } from "./rules/catalogue.js";
+import {
+  type CatalogueEntries,
+  catalogueEntries,
+  groupTypesToResolve,
+  inLockOrder,
+} from "./rules/catalogue.js";
 import { droppedByPipeline } from "./rules/dropped-events.js";
 
 /** How one capture request came in. */
@@ -104,7 +109,9 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
     now: Date,
   ): Promise<CatalogueEntries | null> {
     if (deps.config.skipCatalogueUpdates) return null;
-    const unwritten = catalogue.unwritten(projectId, catalogueEntries(stored, groupTypeIndexes, now), now);
+    const unwritten = inLockOrder(
+      catalogue.unwritten(projectId, catalogueEntries(stored, groupTypeIndexes, now), now),
+    );
     await writeCatalogue(db, projectId, unwritten, now);
     return unwritten;
   }

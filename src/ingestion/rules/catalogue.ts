@@ -8,7 +8,8 @@
  *   type `$group_type` names (skipped while that type has no index);
  * - `$$plugin_metrics` events record nothing; names longer than 200 bytes are skipped;
  * - every recorded property (whatever its type) is also an `event_properties` pair with its event.
- * Entries are deduplicated and sorted, so concurrent requests lock catalogue rows in one order.
+ * Entries are deduplicated; `inLockOrder` sorts them, so concurrent requests lock catalogue rows in
+ * one order.
  */
 import type { IngestEvent } from "../ingest-event.js";
 import { detectPropertyType, type PropertyType } from "./property-types.js";
@@ -70,8 +71,10 @@ export function groupTypesToResolve(events: readonly IngestEvent[]): string[] {
 }
 
 /**
- * The catalogue entries of `events`. `groupTypeIndexes` maps group type names to their index (for
- * `$groupidentify`); `now` dates Unix-timestamp detection.
+ * The catalogue entries of `events`, deduplicated, in no particular order (`inLockOrder` sorts them
+ * for writing: a steady request, whose entries are all written already, never pays for the sort).
+ * `groupTypeIndexes` maps group type names to their index (for `$groupidentify`); `now` dates
+ * Unix-timestamp detection.
  */
 export function catalogueEntries(
   events: readonly IngestEvent[],
@@ -122,20 +125,30 @@ export function catalogueEntries(
     if (isRecord(props["$set"])) record(event, props["$set"], 2, -1);
     if (isRecord(props["$set_once"])) record(event, props["$set_once"], 2, -1);
   }
-  const byKey = <T>(keyed: Array<[string, T]>) =>
-    keyed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-  const properties = [...owners].flatMap(([ownerKey, entries]) =>
-    [...entries.values()].map((entry): [string, PropertyEntry] => [`${ownerKey}\u0000${entry.name}`, entry]),
-  );
-  const eventProperties = [...pairs].flatMap(([event, names]) =>
-    [...names].map((property): [string, { event: string; property: string }] => [
-      `${event}\u0000${property}`,
-      { event, property },
-    ]),
-  );
   return {
-    eventNames: [...eventNames].sort(),
-    properties: byKey(properties),
-    eventProperties: byKey(eventProperties),
+    eventNames: [...eventNames],
+    properties: [...owners.values()].flatMap((entries) => [...entries.values()]),
+    eventProperties: [...pairs].flatMap(([event, names]) =>
+      [...names].map((property) => ({ event, property })),
+    ),
+  };
+}
+
+/** Compares texts by UTF-16 code units, as `<` does (not `localeCompare`). */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * `entries` sorted, so that concurrent requests lock catalogue rows in one order: event names; then
+ * properties by type, group type index and name; then pairs by event and property.
+ */
+export function inLockOrder(entries: CatalogueEntries): CatalogueEntries {
+  return {
+    eventNames: [...entries.eventNames].sort(byText),
+    properties: [...entries.properties].sort(
+      (a, b) => a.type - b.type || a.groupTypeIndex - b.groupTypeIndex || byText(a.name, b.name),
+    ),
+    eventProperties: [...entries.eventProperties].sort(
+      (a, b) => byText(a.event, b.event) || byText(a.property, b.property),
+    ),
   };
 }

@@ -1,7 +1,11 @@
 /** Catalogue entries of a batch (rust/property-defs-rs/src/types.rs `Event::into_updates`). */
 import { describe, expect, it } from "vitest";
 import type { IngestEvent } from "../../../src/ingestion/ingest-event.js";
-import { catalogueEntries, groupTypesToResolve } from "../../../src/ingestion/rules/catalogue.js";
+import {
+  catalogueEntries,
+  groupTypesToResolve,
+  inLockOrder,
+} from "../../../src/ingestion/rules/catalogue.js";
 
 const NOW = new Date("2026-11-23T12:00:00Z");
 const event = (name: string, properties: Record<string, unknown>): IngestEvent => ({
@@ -14,21 +18,23 @@ const event = (name: string, properties: Record<string, unknown>): IngestEvent =
 });
 
 describe("catalogueEntries", () => {
-  it("records event properties (skipping $set and the group keys), person properties, pairs; sorted and deduplicated", () => {
-    const entries = catalogueEntries(
-      [
-        event("b", {
-          x: 1,
-          $set: { email: "a@b.c" },
-          $set_once: { first: "y" },
-          $groups: {},
-          $group_0: "acme",
-        }),
-        event("a", { x: 2 }),
-        event("a", { x: 3 }),
-      ],
-      new Map(),
-      NOW,
+  it("records event properties (skipping $set and the group keys), person properties, pairs; deduplicated, and sorted by inLockOrder", () => {
+    const entries = inLockOrder(
+      catalogueEntries(
+        [
+          event("b", {
+            x: 1,
+            $set: { email: "a@b.c" },
+            $set_once: { first: "y" },
+            $groups: {},
+            $group_0: "acme",
+          }),
+          event("a", { x: 2 }),
+          event("a", { x: 3 }),
+        ],
+        new Map(),
+        NOW,
+      ),
     );
     expect(entries.eventNames).toEqual(["a", "b"]);
     expect(entries.properties).toEqual([
