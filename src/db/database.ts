@@ -11,6 +11,10 @@
  * - `pglite`: a PGlite instance owned by the caller (tests load a migrated template into memory).
  * Every adapter is wrapped by `instrumentAdapterFactory`, so statements are counted per request.
  * Every kind listens to the database's change feed (./change-feed.ts), which per-process caches trust.
+ * Every session runs in UTC (`UTC_SESSION`): Prisma's adapters write a Date as a time without an
+ * offset and read a timestamptz without its offset, which is right only when the session's zone is
+ * UTC; a server configured with another `timezone`, or PGlite on a machine whose zone is not UTC
+ * (PGlite takes the process's), would otherwise shift every instant by the zone's offset.
  */
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -60,6 +64,12 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * Sets a session's TimeZone to UTC (see the module comment). Transactions that need another zone (the
+ * HogQL runner's, ../queries/run-sql.ts) set it with `set_config(..., true)`, which ends with them.
+ */
+const UTC_SESSION = "SET TIME ZONE 'UTC'";
+
 /** Interactive transactions: PGlite has one connection, so a long wait means a bug; fail loudly. */
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 20_000 };
 
@@ -92,7 +102,13 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       // One pool and one set of statement names for Prisma, the reader and the hand-written
       // transactions and statements: a connection never holds two statements under one name.
       const changes = postgresChangeFeed(source.url, log);
-      const pool = new pg.Pool({ connectionString: source.url, onConnect: changes.listenOn });
+      const pool = new pg.Pool({
+        connectionString: source.url,
+        onConnect: async (client) => {
+          await client.query(UTC_SESSION);
+          await changes.listenOn(client);
+        },
+      });
       // An idle connection the server closes (restart, admin termination) is dropped by the pool and
       // replaced on next use; without a listener its error event would end the process.
       pool.on("error", (error) =>
@@ -123,6 +139,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       };
     }
     case "pglite": {
+      await source.pglite.exec(UTC_SESSION);
       const prisma = prismaFor(new PrismaPGlite(source.pglite));
       const changes = await pgliteChangeFeed(source.pglite);
       return {
@@ -146,6 +163,7 @@ export async function openDatabase(source: DatabaseSource, log?: LockLogger): Pr
       try {
         pglite = new PGlite(source.dataDir);
         await pglite.waitReady;
+        await pglite.exec(UTC_SESSION);
       } catch (error) {
         await release();
         throw error;
