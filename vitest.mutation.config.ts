@@ -6,6 +6,10 @@ import { defineConfig } from "vitest/config";
  * the key lookup and the HogQL printer's SQL one in-memory PGlite copied from the migrated template
  * (the global setup's).
  */
+// Stryker runs the tests in worker threads, where setting TZ inside a test changes no Date's zone:
+// the whole run uses a zone away from UTC, so that a date read in local time cannot pass for UTC.
+process.env["TZ"] = "America/New_York";
+
 export default defineConfig({
   test: {
     include: [

@@ -149,6 +149,13 @@ describe("odd criteria", () => {
     const cohorts = [withFlag, negated];
     expect(evaluateOne(inCohort(30), who({}), { cohorts }).value).toBe(false);
     expect(evaluateOne(inCohort(31), who({}), { cohorts }).value).toBe(true);
+    // Even one shaped like a property filter that the person's properties would match.
+    const propertyShaped = dynamic(35, {
+      type: "AND",
+      values: [{ type: "flag", key: "email", operator: "exact", value: "a@x.com" }],
+    });
+    const person = who({ email: "a@x.com" });
+    expect(evaluateOne(inCohort(35), person, { cohorts: [propertyShaped] }).value).toBe(false);
   });
 
   it("negation of a not_in cohort filter is in, and a negated in is not_in", () => {
@@ -172,8 +179,9 @@ describe("odd criteria", () => {
       dynamic(42, { type: "AND", values: [{ type: "cohort", value: "abc" }] }),
       dynamic(43, { type: "AND", values: [{ type: "property" }] }),
       dynamic(44, "AND"),
+      dynamic(45, { type: "AND", values: [{ type: "AND" }] }),
     ];
-    for (const id of [40, 41, 42, 43, 44]) {
+    for (const id of [40, 41, 42, 43, 44, 45]) {
       for (const operator of ["in", "not_in"] as const) {
         expect(evaluateOne(inCohort(id, operator), who({}), { cohorts }).value, `${id} ${operator}`).toBe(
           false,

@@ -4,7 +4,7 @@
  * group flags and odd stored filters.
  */
 import { describe, expect, it } from "vitest";
-import { rolloutHash, variantHash } from "../../../src/feature-flags/evaluation/engine/hash.js";
+import { holdoutHash, rolloutHash, variantHash } from "../../../src/feature-flags/evaluation/engine/hash.js";
 import { evaluate, evaluateOne, flag, identifierWhere, person, subject } from "./support.js";
 
 const email = (value: string) => person("email", "exact", value);
@@ -644,5 +644,156 @@ describe("variants read tolerantly", () => {
       },
     });
     expect(evaluateOne(f, subject({ distinctId: id })).value).toBe("above");
+  });
+});
+
+describe("holdouts at their edges", () => {
+  const held = (filters: Record<string, unknown>, who = subject({ distinctId: "some_distinct_id" })) =>
+    evaluateOne(
+      flag("edges", {
+        groups: [{ properties: [], rollout_percentage: 100 }],
+        multivariate: { variants: [{ key: "control", rollout_percentage: 100 }] },
+        ...filters,
+      }),
+      who,
+    );
+
+  it("a holdout hash equal to exclusion/100 is held out", () => {
+    const id = "h-0";
+    const hash = holdoutHash(id);
+    expect((hash * 100) / 100).toBe(hash);
+    expect(
+      held({ holdout: { id: 7, exclusion_percentage: hash * 100 } }, subject({ distinctId: id })).value,
+    ).toBe("holdout-7");
+  });
+
+  it("the older holdout_groups: a null rollout holds out everyone, a variant that is not text gives the flag's own", () => {
+    expect(
+      held({ holdout_groups: [{ properties: [], rollout_percentage: null, variant: "holdout-3" }] }).value,
+    ).toBe("holdout-3");
+    expect(held({ holdout_groups: [{ properties: [], variant: 5 }] })).toMatchObject({
+      value: "control",
+      reason: "holdout_condition_value",
+    });
+  });
+
+  it("a group flag's subject without the group hashes the empty key (holdoutHash('') = 0.927)", () => {
+    const groupFlag = (exclusion: number) =>
+      flag("edges-g", {
+        aggregation_group_type_index: 0,
+        groups: [{ properties: [], rollout_percentage: 100 }],
+        holdout: { id: 7, exclusion_percentage: exclusion },
+      });
+    expect(holdoutHash("")).toBeCloseTo(0.927, 3);
+    expect(evaluateOne(groupFlag(60), subject())).toMatchObject({ value: false, reason: "no_group_type" });
+    expect(evaluateOne(groupFlag(93), subject())).toMatchObject({
+      value: "holdout-7",
+      reason: "holdout_condition_value",
+    });
+  });
+});
+
+describe("early access at its edges", () => {
+  it("feature_enrollment counts only when literally true; the person's text 'true' enrols", () => {
+    const enrolled = { "$feature_enrollment/ea": true };
+    const notLiteral = flag("ea", { feature_enrollment: "true", groups: [{ rollout_percentage: 0 }] });
+    expect(evaluateOne(notLiteral, subject({ personProperties: enrolled }))).toMatchObject({
+      value: false,
+      reason: "out_of_rollout_bound",
+    });
+    const literal = flag("ea", { feature_enrollment: true, groups: [{ rollout_percentage: 0 }] });
+    expect(
+      evaluateOne(literal, subject({ personProperties: { "$feature_enrollment/ea": "true" } })),
+    ).toMatchObject({ value: true, reason: "super_condition_value" });
+  });
+
+  it("super_groups decide when the person has any one of their keys; numeric keys count, other keys do not", () => {
+    const superFlag = (properties: unknown[]) =>
+      flag("ea2", {
+        super_groups: [{ properties, rollout_percentage: 100 }],
+        groups: [{ properties: [], rollout_percentage: 0 }],
+      });
+    const two = superFlag([person("a", "exact", "yes"), person("b", "exact", "yes")]);
+    expect(evaluateOne(two, subject({ personProperties: { b: "yes" } }))).toMatchObject({
+      value: false,
+      reason: "super_condition_value",
+    });
+    expect(evaluateOne(two, subject({ personProperties: { a: "yes", b: "yes" } })).value).toBe(true);
+    const numeric = superFlag([{ key: 5, type: "person", operator: "is_set" }]);
+    expect(evaluateOne(numeric, subject({ personProperties: { "5": 1 } }))).toMatchObject({
+      value: true,
+      reason: "super_condition_value",
+    });
+    // A key that is neither text nor a number, and an entry that is not an object, name no property.
+    const odd = superFlag([null, { key: true, type: "person", operator: "is_not_set" }]);
+    expect(evaluateOne(odd, subject({ personProperties: { true: 1 } }))).toMatchObject({
+      value: false,
+      reason: "out_of_rollout_bound",
+    });
+  });
+
+  it("the super condition's rollout hashes the hash-key override on a continuity flag", () => {
+    const anon = identifierWhere("ea3", (hash) => hash <= 0.5, "anon-");
+    const known = identifierWhere("ea3", (hash) => hash > 0.5, "user-");
+    const f = flag(
+      "ea3",
+      {
+        super_groups: [{ properties: [person("a", "is_set")], rollout_percentage: 50 }],
+        groups: [{ properties: [], rollout_percentage: 0 }],
+      },
+      { ensureExperienceContinuity: true },
+    );
+    const who = subject({ distinctId: known, personProperties: { a: 1 }, hashKeyOverrides: { ea3: anon } });
+    expect(evaluateOne(f, who)).toMatchObject({ value: true, reason: "super_condition_value" });
+  });
+});
+
+describe("evaluation at its edges", () => {
+  it("a device_id flag without a device id is out of rollout even at 100%", () => {
+    const f = flag("dev2", { groups: [{ rollout_percentage: 100 }] }, { bucketingIdentifier: "device_id" });
+    expect(evaluateOne(f, subject())).toMatchObject({
+      value: false,
+      reason: "out_of_rollout_bound",
+      conditionIndex: 0,
+    });
+  });
+
+  it("a false flag has no payload, even one stored under 'false'", () => {
+    const f = flag("pf", { groups: [{ rollout_percentage: 0 }], payloads: { false: "no", true: "yes" } });
+    expect(evaluateOne(f)).toMatchObject({ value: false, payload: null });
+  });
+
+  it("requested keys evaluate their cyclic or missing dependencies as missing_dependency", () => {
+    const a = flag("cyc-a", {}, { id: 9001 });
+    const b = flag("cyc-b", {}, { id: 9002 });
+    const dependsOn = (id: number) => ({
+      groups: [
+        { properties: [{ type: "flag", key: String(id), operator: "flag_evaluates_to", value: true }] },
+      ],
+    });
+    a.filters = dependsOn(9002);
+    b.filters = dependsOn(9001);
+    const orphan = flag("orphan", dependsOn(404));
+    const results = evaluate([a, b, orphan], subject(), { keys: ["cyc-a", "orphan"] });
+    expect([...results.keys()]).toEqual(["cyc-a", "orphan"]);
+    for (const result of results.values()) {
+      expect(result).toMatchObject({ value: false, reason: "missing_dependency" });
+    }
+  });
+
+  it("group type indexes are decimal numerals: 12 is read, '1e0' or '0x1' are not index 1", () => {
+    const teamFlag = (index: number) =>
+      flag("gt", { aggregation_group_type_index: index, groups: [{ rollout_percentage: 100 }] });
+    const who = subject({ groups: { org: "o1", odd: "x" } });
+    expect(evaluate([teamFlag(12)], who, { groupTypeMapping: { "12": "org" } }).get("gt")!.value).toBe(true);
+    for (const index of ["1e0", "0x1", "1 ", "a1"]) {
+      expect(
+        evaluate([teamFlag(1)], who, { groupTypeMapping: { [index]: "odd" } }).get("gt"),
+        index,
+      ).toMatchObject({
+        value: false,
+        reason: "no_group_type",
+      });
+    }
   });
 });

@@ -40,15 +40,23 @@ export function subject(extra: Partial<EvaluationSubject> = {}): EvaluationSubje
   };
 }
 
-/** Evaluates `flags` (and `cohorts`) for a subject; the group type mapping is 0 → company, 1 → team. */
+/**
+ * Evaluates `flags` (and `cohorts`) for a subject; the group type mapping is 0 → company, 1 → team
+ * unless `groupTypeMapping` is given.
+ */
 export function evaluate(
   flags: EvaluationFlag[],
   who: EvaluationSubject = subject(),
-  options: { cohorts?: EvaluationCohort[]; keys?: string[]; now?: Date } = {},
+  options: {
+    cohorts?: EvaluationCohort[];
+    keys?: string[];
+    now?: Date;
+    groupTypeMapping?: Record<string, string>;
+  } = {},
 ): Map<string, FlagEvaluation> {
   const compiled = compileDefinitions({
     flags,
-    groupTypeMapping: { "0": "company", "1": "team" },
+    groupTypeMapping: options.groupTypeMapping ?? { "0": "company", "1": "team" },
     cohorts: new Map((options.cohorts ?? []).map((cohort) => [cohort.id, cohort])),
   });
   return evaluateFlags(compiled, who, { now: options.now ?? NOW, keys: options.keys });

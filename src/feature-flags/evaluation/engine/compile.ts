@@ -24,7 +24,7 @@ export type CompiledEnrollment =
 
 /** A holdout (§3.3 step 4): identifiers whose holdout hash is within `threshold` are held out. */
 export interface CompiledHoldout {
-  /** `exclusion / 100`; null when everyone is held out (100%, or a legacy group without a rollout). */
+  /** `exclusion / 100` (1 holds out everyone); null when a legacy group has no rollout (everyone). */
   threshold: number | null;
   /** The variant held-out identifiers get; null means the flag's own variant (legacy groups without one). */
   variant: string | null;
@@ -81,8 +81,9 @@ function compileHoldout(filters: Record<string, unknown>): CompiledHoldout | nul
     if (id === null || id === undefined || exclusion === null || exclusion === undefined) return null;
     const percentage = Number(exclusion);
     if (!Number.isFinite(percentage)) return null;
+    // 100% is a threshold of 1, above every hash (hashes are in [0, 1)): everyone is held out.
     const clamped = Math.min(Math.max(percentage, 0), 100);
-    return { threshold: clamped === 100 ? null : clamped / 100, variant: `holdout-${String(id)}` };
+    return { threshold: clamped / 100, variant: `holdout-${String(id)}` };
   }
   const legacy = Array.isArray(filters["holdout_groups"]) ? filters["holdout_groups"][0] : undefined;
   if (!isRecord(legacy)) return null;
