@@ -518,5 +518,7 @@ describe("edges the mutation run found unchecked", () => {
   it("other semver operators read the filter value leniently, never as a wildcard", () => {
     expect(matches(person("v", "semver_gt", "1.2.3.4"), { v: "1.3.0" })).toBe(true);
     expect(matches(person("v", "semver_eq", "1.2"), { v: "1.2.5" })).toBe(false);
+    // A capital V is dropped too (posthog-node's parseSemver), and the value is still no wildcard.
+    expect(matches(person("v", "semver_gt", "V1.2.0"), { v: "1.4.0" })).toBe(true);
   });
 });
