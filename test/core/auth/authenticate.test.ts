@@ -3,7 +3,7 @@
  * the refusals (posthog/auth.py `PersonalAPIKeyAuthentication`), the hourly `last_used_at`, and
  * the project token lookup SDKs use.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { authenticate, authenticateKnown } from "../../../src/core/auth/authenticate.js";
 import { ProjectTokenCache } from "../../../src/core/auth/project-token.js";
 import { type DataAccess, dataAccessOf } from "../../../src/core/context.js";
@@ -48,6 +48,22 @@ async function newKey(scopes: string[] = ["*"]): Promise<string> {
     userId: user.id,
     label: "test",
     scopes,
+    scopedTeams: [],
+    scopedOrganizations: [],
+  });
+  return key;
+}
+
+/** A new user `email`, member of `organizationIds`, and a key of theirs with every scope. */
+async function userWithKey(email: string, organizationIds: string[]): Promise<string> {
+  const user = await database.prisma.user.create({ data: { email, distinctId: email } });
+  for (const organizationId of organizationIds) {
+    await database.prisma.organizationMembership.create({ data: { organizationId, userId: user.id } });
+  }
+  const { key } = await createPersonalApiKey(database.prisma, {
+    userId: user.id,
+    label: "test",
+    scopes: ["*"],
     scopedTeams: [],
     scopedOrganizations: [],
   });
@@ -150,6 +166,76 @@ describe("authenticate", () => {
     );
     await database.prisma.user.update({ where: { email: "ada@example.com" }, data: { isActive: true } });
   });
+  it("authenticates the key of a user of no organization, with no organization and no project", async () => {
+    const key = await userWithKey("loner@example.com", []);
+    const actor = await authenticate(data, header(key));
+    expect(actor.user.email).toBe("loner@example.com");
+    expect(actor.organizationIds).toEqual([]);
+    expect(actor.projects).toEqual([]);
+  });
+
+  it("reads along the first 50 projects of each organization by id, and no more", async () => {
+    const organization = await database.prisma.organization.create({ data: { name: "Big" } });
+    const small = await database.prisma.organization.create({ data: { name: "Small" } });
+    await database.prisma.project.createMany({
+      data: Array.from({ length: 52 }, (_, i) => ({
+        name: `Big ${i}`,
+        organizationId: organization.id,
+        apiToken: `phc_big_${i}`,
+      })),
+    });
+    const alone = await database.prisma.project.create({
+      data: { name: "Alone", organizationId: small.id, apiToken: "phc_small_alone" },
+    });
+    const ids = (
+      await database.prisma.project.findMany({
+        where: { organizationId: organization.id },
+        orderBy: { id: "asc" },
+        select: { id: true },
+      })
+    ).map((p) => p.id);
+    const key = await userWithKey("big@example.com", [organization.id, small.id]);
+    const projects = (await authenticate(data, header(key))).projects;
+    expect(projects.filter((p) => p.organizationId === organization.id).map((p) => p.id)).toEqual(
+      ids.slice(0, 50),
+    );
+    expect(projects.filter((p) => p.organizationId === small.id).map((p) => p.id)).toEqual([alone.id]);
+    expect((await authenticate(data, header(key), ids[51]!)).projects.map((p) => p.id)).toEqual([ids[51]]);
+  });
+
+  it("marks only the key that was used", async () => {
+    const used = await newKey();
+    const unused = await newKey();
+    const actor = await authenticate(data, header(used), boot.project_id);
+    const keys = await database.prisma.personalApiKey.findMany({
+      where: { maskValue: { in: [used, unused].map((raw) => `${raw.slice(0, 4)}...${raw.slice(-4)}`) } },
+    });
+    expect(keys.find((k) => k.id === actor.apiKey.id)?.lastUsedAt).toBeInstanceOf(Date);
+    expect(keys.find((k) => k.id !== actor.apiKey.id)?.lastUsedAt).toBeNull();
+  });
+
+  it("does not mark again a key last used exactly an hour ago (more than an hour, as PostHog)", async () => {
+    const raw = await newKey();
+    const now = new Date("2026-03-02T10:00:00.000Z");
+    const hourAgo = new Date(now.getTime() - 60 * 60 * 1000);
+    await database.prisma.personalApiKey.updateMany({
+      where: { maskValue: `${raw.slice(0, 4)}...${raw.slice(-4)}` },
+      data: { lastUsedAt: hourAgo },
+    });
+    vi.useFakeTimers({ toFake: ["Date"], now });
+    try {
+      const actor = await authenticate(data, header(raw), boot.project_id);
+      expect(authenticateKnown(data, header(raw), boot.project_id)).toEqual(actor);
+      const stored = await database.prisma.personalApiKey.findUniqueOrThrow({
+        where: { id: actor.apiKey.id },
+      });
+      expect(stored.lastUsedAt).toEqual(hourAgo);
+      vi.setSystemTime(now.getTime() + 1);
+      expect(authenticateKnown(data, header(raw), boot.project_id)).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe("ProjectTokenCache", () => {
@@ -162,6 +248,26 @@ describe("ProjectTokenCache", () => {
     expect(tokens.peek("phc_unknown")).toBeUndefined();
     expect(await tokens.confirm(boot.project_api_token)).toBe(true);
     expect(await tokens.confirm("phc_unknown")).toBe(false);
+  });
+
+  it("holds every token it found while under its bound", async () => {
+    const other = await anotherProject("phc_two_tokens");
+    const tokens = new ProjectTokenCache(database.prisma);
+    await tokens.projectIdOf(boot.project_api_token);
+    await tokens.projectIdOf(other.apiToken);
+    expect(tokens.peek(boot.project_api_token)).toBe(boot.project_id);
+    expect(tokens.peek(other.apiToken)).toBe(other.id);
+  });
+
+  it("answers a deleted project's id from memory until confirm, which forgets it", async () => {
+    const gone = await anotherProject("phc_deleted_later");
+    const tokens = new ProjectTokenCache(database.prisma);
+    expect(await tokens.projectIdOf(gone.apiToken)).toBe(gone.id);
+    await database.prisma.project.delete({ where: { id: gone.id } });
+    expect(await tokens.projectIdOf(gone.apiToken)).toBe(gone.id);
+    expect(await tokens.confirm(gone.apiToken)).toBe(false);
+    expect(tokens.peek(gone.apiToken)).toBeUndefined();
+    expect(await tokens.projectIdOf(gone.apiToken)).toBeNull();
   });
 
   it("starts over past its bound", async () => {

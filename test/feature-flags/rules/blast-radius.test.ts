@@ -114,3 +114,23 @@ describe("readBlastRadiusQuery: nested property groups", () => {
     );
   });
 });
+
+describe("readBlastRadiusQuery: persons and malformed filters", () => {
+  it("leaves a $group_key filter alone when counting persons", () => {
+    const byKey = { key: "$group_key", type: "person", value: "acme" };
+    expect(read({ condition: { properties: [byKey] } }).criteria).toEqual({ type: "AND", values: [byKey] });
+  });
+
+  it("answers a null filter, or properties that are no list nor object, with a 400 naming where", () => {
+    expect(() => read({ condition: { properties: [null] } })).toThrow(
+      expect.objectContaining({ httpStatus: 400, attr: "condition__properties__values__0", code: "null" }),
+    );
+    expect(() => read({ condition: { properties: 5 } })).toThrow(
+      expect.objectContaining({
+        attr: "condition__properties",
+        code: "not_a_dict",
+        message: 'Expected a dictionary of items but got type "int".',
+      }),
+    );
+  });
+});

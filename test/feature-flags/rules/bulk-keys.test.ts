@@ -1,3 +1,7 @@
+/**
+ * The ids of `POST feature_flags/bulk_keys/` (rules/bulk-keys.ts) read with Python's semantics, as
+ * PostHog's `bulk_keys` action reads `request.data["ids"]` (posthog-behavior.md §2.10).
+ */
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../../src/core/errors.js";
 import { INVALID_FLAG_IDS, readFlagIds } from "../../../src/feature-flags/rules/bulk-keys.js";
@@ -33,5 +37,11 @@ describe("readFlagIds (bulk_keys, Python's reading of `ids`)", () => {
         }),
       );
     }
+  });
+});
+
+describe("readFlagIds: items that are not numbers or strings", () => {
+  it("ignores a nested list, whose str() is not digits", () => {
+    expect(readFlagIds([[7], 8])).toEqual({ ids: [8], warning: "Invalid flag IDs ignored: [[7]]" });
   });
 });

@@ -203,3 +203,54 @@ describe("cohortDict: Property.to_dict of a filter", () => {
     });
   });
 });
+
+describe("inlineCohort: more shapes of criteria (clear_excess_levels and the OR of ANDs)", () => {
+  const [p1, p2, p3] = [person("a", 1), person("b", 2), person("c", 3)];
+  const inlined = (
+    criteria: PropertyGroup,
+    groups: unknown[] = [{ properties: [ref(10)], rollout_percentage: 40 }],
+  ) => inlineCohort({ groups }, new Map([[10, dynamic(criteria)]]));
+  const group = (...filters: unknown[]) => ({
+    properties: filters.map((f) => cohortDict(f as never)),
+    rollout_percentage: 40,
+  });
+
+  it("inlines an OR of filters as one group each, also under an AND of that one OR", () => {
+    expect(inlined(or(p1, p2))).toEqual([group(p1), group(p2)]);
+    expect(inlined(and(or(p1, p2)))).toEqual([group(p1), group(p2)]);
+  });
+
+  it("inlines each group of an OR, a single-filter OR among them as its filter", () => {
+    expect(inlined(or(or(p1), and(p2, p3)))).toEqual([group(p1), group(p2, p3)]);
+  });
+
+  it("keeps the conditions for an AND of groups, or an OR holding an empty group", () => {
+    expect(inlined(and(and(p1, p2), and(p3)))).toBeNull();
+    expect(inlined(or(and(), and(p1)))).toBeNull();
+  });
+
+  it("cannot read an OR that mixes groups and filters", () => {
+    expect(() => inlined(or(and(p1, p2), p3))).toThrow(UnreadableFlagError);
+    expect(() => inlined(or(and(p1, p2), p3))).toThrow("a property where a group was expected");
+  });
+
+  it("keeps the conditions when one condition names a cohort that does not exist", () => {
+    expect(
+      inlined(or(and(p1)), [
+        { properties: [ref(99)], rollout_percentage: 40 },
+        { properties: [ref(10)], rollout_percentage: 40 },
+      ]),
+    ).toBeNull();
+  });
+});
+
+describe("cohortDict: attributes that are null", () => {
+  it("leaves out attributes that are null, as Property.to_dict", () => {
+    expect(cohortDict({ ...person("a", 1), negation: null, group_type_index: null } as never)).toEqual({
+      key: "a",
+      operator: "exact",
+      type: "person",
+      value: 1,
+    });
+  });
+});

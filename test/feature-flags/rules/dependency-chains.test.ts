@@ -132,3 +132,35 @@ describe("withDependencyChains on malformed stored filters", () => {
     expect(result[1]).toBe(flags[1]!.filters);
   });
 });
+
+describe("withDependencyChains: walks and filters PostHog reads as empty", () => {
+  it("lists a dependency shared further down once, in a chain through a diamond", () => {
+    const flags = [
+      flag(1, "a"),
+      flag(2, "b", on(1)),
+      flag(3, "c", on(1)),
+      flag(4, "d", on(2), on(3)),
+      flag(5, "e", on(4)),
+    ];
+    expect(flagFiltersOf(flags)["e"]).toEqual([{ ...on("d"), dependency_chain: ["a", "b", "c", "d"] }]);
+  });
+
+  it("skips a dependency's filter on itself below the root", () => {
+    const flags = [flag(1, "top", on(2)), flag(2, "middle", on(3)), flag(3, "base", on(3))];
+    expect(flagFiltersOf(flags)["top"]).toEqual([{ ...on("middle"), dependency_chain: ["base", "middle"] }]);
+  });
+
+  it("reads a condition without properties as no dependency", () => {
+    const base: ChainFlag = { id: 1, key: "base", filters: { groups: [{ rollout_percentage: 100 }] } };
+    expect(flagFiltersOf([base, flag(2, "top", on(1))])["top"]).toEqual([
+      { ...on("base"), dependency_chain: ["base"] },
+    ]);
+  });
+
+  it("sends a flag filter without a key with an empty key and an empty chain", () => {
+    const keyless = { ...on(1), key: null };
+    expect(flagFiltersOf([flag(1, "null"), flag(2, "top", keyless)])["top"]).toEqual([
+      { ...keyless, key: "", dependency_chain: [] },
+    ]);
+  });
+});

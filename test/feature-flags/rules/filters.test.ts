@@ -693,6 +693,14 @@ describe("dependentFlags", () => {
     expect(dependentFlags(1, flags).map((f) => f.key)).toEqual(["child"]);
   });
 
+  it("does not count a flag filter whose key is a list, whose text is not the id", () => {
+    const flags = [
+      flag(1, "base"),
+      flag(2, "listed", onePropertyGroup({ key: ["1"], type: "flag", value: true })),
+    ];
+    expect(dependentFlags(1, flags)).toEqual([]);
+  });
+
   it("orders many dependents by key whatever their order", () => {
     const keys = ["m", "c", "x", "a", "q", "b", "z", "k", "d", "y", "e"];
     const flags = keys.map((key, i) => flag(10 + i, key, dependsOn(1)));
@@ -770,5 +778,34 @@ describe("checkActivationChange and checkDeletion", () => {
       checkActivationChange(flag(1, "x", dependsOn(2), { active: false }), true, [flag(2, "y")]),
     ).not.toThrow();
     expect(() => checkDeletion(2, [base, ...dependents])).not.toThrow();
+  });
+});
+
+describe("validateFilters: conditions without properties, filters without groups", () => {
+  it("accepts a condition without a properties list, as PostHog's get('properties', [])", () => {
+    const filters = { groups: [{ rollout_percentage: 50 }] };
+    expect(validateFilters(filters, context())).toEqual(filters);
+  });
+
+  it("adds no groups to filters sent without them on update", () => {
+    expect(validateFilters({}, context({ isCreate: false }))).toEqual({});
+  });
+
+  it("refuses a group flag with a property of another type, even one carrying the group type index", () => {
+    const filters = {
+      aggregation_group_type_index: 0,
+      groups: [
+        {
+          properties: [
+            { key: "name", type: "group", group_type_index: 0, value: "acme", operator: "exact" },
+            { key: "email", type: "person", group_type_index: 0, value: "a@b.com", operator: "exact" },
+          ],
+          rollout_percentage: 100,
+        },
+      ],
+    };
+    expectRejected(() => validateFilters(filters, context()), {
+      detail: "Filters are not valid (can only use group properties)",
+    });
   });
 });

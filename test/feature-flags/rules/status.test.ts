@@ -1,6 +1,11 @@
+/**
+ * Flag status and the older "simple flag" fields (rules/status.ts) as PostHog's
+ * `FeatureFlagStatusChecker` and `FeatureFlagSerializer` give them (posthog-behavior.md §2.2, §2.8).
+ */
 import { describe, expect, it } from "vitest";
 import {
   flagStatus,
+  flagStatusValue,
   isFullyRolledOut,
   isSimpleFlag,
   simpleRolloutPercentage,
@@ -191,5 +196,17 @@ describe("status readers of malformed stored filters", () => {
   it("has no rollout percentage for a simple flag whose group has none", () => {
     expect(simpleRolloutPercentage({ groups: [{ properties: [] }] })).toBeNull();
     expect(simpleRolloutPercentage({ groups: [{ properties: [], rollout_percentage: 30 }] })).toBe(30);
+  });
+});
+
+describe("flagStatusValue and legacy filters without groups", () => {
+  it("answers GET :id/status with the status's enum value", () => {
+    expect(flagStatusValue("ACTIVE")).toBe("active");
+    expect(flagStatusValue("STALE")).toBe("stale");
+  });
+
+  it("reads legacy filters without properties as one condition for everyone, a simple flag", () => {
+    expect(isSimpleFlag({})).toBe(true);
+    expect(simpleRolloutPercentage({}, 30)).toBe(30);
   });
 });

@@ -119,3 +119,11 @@ describe("effectiveFilters", () => {
     }
   });
 });
+
+describe("parseId: what Python's int() refuses", () => {
+  it("is null for a list, and for hexadecimal or exponent text that JavaScript's Number would read", () => {
+    expect(parseId(["7"])).toBeNull();
+    expect(parseId("0x10")).toBeNull();
+    expect(parseId("1e3")).toBeNull();
+  });
+});
