@@ -31,6 +31,12 @@ beforeAll(async () => {
     organizationName: "Other",
     projectName: "Theirs",
   });
+  // A third project nobody asks for: a request reads only the projects it names.
+  await bootstrap(database.prisma, {
+    email: "eve@example.com",
+    organizationName: "Third",
+    projectName: "Else",
+  });
   ours = mine.project_id;
   theirs = other.project_id;
   organizationId = (await database.prisma.project.findUniqueOrThrow({ where: { id: ours } })).organizationId;
@@ -75,7 +81,7 @@ describe("authorizeProject on a project the request has not read", () => {
 });
 
 describe("authorizeProjects on projects the request has not read", () => {
-  it("answers each id in order: the project, the 404 or the refusal, and keeps the ones it read", async () => {
+  it("answers each id in order: the project, the 404 or the refusal, and keeps only the ones it names", async () => {
     const ctx = context();
     const answers = await authorizeProjects(ctx, [ours, UNKNOWN, theirs, ours], "feature_flag:read");
     expect(answers[0]).toMatchObject({ id: ours });
