@@ -5,14 +5,12 @@
  * read timestamptz as if the session were in UTC. Before sessions were set to UTC, a process in
  * America/New_York read a key's hourly `last_used_at` stamp five hours off and never renewed it.
  */
-import fs from "node:fs/promises";
-import { PGlite } from "@electric-sql/pglite";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
 import { adminQuery } from "../support/postgres.js";
-import { availableBackends, type Backend, openTestDatabase } from "../support/server.js";
+import { availableBackends, type Backend, openTemplatePGlite, openTestDatabase } from "../support/server.js";
 
 /** A zone five hours from UTC in November. */
 const ZONE = "America/New_York";
@@ -27,8 +25,7 @@ const AT = new Date("2026-11-26T12:00:00.123Z");
  */
 async function openInZone(backend: Backend): Promise<{ database: Database; close: () => Promise<void> }> {
   if (backend === "pglite") {
-    const tarball = await fs.readFile(inject("pgliteTemplate"));
-    const pglite = new PGlite("memory://", { loadDataDir: new Blob([tarball]) });
+    const pglite = await openTemplatePGlite();
     await pglite.exec(`SET TIME ZONE '${ZONE}'`);
     const database = await openDatabase({ kind: "pglite", pglite });
     return {

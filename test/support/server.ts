@@ -88,14 +88,20 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** An in-memory PGlite loaded from the migrated template of the global setup, ready. */
+export async function openTemplatePGlite(): Promise<PGlite> {
+  const tarball = await fs.readFile(inject("pgliteTemplate"));
+  const pglite = new PGlite("memory://", { loadDataDir: new Blob([tarball]) });
+  await pglite.waitReady;
+  return pglite;
+}
+
 /** A fresh, migrated database of `backend` (PGlite in memory from the template, or a PostgreSQL copy of it), and how to drop it. */
 export async function openTestDatabase(
   backend: Backend,
 ): Promise<{ database: Database; url: string | null; drop: () => Promise<void> }> {
   if (backend === "pglite") {
-    const tarball = await fs.readFile(inject("pgliteTemplate"));
-    const pglite = new PGlite("memory://", { loadDataDir: new Blob([tarball]) });
-    await pglite.waitReady;
+    const pglite = await openTemplatePGlite();
     const database = await openDatabase({ kind: "pglite", pglite });
     return { database, url: null, drop: () => pglite.close() };
   }
