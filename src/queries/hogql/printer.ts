@@ -156,6 +156,14 @@ const WINDOW_FUNCTIONS: Record<string, string> = {
   max: "max",
 };
 
+/** The argument (by index) of a window function that PostgreSQL takes as an integer. */
+const INT_WINDOW_ARGUMENTS: ReadonlyMap<string, number> = new Map([
+  ["ntile", 0],
+  ["nth_value", 1],
+  ["lag", 1],
+  ["lead", 1],
+]);
+
 const CAST_FUNCTIONS: Record<string, string> = {
   int: "toInt",
   integer: "toInt",
@@ -287,10 +295,14 @@ class Printer {
         const name = positional ? `_${columns.length - 1}` : column.name;
         // Result timestamps leave as UTC text: drivers read a timestamptz in a non-UTC session
         // (the project's TimeZone) inconsistently; the runner formats them in the project's zone.
-        const value =
-          positional && column.printed.type === "DateTime"
+        // Intervals leave as seconds (their type is IntervalSecond): drivers cannot read an interval.
+        const value = !positional
+          ? column.printed.sql
+          : column.printed.type === "DateTime"
             ? sql`to_char((${column.printed.sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
-            : column.printed.sql;
+            : column.printed.type === "Interval"
+              ? sql`extract(epoch from (${column.printed.sql}))::float8`
+              : column.printed.sql;
         selectSql.push(sql`${value} AS ${quoteIdent(name)}`);
       }
     }
@@ -538,9 +550,10 @@ class Printer {
         return this.arithmetic(node, scope);
       case "BetweenExpr": {
         const value = this.expr(node["expr"] as HogQLNode, scope);
-        const low = coerce(this.expr(node["low"] as HogQLNode, scope), value);
+        const lowValue = this.expr(node["low"] as HogQLNode, scope);
+        const low = coerce(lowValue, value);
         const high = coerce(this.expr(node["high"] as HogQLNode, scope), value);
-        const [v] = coercePair(value, low);
+        const v = coerce(value, lowValue);
         const negated = node["negated"] === true;
         const between = sql`(${v.sql} ${negated ? raw("NOT BETWEEN") : raw("BETWEEN")} ${low.sql} AND ${high.sql})`;
         return out(sql`COALESCE(${between}, ${negated ? raw("TRUE") : raw("FALSE")})`, "Bool", false);
@@ -720,15 +733,10 @@ class Printer {
     if (op === "in" || op === "not in") {
       ({ body, nullable } = this.inList(left, rightNode, operator, scope));
     } else {
-      let right = this.expr(rightNode, scope);
-      let l = left;
-      if (TEXT_OPERATORS.has(op)) {
-        l = textOf(left);
-        right = textOf(right);
-      } else {
-        right = coerce(right, left);
-        [l] = coercePair(left, right);
-      }
+      const printedRight = this.expr(rightNode, scope);
+      const [l, right] = TEXT_OPERATORS.has(op)
+        ? [textOf(left), textOf(printedRight)]
+        : [coerce(left, printedRight), coerce(printedRight, left)];
       body = sql`(${l.sql} ${raw(operator)} ${right.sql})`;
       nullable = l.nullable || right.nullable;
     }
@@ -745,8 +753,14 @@ class Printer {
     if (right.node === "SelectQuery" || right.node === "SelectSetQuery") {
       const printed = this.query(right, scope.ctes);
       if (printed.columns.length !== 1) fail("A subquery after IN must select one column.");
-      const l = coercePair(left, out(Prisma.empty, printed.columns[0]!.type, true))[0];
-      return { body: sql`(${l.sql} ${raw(operator)} (${printed.sql}))`, nullable: true };
+      // The subquery's one column, as `s.v`, made comparable with the left side as a list item is.
+      const column = out(raw("s.v"), printed.columns[0]!.type, true);
+      const l = coerce(left, column);
+      const item = coerce(column, left);
+      return {
+        body: sql`(${l.sql} ${raw(operator)} (SELECT ${item.sql} FROM (${printed.sql}) AS s(v)))`,
+        nullable: true,
+      };
     }
     const items = right.node === "Tuple" || right.node === "Array" ? nodes(right["exprs"]) : [right];
     if (items.length === 0) {
@@ -760,7 +774,7 @@ class Printer {
           : sql`(${left.sql} <> ALL(${printed[0]!.sql}))`;
       return { body: any, nullable: true };
     }
-    const [l] = coercePair(left, printed[0]!);
+    const l = coerce(left, printed[0]!);
     return {
       body: sql`(${l.sql} ${raw(operator)} (${join(
         printed.map((item) => item.sql),
@@ -780,7 +794,10 @@ class Printer {
         // ClickHouse's `/` is always float division; dividing by zero answers NULL here (not inf/nan).
         return out(sql`((${left.sql})::float8 / NULLIF((${right.sql})::float8, 0))`, "Float64", true);
       case "%":
-        return out(sql`((${left.sql}) % NULLIF(${right.sql}, 0))`, numericOf(left, right), true);
+        // PostgreSQL has `%` for integers only; ClickHouse's `7.5 % 2` is 1.5.
+        return numericOf(left, right) === "Float64"
+          ? out(sql`((${left.sql})::numeric % NULLIF((${right.sql})::numeric, 0))::float8`, "Float64", true)
+          : out(sql`((${left.sql}) % NULLIF(${right.sql}, 0))`, "Int64", true);
       case "+":
       case "-":
       case "*": {
@@ -789,19 +806,9 @@ class Printer {
           left.type === "String" && (right.type === "Interval" || right.type === "DateTime")
             ? out(asTimestamp(left), "DateTime", true)
             : left;
-        const type =
-          l.type === "DateTime" || right.type === "DateTime"
-            ? "DateTime"
-            : l.type === "Date" && right.type === "Interval"
-              ? "DateTime"
-              : l.type === "Date" || right.type === "Date"
-                ? op === "-" && l.type === "Date" && right.type === "Date"
-                  ? "Int64"
-                  : "Date"
-                : l.type === "Interval" && right.type === "Interval"
-                  ? "Interval"
-                  : numericOf(l, right);
-        return out(sql`(${l.sql} ${raw(op)} ${right.sql})`, type, nullable);
+        const shifted = op === "*" ? null : shiftByNumber(l, right, op);
+        if (shifted) return shifted;
+        return out(sql`(${l.sql} ${raw(op)} ${right.sql})`, arithmeticType(l, right, op), nullable);
       }
       default:
         return fail(`Unsupported arithmetic operator: ${op}.`);
@@ -864,7 +871,12 @@ class Printer {
     const over = node["over_identifier"]
       ? quoteIdent(String(node["over_identifier"]))
       : sql`(${this.windowSpec(node["over_expr"] as HogQLNode, scope)})`;
-    const argList = args.map((arg) => (fn === "avg" ? sql`(${arg.sql})::float8` : arg.sql));
+    // PostgreSQL takes integers where ClickHouse takes any number: ntile's buckets, nth_value's n,
+    // lag's and lead's offset.
+    const intArgument = INT_WINDOW_ARGUMENTS.get(fn);
+    const argList = args.map((arg, i) =>
+      fn === "avg" ? sql`(${arg.sql})::float8` : i === intArgument ? sql`(${arg.sql})::int` : arg.sql,
+    );
     const type: HogQLType = ["row_number", "rank", "dense_rank", "ntile", "count"].includes(fn)
       ? "UInt64"
       : ["percent_rank", "cume_dist", "avg"].includes(fn)
@@ -995,6 +1007,45 @@ function columnsOf(columns: PrintedColumn[]): Map<string, TableColumn> {
   return new Map(columns.map((column) => [column.name, { type: column.type, nullable: column.nullable }]));
 }
 
+/**
+ * ClickHouse's `date ± n` (n days) and `datetime ± n` (n seconds), and `n + date`; null when
+ * neither side is a date beside a number. PostgreSQL adds integers to dates only, and numbers to
+ * timestamps only through an interval.
+ */
+function shiftByNumber(left: Printed, right: Printed, op: "+" | "-"): Printed | null {
+  let time: Printed;
+  let number: Printed;
+  if (NUMERIC_TYPES.has(right.type)) [time, number] = [left, right];
+  else if (op === "+" && NUMERIC_TYPES.has(left.type)) [time, number] = [right, left];
+  else return null;
+  const nullable = left.nullable || right.nullable;
+  if (time.type === "Date") return out(sql`(${time.sql} ${raw(op)} (${number.sql})::int)`, "Date", nullable);
+  if (time.type !== "DateTime") return null;
+  return out(
+    sql`(${time.sql} ${raw(op)} (${number.sql})::float8 * interval '1 second')`,
+    "DateTime",
+    nullable,
+  );
+}
+
+const DATE_TYPES: ReadonlySet<HogQLType> = new Set(["Date", "DateTime"]);
+
+/**
+ * The type of `left op right` for `+`, `-` and `*` as PostgreSQL computes it: a date minus a date
+ * is a number of days, any other difference of dates or date-times an interval; a date-time beside
+ * anything is a date-time, and so is a date beside an interval; intervals stay intervals.
+ */
+function arithmeticType(left: Printed, right: Printed, op: string): HogQLType {
+  const types = new Set([left.type, right.type]);
+  if (op === "-" && DATE_TYPES.has(left.type) && DATE_TYPES.has(right.type)) {
+    return left.type === "Date" && right.type === "Date" ? "Int64" : "Interval";
+  }
+  if (types.has("DateTime")) return "DateTime";
+  if (types.has("Date")) return types.has("Interval") ? "DateTime" : "Date";
+  if (types.has("Interval")) return "Interval";
+  return numericOf(left, right);
+}
+
 function numericOf(a: Printed, b: Printed): HogQLType {
   return a.type === "Float64" || b.type === "Float64" ? "Float64" : "Int64";
 }
@@ -1003,32 +1054,25 @@ function textOf(value: Printed): Printed {
   return value.type === "String" ? value : out(sql`(${value.sql})::text`, "String", value.nullable);
 }
 
-/** `value` made comparable with `other`: text read as a timestamp beside timestamps, numbers as text beside text. */
+/**
+ * `value` made comparable with `other` (each side of a comparison is passed through this with the
+ * other): text beside a date is read as a timestamp; numbers, UUIDs, booleans and JSON beside text
+ * are text; JSON beside anything but JSON is its text; a number beside a boolean is `<> 0`.
+ */
 function coerce(value: Printed, other: Printed): Printed {
   if ((other.type === "DateTime" || other.type === "Date") && value.type === "String") {
     return out(asTimestamp(value), "DateTime", true);
   }
+  if (value.type === "JSON" && other.type !== "JSON") return textOf(value);
   if (
     other.type === "String" &&
-    (NUMERIC_TYPES.has(value.type) || value.type === "UUID" || value.type === "Bool" || value.type === "JSON")
+    (NUMERIC_TYPES.has(value.type) || value.type === "UUID" || value.type === "Bool")
   ) {
     return textOf(value);
   }
-  if (other.type === "UUID" && value.type === "String") return value;
   if (other.type === "Bool" && NUMERIC_TYPES.has(value.type))
     return out(sql`((${value.sql}) <> 0)`, "Bool", value.nullable);
   return value;
-}
-
-/** Both sides of a comparison made comparable (the left side adjusted to the right's type). */
-function coercePair(left: Printed, right: Printed): [Printed, Printed] {
-  if (left.type === "UUID" && right.type === "String") return [textOf(left), right];
-  if (left.type === "String" && (right.type === "DateTime" || right.type === "Date"))
-    return [out(asTimestamp(left), "DateTime", true), right];
-  if (left.type === "String" && (NUMERIC_TYPES.has(right.type) || right.type === "UUID"))
-    return [left, textOf(right)];
-  if (left.type === "JSON") return [textOf(left), right];
-  return [left, right];
 }
 
 /**

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../../src/db/database.js";
 import { Prisma } from "../../../src/generated/prisma/client.js";
 import { parseHogQLSelect } from "../../../src/queries/hogql/parser.js";
+import { replacePlaceholders } from "../../../src/queries/hogql/placeholders.js";
 import { type PrintOptions, printHogQL } from "../../../src/queries/hogql/printer.js";
 import { runReadOnly } from "../../../src/queries/run-sql.js";
 import { bootstrap } from "../../../src/users/bootstrap.js";
@@ -34,7 +35,12 @@ const EVENTS = [
     at: "2026-11-22T10:00:00Z",
   },
   { event: "signup", distinctId: "d2", properties: { n: null, flag: "true" }, at: "2026-11-23T10:00:00Z" },
-  { event: "purchase", distinctId: "d3", properties: { n: 10, price: "9.5" }, at: "2026-11-24T10:00:00Z" },
+  {
+    event: "purchase",
+    distinctId: "d3",
+    properties: { n: 10, price: "9.5", paid_at: "2026-11-24T09:30:00Z" },
+    at: "2026-11-24T10:00:00Z",
+  },
 ];
 
 async function insertAll(project: number): Promise<void> {
@@ -569,5 +575,174 @@ describe("constructs ClickHouse has and PostgreSQL does not", () => {
     expect(await refusal("SELECT (1, 2)")).toBe("Tuples are supported only on the right of IN.");
     expect(await refusal("SELECT {'a': 1}")).toBe("Dictionaries ({key: value}) are not supported.");
     expect(await refusal("SELECT {x}")).toBe("Unresolved placeholder: {x}");
+  });
+});
+
+/** `query` with its `{name}` placeholders replaced by `values`, printed and run. */
+async function rowsWith(query: string, values: Record<string, unknown>, options: Partial<PrintOptions> = {}) {
+  const ast = replacePlaceholders(await parseHogQLSelect(query), { values });
+  const printed = printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES, ...options });
+  const rows = await runReadOnly<Record<string, unknown>>(database.prisma, printed.sql, {
+    timeoutMs: 30_000,
+    timezone: "UTC",
+  });
+  return {
+    rows: rows.map((row) => printed.columns.map((_, i) => plain(row[`_${i}`]))),
+    columns: printed.columns,
+  };
+}
+
+describe("comparisons between types", () => {
+  const one = async (query: string) => (await rowsOf(query))[0];
+
+  it("compare a number beside text as text, on either side, in lists, subqueries and BETWEEN", async () => {
+    expect(
+      await one("SELECT '1' = 1, 1 = '1', 1 < '2', '2' > 1, 2 BETWEEN '1' AND '3', 1 IN 1, 2 IN 1"),
+    ).toEqual([true, true, true, true, true, true, false]);
+    expect(
+      await one(
+        "SELECT 10 = properties.n, properties.n = 10, properties.n IN (SELECT 10), 10 IN (SELECT properties.n FROM events), 1 IN (SELECT '1') FROM events WHERE event = 'purchase'",
+      ),
+    ).toEqual([true, true, true, true, true]);
+  });
+
+  it("compare booleans beside numbers as `<> 0`, and booleans, UUIDs and JSON beside text as text", async () => {
+    const persons = async (where: string) =>
+      (await rowsOf(`SELECT count() FROM persons WHERE ${where}`))[0]![0];
+    expect(await persons("is_identified = 1")).toBe(2);
+    expect(await persons("1 = is_identified")).toBe(2);
+    expect(await persons("is_identified = 0")).toBe(0);
+    expect(await persons("is_identified = 'true'")).toBe(2);
+    expect(await persons("'true' = is_identified")).toBe(2);
+    expect(await persons(`properties = '{"email": "bob@example.com"}'`)).toBe(1);
+    expect(await persons(`'{"email": "bob@example.com"}' = properties`)).toBe(1);
+    const events = async (where: string) =>
+      (await rowsOf(`SELECT count() FROM events WHERE ${where}`))[0]![0];
+    expect(await events("toString(uuid) = uuid")).toBe(5);
+    expect(await events("uuid = toString(uuid)")).toBe(5);
+    expect(await events("toString(uuid) IN (SELECT uuid FROM events)")).toBe(5);
+    expect(await events("uuid IN (SELECT toString(uuid) FROM events)")).toBe(5);
+    expect(await events("toDate(timestamp) = '2026-11-20'")).toBe(1);
+    expect(await events("'2026-11-20' = toDate(timestamp)")).toBe(1);
+  });
+
+  it("answer a value, not NULL, when a side is NULL or missing", async () => {
+    const { rows, columns } = await run(
+      "SELECT NULL = 1, 1 = NULL, NULL = NULL, NULL != NULL, 1 < NULL, 1 != NULL, NULL < 1",
+    );
+    expect(rows).toEqual([[false, false, true, false, false, true, false]]);
+    expect(columns.every((column) => column.type === "Bool" && !column.nullable)).toBe(true);
+    const missing = await run(
+      `SELECT properties.missing = 'a', properties.missing != 'a', properties.missing like 'a',
+         properties.missing not like 'a', properties.missing ilike 'a', properties.missing not ilike 'a',
+         properties.missing =~ 'a', properties.missing !~ 'a', properties.missing =~* 'a', properties.missing !~* 'a',
+         properties.missing in ('a'), properties.missing not in ('a'),
+         properties.missing in splitByChar(',', 'a,b'), properties.missing not in splitByChar(',', 'a,b'),
+         properties.missing in (SELECT 'a'), properties.missing not in (SELECT 'a')
+       FROM events WHERE event = 'signup'`,
+    );
+    expect(missing.rows).toEqual([
+      [
+        false,
+        true,
+        false,
+        true,
+        false,
+        true,
+        false,
+        true,
+        false,
+        true,
+        false,
+        true,
+        false,
+        true,
+        false,
+        true,
+      ],
+    ]);
+    expect(missing.columns.every((column) => column.type === "Bool" && !column.nullable)).toBe(true);
+  });
+
+  it("IN an array value is ANY of it, NOT IN is ALL; an empty list holds nothing", async () => {
+    expect(
+      await one(
+        "SELECT 'a' IN splitByChar(',', 'a,b'), 'c' IN splitByChar(',', 'a,b'), 'a' NOT IN splitByChar(',', 'a,b'), 'c' NOT IN splitByChar(',', 'a,b')",
+      ),
+    ).toEqual([true, false, false, true]);
+    expect((await rowsWith("SELECT 'a' IN {list}, 'a' NOT IN {list}", { list: [] })).rows).toEqual([
+      [false, true],
+    ]);
+    expect((await rowsWith("SELECT 'a' IN {list}, 'c' NOT IN {list}", { list: ["a", "b"] })).rows).toEqual([
+      [true, true],
+    ]);
+  });
+
+  it("refuse operators PostgreSQL cannot print", async () => {
+    expect(await refusal("SELECT 1 WHERE 1 in cohort 3")).toBe("Unsupported comparison operator: in cohort.");
+    expect(await refusal("SELECT 1 <=> 2")).toBe("Unsupported HogQL construct: IsDistinctFrom.");
+  });
+});
+
+describe("arithmetic between types", () => {
+  it("moves dates by days and date-times by seconds; differences are days, or seconds as intervals", async () => {
+    const { rows, columns } = await run(
+      `SELECT toString(toDate('2026-11-20') + 1), toString(toDate('2026-11-20') - 1), toString(1 + toDate('2026-11-20')),
+         toDateTime('2026-11-20T00:00:00Z') + 90, toDateTime('2026-11-20T00:00:00Z') - 1.5, 60 + toDateTime('2026-11-20T00:00:00Z'),
+         toIntervalDay(1) + toIntervalDay(1), toIntervalHour(1) * 3, timestamp - toDateTime('2026-11-23T09:00:00Z'),
+         toDate('2026-11-20') - toDate('2026-11-10'), toDate('2026-11-20') + 1, timestamp + 1
+       FROM events WHERE event = 'signup'`,
+    );
+    expect(rows[0]!.slice(0, 10)).toEqual([
+      "2026-11-21",
+      "2026-11-19",
+      "2026-11-21",
+      "2026-11-20T00:01:30.000000Z",
+      "2026-11-19T23:59:58.500000Z",
+      "2026-11-20T00:01:00.000000Z",
+      172_800,
+      10_800,
+      3_600,
+      10,
+    ]);
+    expect(columns.map((column) => column.type)).toEqual([
+      "String",
+      "String",
+      "String",
+      "DateTime",
+      "DateTime",
+      "DateTime",
+      "Interval",
+      "Interval",
+      "Interval",
+      "Int64",
+      "Date",
+      "DateTime",
+    ]);
+    // A date read from text can be NULL; a column and an interval of a constant cannot.
+    expect(columns.slice(3).map((column) => column.nullable)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
+  });
+
+  it("takes `%` of floats as ClickHouse does, NULL by zero", async () => {
+    const { rows, columns } = await run("SELECT 7.5 % 2, -7 % 3, 7 % 0, 7.5 % 0, 7 % 2.5");
+    expect(rows).toEqual([[1.5, -1, null, null, 2]]);
+    expect(columns.map((column) => column.type)).toEqual(["Float64", "Int64", "Int64", "Float64", "Float64"]);
+  });
+
+  it("is nullable when a side is", async () => {
+    const { columns } = await run(
+      "SELECT toFloat(properties.n) + 1, 1 + 1, 1 - toFloat(properties.n), 2 * 3 FROM events LIMIT 1",
+    );
+    expect(columns.map((column) => column.nullable)).toEqual([true, false, true, false]);
   });
 });
