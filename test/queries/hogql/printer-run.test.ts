@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../../src/db/database.js";
 import { Prisma } from "../../../src/generated/prisma/client.js";
+import { prepareFilters } from "../../../src/queries/hogql/filters.js";
 import { parseHogQLSelect } from "../../../src/queries/hogql/parser.js";
 import { replacePlaceholders } from "../../../src/queries/hogql/placeholders.js";
 import { type PrintOptions, printHogQL } from "../../../src/queries/hogql/printer.js";
@@ -744,5 +745,198 @@ describe("arithmetic between types", () => {
       "SELECT toFloat(properties.n) + 1, 1 + 1, 1 - toFloat(properties.n), 2 * 3 FROM events LIMIT 1",
     );
     expect(columns.map((column) => column.nullable)).toEqual([true, false, true, false]);
+  });
+});
+
+describe("property types", () => {
+  it("read a top-level property as its definition's type: Numeric, Boolean, DateTime", async () => {
+    const propertyTypes = {
+      event: new Map([
+        ["n", "Numeric"],
+        ["paid_at", "DateTime"],
+        ["flag", "Boolean"],
+        ["s", "Boolean"],
+      ]),
+      person: new Map<string, string>(),
+    };
+    const { rows, columns } = await run(
+      "SELECT properties.n, properties.paid_at, properties.paid_at + toIntervalHour(1), properties.flag, properties.s FROM events WHERE event IN ('purchase', 'signup') ORDER BY event",
+      { propertyTypes },
+    );
+    expect(rows).toEqual([
+      [10, "2026-11-24T09:30:00.000000Z", "2026-11-24T10:30:00.000000Z", null, null],
+      [null, null, null, true, null],
+    ]);
+    expect(columns.map((column) => [column.type, column.nullable])).toEqual([
+      ["Float64", true],
+      ["DateTime", true],
+      ["DateTime", true],
+      ["Bool", true],
+      ["Bool", true],
+    ]);
+  });
+
+  it("type persons' properties by person definitions and events' by event definitions", async () => {
+    const propertyTypes = {
+      event: new Map([["plan", "Numeric"]]),
+      person: new Map([["email", "Numeric"]]),
+    };
+    const persons = await run(
+      "SELECT properties.email, properties.plan FROM persons ORDER BY properties.email",
+      {
+        propertyTypes,
+      },
+    );
+    expect(persons.rows).toEqual([
+      [null, "pro"],
+      [null, null],
+    ]);
+    expect(persons.columns.map((column) => column.type)).toEqual(["Float64", "String"]);
+    const joined = await run(
+      "SELECT person.properties.plan, person.properties.email FROM events WHERE distinct_id = 'd1' LIMIT 1",
+      { propertyTypes },
+    );
+    expect(joined.rows).toEqual([["pro", null]]);
+    expect(joined.columns.map((column) => column.type)).toEqual(["String", "Float64"]);
+  });
+
+  it("leave a subquery's properties untyped", async () => {
+    const propertyTypes = { event: new Map([["n", "Numeric"]]), person: new Map<string, string>() };
+    const { rows, columns } = await run(
+      "SELECT p.properties.n FROM (SELECT properties FROM events WHERE event = 'purchase') p",
+      { propertyTypes },
+    );
+    expect(rows).toEqual([["10"]]);
+    expect(columns[0]!.type).toBe("String");
+  });
+});
+
+describe("{filters} and relative dates", () => {
+  const bob = [{ key: "email", type: "person", operator: "exact", value: "bob@example.com" }];
+  const filtersOf = (filters: Parameters<typeof prepareFilters>[2]) =>
+    prepareFilters(database.prisma, projectId, filters, new Date());
+
+  it("{filters} is TRUE without filters, on any table", async () => {
+    expect((await rowsWith("SELECT count() FROM events WHERE {filters}", {})).rows).toEqual([[5]]);
+    expect((await rowsWith("SELECT count() FROM persons WHERE {filters}", {})).rows).toEqual([[2]]);
+  });
+
+  it("{filters} applies property filters and the date range to the events table of the SELECT", async () => {
+    const filters = await filtersOf({ properties: bob });
+    const count = async (query: string) => (await rowsWith(query, {}, { filters })).rows;
+    expect(await count("SELECT count() FROM events WHERE {filters}")).toEqual([[2]]);
+    expect(await count("SELECT count() FROM events WHERE {filters} AND {filters}")).toEqual([[2]]);
+    expect(
+      await count(
+        "SELECT count() FROM person_distinct_ids p JOIN events e ON e.distinct_id = p.distinct_id WHERE {filters}",
+      ),
+    ).toEqual([[2]]);
+    expect(
+      await count("SELECT DISTINCT person.properties.email FROM events WHERE {filters} AND event = 'signup'"),
+    ).toEqual([["bob@example.com"]]);
+    const dated = await filtersOf({
+      dateRange: { date_from: "2026-11-22", date_to: "2026-11-23T23:59:59Z" },
+    });
+    expect(
+      (await rowsWith("SELECT count() FROM events WHERE {filters}", {}, { filters: dated })).rows,
+    ).toEqual([[2]]);
+    const ast = replacePlaceholders(
+      await parseHogQLSelect("SELECT count() FROM persons WHERE {filters}"),
+      {},
+    );
+    expect(() => printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES, filters })).toThrow(
+      "The {filters} placeholder needs the events table in FROM.",
+    );
+  });
+
+  it("a relative date is an instant of the run, at the start of its day for days and longer", async () => {
+    const { rows, columns } = await rowsWith(
+      `SELECT {d} < now() - toIntervalDay(6), {d} > now() - toIntervalDay(8), {d} = toStartOfDay({d}),
+         {h} < now() - toIntervalHour(23), {h} > now() - toIntervalHour(25), {m} = toStartOfMonth(now()),
+         {e} < {m}, {e} > {m} - toIntervalSecond(1)`,
+      { d: "-7d", h: "-24h", m: "mStart", e: "-1mEnd" },
+    );
+    expect(rows).toEqual([[true, true, true, true, true, true, true, true]]);
+    expect(columns.every((column) => column.type === "Bool" && !column.nullable)).toBe(true);
+    const types = await rowsWith("SELECT {d}", { d: "-7d" });
+    expect(types.columns).toEqual([{ name: "toDateTime('-7d')", type: "DateTime", nullable: false }]);
+  });
+});
+
+describe("window functions over PostgreSQL's signatures", () => {
+  it("rank into buckets, pick the n-th row, shift by offsets and frame by range", async () => {
+    const { rows, columns } = await run(
+      `SELECT ntile(2) OVER w, percent_rank() OVER w, cume_dist() OVER w, first_value(event) OVER w,
+         nth_value(event, 2) OVER w, lead(event) OVER w, lag(event, 2) OVER w, min(timestamp) OVER (),
+         count(event) OVER (), sum(1) OVER (ORDER BY timestamp RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING),
+         count() OVER (ORDER BY timestamp DESC ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING),
+         sum(1) OVER (ROWS UNBOUNDED PRECEDING)
+       FROM events WINDOW w AS (ORDER BY timestamp) ORDER BY timestamp`,
+    );
+    const first = "2026-11-20T10:00:00.000000Z";
+    expect(rows).toEqual([
+      [1, 0, 0.2, "$pageview", null, "$pageview", null, first, 5, 5, 1, 1],
+      [1, 0.25, 0.4, "$pageview", "$pageview", "$pageview", null, first, 5, 4, 2, 2],
+      [1, 0.5, 0.6, "$pageview", "$pageview", "signup", "$pageview", first, 5, 3, 2, 3],
+      [2, 0.75, 0.8, "$pageview", "$pageview", "purchase", "$pageview", first, 5, 2, 2, 4],
+      [2, 1, 1, "$pageview", "$pageview", null, "$pageview", first, 5, 1, 2, 5],
+    ]);
+    expect(columns.map((column) => column.type)).toEqual([
+      "UInt64",
+      "Float64",
+      "Float64",
+      "String",
+      "String",
+      "String",
+      "String",
+      "DateTime",
+      "UInt64",
+      "Int64",
+      "UInt64",
+      "Int64",
+    ]);
+  });
+});
+
+describe("more fields, joins and calls", () => {
+  it("a table's own name qualifies its fields; `person` is a field of events only", async () => {
+    expect(await rowsOf("SELECT events.event FROM events WHERE event = 'signup'")).toEqual([["signup"]]);
+    const { columns } = await run("SELECT person.properties, person.id FROM events LIMIT 1");
+    expect(columns).toEqual([
+      { name: "properties", type: "JSON", nullable: true },
+      { name: "id", type: "UUID", nullable: true },
+    ]);
+    expect(await refusal("SELECT person.id FROM persons")).toBe("Unable to resolve field: person.id");
+    expect(await refusal("SELECT person FROM events")).toBe("Unable to resolve field: person");
+    expect(await refusal("WITH 3 AS three SELECT three.x")).toBe("Unable to resolve field: three.x");
+  });
+
+  it("refuses joins without constraints and ClickHouse's join kinds", async () => {
+    expect(await refusal("SELECT 1 FROM events e JOIN persons p")).toBe(
+      "INNER JOIN needs an ON or USING constraint.",
+    );
+    expect(await refusal("SELECT 1 FROM events e LEFT SEMI JOIN persons p ON 1 = 1")).toBe(
+      "Unsupported join type: LEFT SEMI JOIN.",
+    );
+    expect(await refusal("SELECT 1 FROM events e ANY LEFT JOIN persons p ON 1 = 1")).toBe(
+      "Unsupported join type: LEFT ANY JOIN.",
+    );
+  });
+
+  it("counts distinct values, and refuses FILTER, parameters a function lacks and tuple access", async () => {
+    expect(await rowsOf("SELECT count(DISTINCT distinct_id), count(distinct_id) FROM events")).toEqual([
+      [3, 5],
+    ]);
+    expect(await rowsOf("SELECT quantile(0.5)(toFloat(properties.n)) FROM events")).toEqual([[2.5]]);
+    expect(await refusal("SELECT count() FILTER (WHERE 1) FROM events")).toBe(
+      "count(...) FILTER (WHERE ...) is not supported: use the -If form (countIf, sumIf).",
+    );
+    expect(await refusal("SELECT quantile(toFloat(properties.n)) FROM events")).toBe(
+      "Function 'quantile' takes 1 parameter(s).",
+    );
+    expect(await refusal("SELECT quantile(0.5, 0.6)(toFloat(properties.n)) FROM events")).toBe(
+      "Function 'quantile' takes 1 parameter(s).",
+    );
+    expect(await refusal("SELECT (1, 2).1")).toBe("Tuple access (.1) is not supported.");
   });
 });
