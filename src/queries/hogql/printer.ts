@@ -354,15 +354,8 @@ class Printer {
       if (current["table_args"]) fail("Table functions are not supported.");
       const joinNode: HogQLNode = current;
       const ref = this.tableRef(joinNode, scope);
-      const joinType =
-        index === 0
-          ? ""
-          : (lookup(
-              JOIN_TYPES,
-              String(joinNode["join_type"] ?? "JOIN")
-                .replace(/\s+/g, " ")
-                .trim(),
-            ) ?? "");
+      // The parser names every join after the first, with single spaces (`,` is "CROSS JOIN").
+      const joinType = index === 0 ? "" : (lookup(JOIN_TYPES, String(joinNode["join_type"])) ?? "");
       if (index > 0 && !joinType) fail(`Unsupported join type: ${String(joinNode["join_type"])}.`);
       constraints.push({ ref, joinType, constraint: (joinNode["constraint"] as HogQLNode | null) ?? null });
       current = (joinNode["next_join"] as HogQLNode | null) ?? null;
@@ -389,7 +382,7 @@ class Printer {
     });
     constraints.forEach(({ ref, joinType }, i) => {
       entries.push(() => {
-        const source = this.sourceOf(ref, scope);
+        const source = this.sources.get(ref)!;
         const head = joinType ? sql`${raw(joinType)} ` : Prisma.empty;
         return sql`${head}${source} AS ${raw(ref.sqlAlias)}${printedConstraints[i]!}${this.lazyJoins(ref)}`;
       });
@@ -397,11 +390,8 @@ class Printer {
     return entries;
   }
 
+  /** The guarded source (a view, a CTE's name or a subquery) of each table reference. */
   private readonly sources = new Map<TableRef, Prisma.Sql>();
-
-  private sourceOf(ref: TableRef, _scope: Scope): Prisma.Sql {
-    return this.sources.get(ref)!;
-  }
 
   private lazyJoins(ref: TableRef): Prisma.Sql {
     const parts: Prisma.Sql[] = [];
@@ -788,7 +778,6 @@ class Printer {
     const op = String(node["op"]);
     const left = this.expr(node["left"] as HogQLNode, scope);
     const right = this.expr(node["right"] as HogQLNode, scope);
-    const nullable = left.nullable || right.nullable;
     switch (op) {
       case "/":
         // ClickHouse's `/` is always float division; dividing by zero answers NULL here (not inf/nan).
@@ -808,7 +797,11 @@ class Printer {
             : left;
         const shifted = op === "*" ? null : shiftByNumber(l, right, op);
         if (shifted) return shifted;
-        return out(sql`(${l.sql} ${raw(op)} ${right.sql})`, arithmeticType(l, right, op), nullable);
+        return out(
+          sql`(${l.sql} ${raw(op)} ${right.sql})`,
+          arithmeticType(l, right, op),
+          l.nullable || right.nullable,
+        );
       }
       default:
         return fail(`Unsupported arithmetic operator: ${op}.`);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../../src/db/database.js";
 import { Prisma } from "../../../src/generated/prisma/client.js";
 import { prepareFilters } from "../../../src/queries/hogql/filters.js";
-import { parseHogQLSelect } from "../../../src/queries/hogql/parser.js";
+import { type HogQLNode, parseHogQLSelect } from "../../../src/queries/hogql/parser.js";
 import { replacePlaceholders } from "../../../src/queries/hogql/placeholders.js";
 import { type PrintOptions, printHogQL } from "../../../src/queries/hogql/printer.js";
 import { runReadOnly } from "../../../src/queries/run-sql.js";
@@ -938,5 +938,255 @@ describe("more fields, joins and calls", () => {
       "Function 'quantile' takes 1 parameter(s).",
     );
     expect(await refusal("SELECT (1, 2).1")).toBe("Tuple access (.1) is not supported.");
+  });
+});
+
+describe("ASTs the parser does not make", () => {
+  /** The message printing the hand-made `ast` is refused with. */
+  const refusalOf = (ast: HogQLNode) => {
+    try {
+      printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES });
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error(`printed: ${JSON.stringify(ast)}`);
+  };
+  const constant = (value: unknown): HogQLNode => ({ node: "Constant", value });
+  const selectOf = (...select: HogQLNode[]): HogQLNode => ({ node: "SelectQuery", select });
+
+  it("are refused by name, as the printer's input is any HogQL AST", () => {
+    expect(refusalOf(constant(1))).toBe("Unsupported HogQL construct: Constant where a query was expected.");
+    expect(refusalOf(selectOf())).toBe("A SELECT needs at least one column.");
+    expect(
+      refusalOf(selectOf({ node: "ArithmeticOperation", op: "^", left: constant(2), right: constant(3) })),
+    ).toBe("Unsupported arithmetic operator: ^.");
+    expect(refusalOf(selectOf(constant(Number.POSITIVE_INFINITY)))).toBe("Numbers must be finite.");
+    expect(refusalOf(selectOf(constant({ a: 1 })))).toBe("Unsupported constant.");
+    expect(refusalOf(selectOf({ node: "Field", chain: [] }))).toBe("Empty field.");
+    expect(refusalOf(selectOf({ node: "Nope" }))).toBe("Unsupported HogQL construct: Nope.");
+    expect(refusalOf({ ...selectOf(constant(1)), select_from: constant(1) })).toBe(
+      "Unsupported HogQL construct: Constant in FROM.",
+    );
+    expect(refusalOf({ ...selectOf(constant(1)), order_by: [constant(1)] })).toBe(
+      "Unsupported HogQL construct: Constant in ORDER BY.",
+    );
+    expect(
+      refusalOf({
+        node: "SelectSetQuery",
+        initial_select_query: selectOf(constant(1)),
+        subsequent_select_queries: [
+          { node: "SelectSetNode", set_operator: "MINUS", select_query: selectOf(constant(2)) },
+        ],
+      }),
+    ).toBe("Unsupported set operator: MINUS.");
+    const frame = (frame_start: HogQLNode) =>
+      selectOf({
+        node: "WindowFunction",
+        name: "sum",
+        exprs: [constant(1)],
+        over_expr: { node: "WindowExpr", frame_method: "ROWS", frame_start },
+      });
+    expect(refusalOf(frame({ node: "WindowFrameExpr", frame_type: "SOMETIMES" }))).toBe(
+      "Unsupported window frame: SOMETIMES.",
+    );
+    expect(refusalOf(frame({ node: "WindowFrameExpr", frame_type: "PRECEDING", frame_value: -1 }))).toBe(
+      "Window frame offsets must be non-negative integers.",
+    );
+  });
+
+  it("print empty AND as TRUE and empty OR as FALSE", async () => {
+    const printed = printHogQL(selectOf({ node: "And", exprs: [] }, { node: "Or", exprs: [] }), {
+      projectId,
+      timezone: "UTC",
+      propertyTypes: NO_TYPES,
+    });
+    const rows = await runReadOnly<Record<string, unknown>>(database.prisma, printed.sql, {
+      timeoutMs: 30_000,
+      timezone: "UTC",
+    });
+    expect(rows).toEqual([{ _0: true, _1: false }]);
+  });
+});
+
+describe("what the printer reports of each expression", () => {
+  it("its type, and whether it can be NULL", async () => {
+    const propertyTypes = { event: new Map([["flag", "Boolean"]]), person: new Map<string, string>() };
+    const { rows, columns } = await run(
+      `SELECT properties.flag AND true, true AND true, properties.flag OR false, NOT properties.flag, NOT true,
+         1 BETWEEN 0 AND 2, [], [1], (SELECT 1), toString(12345678901234567890), 12345678901234567890,
+         [1, 2][1], properties.n = NULL, 7 / 2, 7 % 2, '2026-11-24T10:00:00Z' - timestamp
+       FROM events WHERE event = 'purchase'`,
+      { propertyTypes },
+    );
+    expect(rows[0]!.slice(0, 10)).toEqual([
+      null,
+      true,
+      null,
+      null,
+      false,
+      true,
+      [],
+      [1],
+      1,
+      "12345678901234567890",
+    ]);
+    expect(rows[0]!.slice(11)).toEqual([1, false, 3.5, 1, 0]);
+    expect(columns.map((column) => [column.type, column.nullable])).toEqual([
+      ["Bool", true],
+      ["Bool", false],
+      ["Bool", true],
+      ["Bool", true],
+      ["Bool", false],
+      ["Bool", false],
+      ["Array", false],
+      ["Array", false],
+      ["Int64", true],
+      ["String", false],
+      ["Float64", false],
+      ["Unknown", true],
+      ["Bool", false],
+      ["Float64", true],
+      ["Int64", true],
+      ["Interval", true],
+    ]);
+  });
+
+  it("a missing list item makes IN false and NOT IN true, as a missing left side does", async () => {
+    expect(
+      await rowsOf(
+        "SELECT 'b' NOT IN ('a', properties.missing), 'b' IN ('a', properties.missing), 'a' IN ('a', properties.missing) FROM events LIMIT 1",
+      ),
+    ).toEqual([[true, false, true]]);
+  });
+
+  it("text operators read numbers as text", async () => {
+    expect(await rowsOf("SELECT 10 like '1%', 5 =~ '^5$', 5 not ilike '6'")).toEqual([[true, true, true]]);
+  });
+});
+
+describe("more SELECT clauses", () => {
+  it("PREWHERE alone filters; GROUP BY and WINDOW take several", async () => {
+    expect(await rowsOf("SELECT count() FROM events PREWHERE event = 'signup'")).toEqual([[1]]);
+    expect(
+      await rowsOf(
+        "SELECT event, distinct_id, count() FROM events GROUP BY event, distinct_id ORDER BY event, distinct_id",
+      ),
+    ).toEqual([
+      ["$pageview", "d1", 2],
+      ["$pageview", "d2", 1],
+      ["purchase", "d3", 1],
+      ["signup", "d2", 1],
+    ]);
+    expect(
+      await rowsOf(
+        "SELECT row_number() OVER a, row_number() OVER b FROM events WINDOW a AS (ORDER BY timestamp), b AS (ORDER BY timestamp DESC) ORDER BY timestamp",
+      ),
+    ).toEqual([
+      [1, 5],
+      [2, 4],
+      [3, 3],
+      [4, 2],
+      [5, 1],
+    ]);
+  });
+
+  it("a RANGE frame groups ties, a ROWS frame does not; an offset may be 0", async () => {
+    expect(
+      await rowsOf(
+        `SELECT event, sum(1) OVER (ORDER BY event RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+           sum(1) OVER (ORDER BY event, timestamp ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+           sum(1) OVER (ORDER BY timestamp ROWS BETWEEN 0 PRECEDING AND CURRENT ROW)
+         FROM events ORDER BY event, timestamp`,
+      ),
+    ).toEqual([
+      ["$pageview", 3, 1, 1],
+      ["$pageview", 3, 2, 1],
+      ["$pageview", 3, 3, 1],
+      ["purchase", 4, 4, 1],
+      ["signup", 5, 5, 1],
+    ]);
+  });
+
+  it("an alias inside an expression is its expression", async () => {
+    expect(await rowsOf("SELECT (event AS e) = 'signup' FROM events WHERE event = 'signup'")).toEqual([
+      [true],
+    ]);
+  });
+
+  it("quotes output names, and lets unnamed subqueries stand side by side", async () => {
+    const { rows, columns } = await run(`SELECT x."a""b" FROM (SELECT 1 AS "a""b") x`);
+    expect(rows).toEqual([[1]]);
+    expect(columns.map((column) => column.name)).toEqual(['a"b']);
+    expect(await rowsOf("SELECT count() FROM (SELECT 1) CROSS JOIN (SELECT 2)")).toEqual([[1]]);
+  });
+});
+
+describe("more refusals", () => {
+  const refusalOf = (ast: HogQLNode) => {
+    try {
+      printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES });
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error(`printed: ${JSON.stringify(ast)}`);
+  };
+  const one: HogQLNode = { node: "Constant", value: 1 };
+  const events: HogQLNode = { node: "JoinExpr", table: { node: "Field", chain: ["events"] } };
+
+  it("of FROM, fields, calls and array access", async () => {
+    expect(await refusal("SELECT 1 FROM a.b")).toBe("Unknown table `a.b`.");
+    expect(await refusal("SELECT 1 FROM {t}")).toBe("Unresolved placeholder in FROM.");
+    expect(await refusal("SELECT a.b.* FROM events ab")).toBe("Unable to resolve field: a.b.*");
+    expect(await refusal("SELECT 1 QUALIFY 1")).toBe("QUALIFY is not supported: filter a subquery instead.");
+    expect(await refusal("SELECT sum(*) FROM events")).toBe(
+      "* is supported only in the SELECT list and in count(*).",
+    );
+    expect(await refusal("SELECT round()")).toBe("Function 'round' expects 1 to 2 argument(s), got 0.");
+    expect(await refusal("SELECT groupArray(event ORDER BY timestamp) FROM events")).toBe(
+      "groupArray(... ORDER BY ...) is not supported.",
+    );
+    expect(await refusal("SELECT properties[1] FROM events")).toBe(
+      "Array access needs an array and an integer index, or properties and a constant key.",
+    );
+    expect(await refusal("SELECT properties['nested'][1] FROM events")).toBe(
+      "Array access needs an array and an integer index, or properties and a constant key.",
+    );
+    expect(await rowsOf("SELECT splitByChar(',', 'a,b')[2]")).toEqual([["b"]]);
+  });
+
+  it("of hand-made ASTs: settings, views, tables of other kinds, CROSS JOIN constraints", () => {
+    const selectFrom = (select_from: HogQLNode): HogQLNode => ({
+      node: "SelectQuery",
+      select: [one],
+      select_from,
+    });
+    expect(refusalOf({ node: "SelectQuery", select: [one], settings: { a: 1 } })).toBe(
+      "SETTINGS are not supported.",
+    );
+    expect(refusalOf({ node: "SelectQuery", select: [one], view_name: "v" })).toBe(
+      "Views are not supported.",
+    );
+    expect(refusalOf(selectFrom({ node: "JoinExpr", table: one }))).toBe(
+      "Unsupported table expression: Constant. Only tables, CTEs and subqueries can be selected from.",
+    );
+    expect(
+      refusalOf(
+        selectFrom({
+          ...events,
+          alias: "e",
+          next_join: {
+            ...events,
+            join_type: "CROSS JOIN",
+            constraint: { node: "JoinConstraint", constraint_type: "ON", expr: one },
+          },
+        }),
+      ),
+    ).toBe("A CROSS JOIN takes no constraint.");
+    expect(
+      refusalOf({
+        node: "SelectQuery",
+        select: [{ node: "Constant" }, { node: "Call", name: "and", args: [] }],
+      }),
+    ).toBe("Unsupported function call 'and(...)'. Perhaps you meant 'any(...)'?");
   });
 });
