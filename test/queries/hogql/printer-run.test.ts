@@ -1190,3 +1190,51 @@ describe("more refusals", () => {
     ).toBe("Unsupported function call 'and(...)'. Perhaps you meant 'any(...)'?");
   });
 });
+
+describe("edges of fields, lists and arithmetic", () => {
+  it("resolve fields by alias, table, CTE and column in that order", async () => {
+    expect(await refusal("SELECT event AS e, e.x FROM events")).toBe("Unable to resolve field: e.x");
+    expect(await refusal("SELECT event, undefined FROM events")).toBe("Unable to resolve field: undefined");
+    expect(await rowsOf("SELECT event FROM events event WHERE event = 'signup'")).toEqual([["signup"]]);
+    expect(
+      await rowsOf(
+        "SELECT count() FROM events e JOIN person_distinct_ids p ON p.distinct_id = e.distinct_id WHERE event = 'signup'",
+      ),
+    ).toEqual([[1]]);
+    expect(await refusal("SELECT properties.x FROM events e JOIN persons p ON 1 = 1")).toBe(
+      "Ambiguous query. Found multiple sources for field: properties.x",
+    );
+    expect(await refusal("SELECT x.person.id FROM (SELECT 1 AS person) x")).toBe(
+      "Unable to resolve field: x.person.id",
+    );
+    const propertyTypes = { event: new Map([["nested", "Numeric"]]), person: new Map<string, string>() };
+    const nested = await run(
+      "SELECT properties.nested.k FROM events WHERE distinct_id = 'd2' AND event = '$pageview'",
+      { propertyTypes },
+    );
+    expect(nested.rows).toEqual([["v"]]);
+    expect(nested.columns[0]!.type).toBe("String");
+  });
+
+  it("IN a set query reads its rows; a set query is a value too", async () => {
+    expect(
+      await rowsOf("SELECT count() FROM events WHERE toFloat(properties.n) IN (SELECT 1 UNION ALL SELECT 2)"),
+    ).toEqual([[2]]);
+    expect(await rowsOf("SELECT (SELECT 1 INTERSECT SELECT 1)")).toEqual([[1]]);
+  });
+
+  it("refuse text plus a number and a number minus a date, as ClickHouse does", async () => {
+    await expect(rowsOf("SELECT '2026-11-20' + 1")).rejects.toThrow(/operator does not exist/);
+    await expect(rowsOf("SELECT 1 - toDate('2026-11-20')")).rejects.toThrow(/operator does not exist/);
+  });
+
+  it("report an empty AND and a float remainder with their types", async () => {
+    const printed = printHogQL(
+      { node: "SelectQuery", select: [{ node: "And", exprs: [] }] },
+      { projectId, timezone: "UTC", propertyTypes: NO_TYPES },
+    );
+    expect(printed.columns).toEqual([{ name: "and()", type: "Bool", nullable: false }]);
+    const { columns } = await run("SELECT 7.5 % 2");
+    expect(columns).toEqual([{ name: "modulo(7.5, 2)", type: "Float64", nullable: true }]);
+  });
+});
