@@ -1238,3 +1238,106 @@ describe("edges of fields, lists and arithmetic", () => {
     expect(columns).toEqual([{ name: "modulo(7.5, 2)", type: "Float64", nullable: true }]);
   });
 });
+
+describe("the last edges the mutation run found", () => {
+  it("names, CTE keys and candidates of unqualified fields", async () => {
+    expect(await rowsOf(`SELECT x."a""b", x.ab FROM (SELECT 1 AS "a""b", 2 AS ab) x`)).toEqual([[1, 2]]);
+    expect(await refusal("WITH r USING KEY (a) AS (SELECT 1 AS a) SELECT 1")).toBe(
+      "Recursive CTEs are not supported.",
+    );
+    expect(await rowsOf("SELECT count() FROM events e JOIN persons p ON 1 = 1 WHERE is_identified")).toEqual([
+      [10],
+    ]);
+    expect(await rowsOf("SELECT count(1) FROM events")).toEqual([[5]]);
+  });
+
+  it("array access on what is not a property path", async () => {
+    const message = "Array access needs an array and an integer index, or properties and a constant key.";
+    expect(await refusal("SELECT splitByChar(',', 'a,b')['x']")).toBe(message);
+    expect(await refusal("SELECT properties[1]['k'] FROM events")).toBe(message);
+    expect(await refusal("SELECT splitByChar(',', 'a,b')[1]['k']")).toBe(message);
+  });
+
+  it("lists of arrays, numbers beside dates and text PostgreSQL cannot read as a date", async () => {
+    await expect(rowsOf("SELECT 'a' IN (splitByChar(',', 'a,b'), splitByChar(',', 'c'))")).rejects.toThrow(
+      /operator does not exist/,
+    );
+    await expect(rowsOf("SELECT 'a' IN [splitByChar(',', 'a,b')]")).rejects.toThrow(
+      /operator does not exist/,
+    );
+    await expect(rowsOf("SELECT 1 = toDate('2026-11-20')")).rejects.toThrow(/operator does not exist/);
+    expect(await rowsOf("SELECT timestamp >= 'not a date' FROM events LIMIT 1")).toEqual([[false]]);
+  });
+
+  it("differences between a date and a date-time are intervals", async () => {
+    const { rows, columns } = await run(
+      "SELECT toDate('2026-11-21') - toDateTime('2026-11-20T00:00:00Z'), toDateTime('2026-11-21T12:00:00Z') - toDate('2026-11-21')",
+    );
+    expect(rows).toEqual([[86_400, 43_200]]);
+    expect(columns.map((column) => column.type)).toEqual(["Interval", "Interval"]);
+  });
+
+  it("window functions: partitions by several values, avg as a float, every value nullable", async () => {
+    const { rows, columns } = await run(
+      "SELECT row_number() OVER (PARTITION BY event, distinct_id ORDER BY timestamp), avg(1) OVER () FROM events ORDER BY timestamp",
+    );
+    expect(rows).toEqual([
+      [1, 1],
+      [2, 1],
+      [1, 1],
+      [1, 1],
+      [1, 1],
+    ]);
+    expect(columns.map((column) => [column.type, column.nullable])).toEqual([
+      ["UInt64", true],
+      ["Float64", true],
+    ]);
+    const printed = printHogQL(
+      {
+        node: "SelectQuery",
+        select: [
+          {
+            node: "WindowFunction",
+            name: "sum",
+            exprs: [{ node: "Constant", value: 1 }],
+            over_expr: { node: "WindowExpr", frame_method: "ROWS", frame_start: { frame_type: "PRECEDING" } },
+          },
+        ],
+      },
+      { projectId, timezone: "UTC", propertyTypes: NO_TYPES },
+    );
+    const frameRows = await runReadOnly<Record<string, unknown>>(database.prisma, printed.sql, {
+      timeoutMs: 30_000,
+      timezone: "UTC",
+    });
+    expect(frameRows.map((row) => plain(row["_0"]))).toEqual([1]);
+  });
+
+  it("{filters} is a non-null boolean, and finds the events table after a subquery", async () => {
+    const none = await rowsWith("SELECT {filters}", {});
+    expect(none.rows).toEqual([[true]]);
+    expect(none.columns.map((column) => [column.type, column.nullable])).toEqual([["Bool", false]]);
+    const filters = await prepareFilters(
+      database.prisma,
+      projectId,
+      { properties: [{ key: "email", type: "person", operator: "exact", value: "bob@example.com" }] },
+      new Date(),
+    );
+    const some = await rowsWith("SELECT {filters} FROM events WHERE event = 'signup'", {}, { filters });
+    expect(some.rows).toEqual([[true]]);
+    expect(some.columns.map((column) => [column.type, column.nullable])).toEqual([["Bool", false]]);
+    expect(
+      (await rowsWith("SELECT count() FROM (SELECT 1) s CROSS JOIN events WHERE {filters}", {}, { filters }))
+        .rows,
+    ).toEqual([[2]]);
+  });
+
+  it("operator functions take their operators' arity, else they are unknown functions", async () => {
+    expect(await rowsOf("SELECT count() FROM events WHERE or(event = 'signup', event = 'purchase')")).toEqual(
+      [[2]],
+    );
+    expect(await refusal("SELECT not(true, false)")).toMatch(/^Unsupported function call 'not\(\.\.\.\)'/);
+    expect(await refusal("SELECT equals(1)")).toMatch(/^Unsupported function call 'equals\(\.\.\.\)'/);
+    expect(await refusal("SELECT plus(1)")).toMatch(/^Unsupported function call 'plus\(\.\.\.\)'/);
+  });
+});
