@@ -290,6 +290,13 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
         experiment.startDate,
         experiment.endDate ?? deps.now(),
       );
+      // The active request is read before the days: a job writes every day before it finishes, so a
+      // request found finished here has all its days in the read below (read the other way round, a
+      // job finishing in between showed some days and no active request).
+      const active = await ctx.db.experimentTimeseriesRecalculation.findFirst({
+        where: { experimentId: experiment.id, fingerprint, status: { in: ACTIVE } },
+        orderBy: { createdAt: "asc" },
+      });
       const rows = await ctx.db.$queryRaw<
         Array<{
           day: string;
@@ -339,10 +346,6 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
             : completed === days.length
               ? "completed"
               : "partial";
-      const active = await ctx.db.experimentTimeseriesRecalculation.findFirst({
-        where: { experimentId: experiment.id, fingerprint, status: { in: ACTIVE } },
-        orderBy: { createdAt: "asc" },
-      });
       const first = rows[0];
       const last = rows[rows.length - 1];
       return {

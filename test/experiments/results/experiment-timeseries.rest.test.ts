@@ -83,9 +83,11 @@ describeEachBackend("experiment timeseries over REST", (server) => {
     expect(queued.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(["pending", "in_progress", "completed"]).toContain(queued.body.status);
 
+    // Finished: every day stored and the request no longer active (the job marks it done after its
+    // last day, so for a moment all days read completed while the request is still in progress).
     const done = await waitFor(
       () => results(`metric_uuid=ts-revenue&fingerprint=${fingerprint}`),
-      (answer) => answer.body?.status === "completed",
+      (answer) => answer.body?.status === "completed" && answer.body?.recalculation_status === null,
     );
     expect(done.status).toBe(200);
     expect(done.headers.get("etag")).toBeNull();
