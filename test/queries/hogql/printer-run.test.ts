@@ -1225,6 +1225,7 @@ describe("the last edges the mutation run found", () => {
     expect(await refusal("SELECT splitByChar(',', 'a,b')['x']")).toBe(message);
     expect(await refusal("SELECT properties[1]['k'] FROM events")).toBe(message);
     expect(await refusal("SELECT splitByChar(',', 'a,b')[1]['k']")).toBe(message);
+    expect(await refusal("SELECT splitByChar(',', 'a,b')['x']['k']")).toBe(message);
   });
 
   it("lists of arrays, numbers beside dates and text PostgreSQL cannot read as a date", async () => {
