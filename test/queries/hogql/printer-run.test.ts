@@ -89,14 +89,9 @@ afterAll(async () => {
 
 const NO_TYPES = { event: new Map<string, string>(), person: new Map<string, string>() };
 
-/** Prints `query` for the project (UTC) and runs it: its rows as arrays and its columns. */
-async function run(query: string, options: Partial<PrintOptions> = {}) {
-  const printed = printHogQL(await parseHogQLSelect(query), {
-    projectId,
-    timezone: "UTC",
-    propertyTypes: NO_TYPES,
-    ...options,
-  });
+/** Prints `ast` (parsed, or made by hand) for the project (UTC) and runs it: its rows as arrays and its columns. */
+async function runAst(ast: HogQLNode, options: Partial<PrintOptions> = {}) {
+  const printed = printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES, ...options });
   const rows = await runReadOnly<Record<string, unknown>>(database.prisma, printed.sql, {
     timeoutMs: 30_000,
     timezone: "UTC",
@@ -105,6 +100,11 @@ async function run(query: string, options: Partial<PrintOptions> = {}) {
     rows: rows.map((row) => printed.columns.map((_, i) => plain(row[`_${i}`]))),
     columns: printed.columns,
   };
+}
+
+/** Prints `query` for the project (UTC) and runs it: its rows as arrays and its columns. */
+async function run(query: string, options: Partial<PrintOptions> = {}) {
+  return runAst(await parseHogQLSelect(query), options);
 }
 
 /** Database values as plain JSON-like values (bigint → number, Decimal → number). */
@@ -585,16 +585,7 @@ describe("constructs ClickHouse has and PostgreSQL does not", () => {
 
 /** `query` with its `{name}` placeholders replaced by `values`, printed and run. */
 async function rowsWith(query: string, values: Record<string, unknown>, options: Partial<PrintOptions> = {}) {
-  const ast = replacePlaceholders(await parseHogQLSelect(query), { values });
-  const printed = printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES, ...options });
-  const rows = await runReadOnly<Record<string, unknown>>(database.prisma, printed.sql, {
-    timeoutMs: 30_000,
-    timezone: "UTC",
-  });
-  return {
-    rows: rows.map((row) => printed.columns.map((_, i) => plain(row[`_${i}`]))),
-    columns: printed.columns,
-  };
+  return runAst(replacePlaceholders(await parseHogQLSelect(query), { values }), options);
 }
 
 describe("comparisons between types", () => {
@@ -972,16 +963,8 @@ describe("ASTs the parser does not make", () => {
   });
 
   it("print empty AND as TRUE and empty OR as FALSE", async () => {
-    const printed = printHogQL(selectOf({ node: "And", exprs: [] }, { node: "Or", exprs: [] }), {
-      projectId,
-      timezone: "UTC",
-      propertyTypes: NO_TYPES,
-    });
-    const rows = await runReadOnly<Record<string, unknown>>(database.prisma, printed.sql, {
-      timeoutMs: 30_000,
-      timezone: "UTC",
-    });
-    expect(rows).toEqual([{ _0: true, _1: false }]);
+    const { rows } = await runAst(selectOf({ node: "And", exprs: [] }, { node: "Or", exprs: [] }));
+    expect(rows).toEqual([[true, false]]);
   });
 });
 
@@ -1262,25 +1245,18 @@ describe("the last edges the mutation run found", () => {
       ["UInt64", true],
       ["Float64", true],
     ]);
-    const printed = printHogQL(
-      {
-        node: "SelectQuery",
-        select: [
-          {
-            node: "WindowFunction",
-            name: "sum",
-            exprs: [{ node: "Constant", value: 1 }],
-            over_expr: { node: "WindowExpr", frame_method: "ROWS", frame_start: { frame_type: "PRECEDING" } },
-          },
-        ],
-      },
-      { projectId, timezone: "UTC", propertyTypes: NO_TYPES },
-    );
-    const frameRows = await runReadOnly<Record<string, unknown>>(database.prisma, printed.sql, {
-      timeoutMs: 30_000,
-      timezone: "UTC",
+    const frame = await runAst({
+      node: "SelectQuery",
+      select: [
+        {
+          node: "WindowFunction",
+          name: "sum",
+          exprs: [{ node: "Constant", value: 1 }],
+          over_expr: { node: "WindowExpr", frame_method: "ROWS", frame_start: { frame_type: "PRECEDING" } },
+        },
+      ],
     });
-    expect(frameRows.map((row) => plain(row["_0"]))).toEqual([1]);
+    expect(frame.rows).toEqual([[1]]);
   });
 
   it("{filters} is a non-null boolean, and finds the events table after a subquery", async () => {
