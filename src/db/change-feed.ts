@@ -1,9 +1,11 @@
 /**
- * The database's change feed: what migrations `change_feed` and `change_events` announce with
- * `pg_notify` on channel `signalbox_changes` (a project's revision moved; an object changed, with the
- * activity entry it wrote; what authenticates keys changed), delivered to this process's subscribers. NOTIFY is transactional, so subscribers hear of committed writes only,
- * in commit order, and never of a rolled-back one. Per-process caches (core/project-revisions.ts,
- * core/auth/actor-cache.ts) are correct by construction on it:
+ * The database's change feed: what migrations `change_feed`, `change_events` and
+ * `change_feed_access_once` announce with `pg_notify` on channel `signalbox_changes` (a project's
+ * revision moved; an object changed, with the activity entry it wrote; what authenticates keys
+ * changed), delivered to this process's subscribers, each change once. NOTIFY is transactional, so
+ * subscribers hear of committed writes only, in commit order, and never of a rolled-back one.
+ * Per-process caches (core/project-revisions.ts, core/auth/actor-cache.ts) are correct by
+ * construction on it:
  * - **This process's writes** are heard before the write's COMMIT (or autocommitted statement)
  *   returns to its caller: on PGlite (one session) the notification comes with the COMMIT's answer;
  *   on PostgreSQL every pooled connection LISTENs, and PostgreSQL sends a session its own
@@ -161,20 +163,18 @@ export interface PostgresChangeFeed extends ChangeFeed {
 export function postgresChangeFeed(url: string, log?: ChangeFeedLogger): PostgresChangeFeed {
   const feed = new Subscribers();
   // Every pooled connection and the dedicated one LISTEN, so each notification arrives once per
-  // connection. A revision or object change is delivered once: its payload names the revision its
-  // transaction committed, so (notifying backend, payload) is unique per transaction. `access` is
-  // delivered every time: two of them may be two changes, and forgetting twice is harmless.
+  // connection, at different moments. Each is delivered once, from the first connection that hears
+  // it: a payload names its transaction (the revision it committed, or for `access` its id,
+  // migration change_feed_access_once), so (notifying backend, payload) is unique per transaction.
+  // A later copy delivered again would empty the caches after requests had refilled them.
   const seen = new Set<string>();
   const onNotification = (message: pg.Notification) => {
     if (message.channel !== CHANGE_CHANNEL) return;
-    const change = parseChange(message.payload);
-    if (change.kind === "revision" || change.kind === "change") {
-      const key = `${message.processId}:${message.payload}`;
-      if (seen.has(key)) return;
-      seen.add(key);
-      if (seen.size > SEEN_NOTIFICATIONS) seen.delete(seen.values().next().value!);
-    }
-    feed.deliver(change);
+    const key = `${message.processId}:${message.payload}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (seen.size > SEEN_NOTIFICATIONS) seen.delete(seen.values().next().value!);
+    feed.deliver(parseChange(message.payload));
   };
 
   let closed = false;

@@ -84,6 +84,28 @@ describeEachBackend("change feed", (server, backend) => {
     }
   });
 
+  it("delivers each transaction's access change once, though every pooled connection hears it", async () => {
+    const s = server();
+    // Several pooled connections, each LISTENing (PostgreSQL; PGlite has one session).
+    await Promise.all(Array.from({ length: 4 }, () => s.db.$executeRaw`SELECT pg_sleep(0.05)`));
+    const { heard, stop } = listen(s);
+    const accessHeard = () => heard.filter((change) => change.kind === "access").length;
+    try {
+      await s.createProject("Announced once");
+      expect(accessHeard()).toBe(1);
+      // The other connections' copies come later, and are dropped: a cache filled after the write
+      // is not emptied again.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(accessHeard()).toBe(1);
+      // Another transaction is another change.
+      await s.createProject("Announced again");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(accessHeard()).toBe(2);
+    } finally {
+      stop();
+    }
+  });
+
   it("serves a known key without a statement, and refuses it at once when its scopes change or it is deleted", async () => {
     const s = server();
     const key = await s.createKey(["feature_flag:read"]);
