@@ -87,8 +87,13 @@ type CteDef =
 interface Scope {
   tables: Map<string, TableRef>;
   order: TableRef[];
-  selectAliases: Map<string, HogQLNode>;
-  printingAliases: Set<string>;
+  /**
+   * The expression aliases defined so far, printed (PostHog's resolver, posthog/hogql/resolver.py
+   * `visit_alias`): visible from their definition on, in the resolver's order (FROM and its ON
+   * constraints, the SELECT list, WHERE, PREWHERE, HAVING, GROUP BY, ORDER BY, LIMIT, OFFSET,
+   * WINDOW), wherever they are written, even inside an expression; never redefined.
+   */
+  aliases: Map<string, Printed>;
   ctes: Map<string, CteDef>;
 }
 
@@ -277,15 +282,10 @@ class Printer {
     const scope: Scope = {
       tables: new Map(),
       order: [],
-      selectAliases: new Map(),
-      printingAliases: new Set(),
+      aliases: new Map(),
       ctes,
     };
     const fromEntries = this.fromEntries(node["select_from"] as HogQLNode | null, scope);
-
-    for (const item of nodes(node["select"])) {
-      if (item.node === "Alias") scope.selectAliases.set(String(item["alias"]), item["expr"] as HogQLNode);
-    }
 
     const columns: PrintedColumn[] = [];
     const selectSql: Prisma.Sql[] = [];
@@ -308,16 +308,20 @@ class Printer {
     }
     if (selectSql.length === 0) fail("A SELECT needs at least one column.");
 
-    const conditions: HogQLNode[] = [];
-    if (node["prewhere"]) conditions.push(node["prewhere"] as HogQLNode);
-    if (node["where"]) conditions.push(node["where"] as HogQLNode);
-    const where = conditions.map((condition) => this.condition(condition, scope));
-    const groupBy = nodes(node["group_by"]).map((expr) => this.expr(expr, scope).sql);
+    // Printed in the order PostHog's resolver visits the clauses (visit_select_query), which is the
+    // order an alias becomes visible in.
+    const where: Prisma.Sql[] = [];
+    for (const clause of ["where", "prewhere"]) {
+      if (node[clause]) where.push(this.condition(node[clause] as HogQLNode, scope));
+    }
     const having = node["having"] ? this.condition(node["having"] as HogQLNode, scope) : null;
+    const groupBy = nodes(node["group_by"]).map((expr) => this.expr(expr, scope).sql);
+    const orderBy = nodes(node["order_by"]).map((order) => this.orderExpr(order, scope));
+    const limit = node["limit"] ? this.count(node["limit"] as HogQLNode, scope) : null;
+    const offset = node["offset"] ? this.count(node["offset"] as HogQLNode, scope) : null;
     const windows = Object.entries((node["window_exprs"] as Record<string, HogQLNode> | null) ?? {}).map(
       ([name, spec]) => sql`${quoteIdent(name)} AS (${this.windowSpec(spec, scope)})`,
     );
-    const orderBy = nodes(node["order_by"]).map((order) => this.orderExpr(order, scope));
     const joinsSql = fromEntries.map((entry) => entry());
 
     const parts: Prisma.Sql[] = [];
@@ -329,8 +333,8 @@ class Printer {
     if (having) parts.push(sql`HAVING ${having}`);
     if (windows.length > 0) parts.push(sql`WINDOW ${join(windows, ", ")}`);
     if (orderBy.length > 0) parts.push(sql`ORDER BY ${join(orderBy, ", ")}`);
-    if (node["limit"]) parts.push(sql`LIMIT ${this.count(node["limit"] as HogQLNode, scope)}`);
-    if (node["offset"]) parts.push(sql`OFFSET ${this.count(node["offset"] as HogQLNode, scope)}`);
+    if (limit) parts.push(sql`LIMIT ${limit}`);
+    if (offset) parts.push(sql`OFFSET ${offset}`);
     return { sql: join(parts, " "), columns };
   }
 
@@ -454,15 +458,7 @@ class Printer {
       if (chain[chain.length - 1] === "*") return this.star(chain.slice(0, -1), scope);
       return [{ name: chain[chain.length - 1]!, printed: this.expr(item, scope) }];
     }
-    if (item.node === "Alias") {
-      const alias = String(item["alias"]);
-      scope.printingAliases.add(alias);
-      try {
-        return [{ name: alias, printed: this.expr(item["expr"] as HogQLNode, scope) }];
-      } finally {
-        scope.printingAliases.delete(alias);
-      }
-    }
+    if (item.node === "Alias") return [{ name: String(item["alias"]), printed: this.alias(item, scope) }];
     return [{ name: hogqlText(item), printed: this.expr(item, scope) }];
   }
 
@@ -507,15 +503,8 @@ class Printer {
         return this.constant(node);
       case "Field":
         return this.field((node["chain"] as unknown[]).map(String), scope);
-      case "Alias": {
-        const alias = String(node["alias"]);
-        scope.printingAliases.add(alias);
-        try {
-          return this.expr(node["expr"] as HogQLNode, scope);
-        } finally {
-          scope.printingAliases.delete(alias);
-        }
-      }
+      case "Alias":
+        return this.alias(node, scope);
       case "And":
       case "Or": {
         const parts = nodes(node["exprs"]).map((part) => this.expr(part, scope));
@@ -613,18 +602,25 @@ class Printer {
     return fail("Unsupported constant.");
   }
 
+  /**
+   * `expr AS name`: the expression, which `name` then stands for in the rest of the query.
+   * @throws ValidationError "Cannot redefine an alias with the name: …" for a name already defined
+   *   (posthog/hogql/resolver.py `visit_alias`).
+   */
+  private alias(node: HogQLNode, scope: Scope): Printed {
+    const name = String(node["alias"]);
+    if (scope.aliases.has(name)) fail(`Cannot redefine an alias with the name: ${name}`);
+    const printed = this.expr(node["expr"] as HogQLNode, scope);
+    scope.aliases.set(name, printed);
+    return printed;
+  }
+
   private field(chain: string[], scope: Scope): Printed {
     const [head, ...rest] = chain;
     if (head === undefined) return fail("Empty field.");
     if (head === "*") return fail("* is supported only in the SELECT list and in count(*).");
-    if (rest.length === 0 && scope.selectAliases.has(head) && !scope.printingAliases.has(head)) {
-      scope.printingAliases.add(head);
-      try {
-        return this.expr(scope.selectAliases.get(head)!, scope);
-      } finally {
-        scope.printingAliases.delete(head);
-      }
-    }
+    const alias = rest.length === 0 ? scope.aliases.get(head) : undefined;
+    if (alias) return alias;
     const cte = scope.ctes.get(head);
     if (rest.length === 0 && cte?.kind === "column") return this.expr(cte.expr, scope);
     const byAlias = scope.tables.get(head);

@@ -1067,10 +1067,39 @@ describe("more SELECT clauses", () => {
     ]);
   });
 
-  it("an alias inside an expression is its expression", async () => {
+  it("an alias inside an expression is its expression, visible to the rest of the query as PostHog's", async () => {
     expect(await rowsOf("SELECT (event AS e) = 'signup' FROM events WHERE event = 'signup'")).toEqual([
       [true],
     ]);
+    // Defined anywhere (inside an expression, in WHERE), seen by every clause printed after it.
+    expect(
+      await rowsOf(
+        "SELECT (event AS e) = 'signup' AS is_signup, e FROM events WHERE e IN ('signup', 'purchase') ORDER BY is_signup, e",
+      ),
+    ).toEqual([
+      [false, "purchase"],
+      [true, "signup"],
+    ]);
+    expect(
+      await rowsOf("SELECT count() FROM events WHERE (event AS e) = 'signup' GROUP BY e HAVING e <> ''"),
+    ).toEqual([[1]]);
+    // Before its definition, a name is a column's; an alias may read the column it shadows.
+    expect(await refusal("SELECT e, event AS e FROM events")).toBe("Unable to resolve field: e");
+    expect(
+      await rowsOf("SELECT event AS event, event || '!' AS shout FROM events WHERE event = 'signup'"),
+    ).toEqual([["signup", "signup!"]]);
+    // Never redefined, wherever the second one is (posthog/hogql/resolver.py `visit_alias`).
+    for (const query of [
+      "SELECT event AS e, distinct_id AS e FROM events",
+      "SELECT event AS e FROM events WHERE (distinct_id AS e) = 'd1'",
+    ]) {
+      expect(await refusal(query)).toBe("Cannot redefine an alias with the name: e");
+    }
+    // The check comes before the expression, as PostHog's: an outer alias may repeat an inner one's
+    // name, and stands for the whole.
+    expect(await rowsOf("SELECT (event AS e) = 'signup' AS e FROM events WHERE e")).toEqual([[true]]);
+    // A subquery has aliases of its own.
+    expect(await rowsOf("SELECT 1 AS e, (SELECT 2 AS e), x.e FROM (SELECT 3 AS e) x")).toEqual([[1, 2, 3]]);
   });
 
   it("quotes output names, and lets unnamed subqueries stand side by side", async () => {
