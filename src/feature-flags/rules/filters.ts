@@ -262,7 +262,7 @@ function checkPropertyValue(property: PropertyFilter, ctx: FiltersContext): void
     // Newest PostHog skips the check for static cohorts, whose members are a list (§2.5 rule 8).
     if (cohort.usesEvents && !cohort.isStatic) {
       throw invalid(
-        `Cohort '${cohort.name ?? ""}' with filters on events cannot be used in feature flags.`,
+        `Cohort '${pythonStr(cohort.name)}' with filters on events cannot be used in feature flags.`,
         "behavioral_cohort_found",
       );
     }

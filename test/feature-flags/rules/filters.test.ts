@@ -318,6 +318,12 @@ describe("validateFilters: property values", () => {
     });
     const listed = new Map([[7, { name: "Buyers", isStatic: true, usesEvents: true }]]);
     expect(validateFilters(cohort, context({ cohorts: listed }))).toEqual(cohort);
+    // A cohort without a name (the column is nullable) reads as Python's f-string prints None.
+    const unnamed = new Map([[7, { name: null, isStatic: false, usesEvents: true }]]);
+    expectRejected(() => validateFilters(cohort, context({ cohorts: unnamed })), {
+      detail: "Cohort 'None' with filters on events cannot be used in feature flags.",
+      code: "behavioral_cohort_found",
+    });
   });
 
   it("rejects a date that does not exist: month 13 or 0, day 0 or 32, hour 24, minute or second 60", () => {

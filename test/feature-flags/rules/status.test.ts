@@ -113,6 +113,30 @@ describe("flagStatus", () => {
     );
   });
 
+  it("names an empty variant key as PostHog does, and skips an empty override for the 100% variant", () => {
+    // Stored data only (validateFilters refuses empty keys): PostHog's `override or key or ""`
+    // (posthog/models/feature_flag/flag_status.py) prints it as "".
+    const variants = (key: string) => [
+      { key, rollout_percentage: 100 },
+      { key: "other", rollout_percentage: 0 },
+    ];
+    const empty = {
+      groups: [{ properties: [], rollout_percentage: 100 }],
+      multivariate: { variants: variants("") },
+    };
+    expect(status({ createdAt: daysAgo(45), filters: empty })).toEqual({
+      status: "STALE",
+      reason: 'This flag will always use the variant ""',
+    });
+    const emptyOverride = {
+      groups: [{ properties: [], rollout_percentage: 100, variant: "" }],
+      multivariate: { variants: variants("test") },
+    };
+    expect(status({ createdAt: daysAgo(45), filters: emptyOverride }).reason).toBe(
+      'This flag will always use the variant "test"',
+    );
+  });
+
   it("reports a never-called flag as having no usage data when it is new or not fully rolled out", () => {
     const noUsage = { status: "ACTIVE", reason: "Flag has no usage data yet" };
     expect(status({ createdAt: daysAgo(29), filters: fullyRolledOut })).toEqual(noUsage);
