@@ -89,9 +89,14 @@ afterAll(async () => {
 
 const NO_TYPES = { event: new Map<string, string>(), person: new Map<string, string>() };
 
+/** Prints `ast` (parsed, or made by hand) for the project, in UTC, without property types unless given. */
+function print(ast: HogQLNode, options: Partial<PrintOptions> = {}) {
+  return printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES, ...options });
+}
+
 /** Prints `ast` (parsed, or made by hand) for the project (UTC) and runs it: its rows as arrays and its columns. */
 async function runAst(ast: HogQLNode, options: Partial<PrintOptions> = {}) {
-  const printed = printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES, ...options });
+  const printed = print(ast, options);
   const rows = await runReadOnly<Record<string, unknown>>(database.prisma, printed.sql, {
     timeoutMs: 30_000,
     timezone: "UTC",
@@ -122,7 +127,7 @@ async function rowsOf(query: string, options: Partial<PrintOptions> = {}): Promi
 /** The message printing `ast` (parsed, or made by hand) is refused with. */
 function refusalOf(ast: HogQLNode): string {
   try {
-    printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES });
+    print(ast);
   } catch (error) {
     return (error as Error).message;
   }
@@ -821,7 +826,7 @@ describe("{filters} and relative dates", () => {
       await parseHogQLSelect("SELECT count() FROM persons WHERE {filters}"),
       {},
     );
-    expect(() => printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES, filters })).toThrow(
+    expect(() => print(ast, { filters })).toThrow(
       "The {filters} placeholder needs the events table in FROM.",
     );
   });
@@ -1210,10 +1215,7 @@ describe("edges of fields, lists and arithmetic", () => {
   });
 
   it("report an empty AND and a float remainder with their types", async () => {
-    const printed = printHogQL(
-      { node: "SelectQuery", select: [{ node: "And", exprs: [] }] },
-      { projectId, timezone: "UTC", propertyTypes: NO_TYPES },
-    );
+    const printed = print({ node: "SelectQuery", select: [{ node: "And", exprs: [] }] });
     expect(printed.columns).toEqual([{ name: "and()", type: "Bool", nullable: false }]);
     const { columns } = await run("SELECT 7.5 % 2");
     expect(columns).toEqual([{ name: "modulo(7.5, 2)", type: "Float64", nullable: true }]);
