@@ -13,7 +13,7 @@ import {
   materializeJobKey,
 } from "../../src/endpoints/materialization/materialization.service.js";
 import { createQueryService } from "../../src/queries/query.service.js";
-import { describeEachBackend, type TestServer } from "../support/server.js";
+import { describeEachBackend, startTestServer, type TestServer } from "../support/server.js";
 
 const hogql = (query: string) => ({ kind: "HogQLQuery", query });
 const base = (s: TestServer) => `/api/projects/${s.projectId}/endpoints`;
@@ -41,7 +41,7 @@ async function jobsOf(s: TestServer, versionId: string): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-describeEachBackend("endpoint materialization over REST", (server) => {
+describeEachBackend("endpoint materialization over REST", (server, backend) => {
   let counter = 0;
   const fresh = () => `mat_${++counter}`;
   const create = async (body: Record<string, unknown>) => {
@@ -251,6 +251,31 @@ describeEachBackend("endpoint materialization over REST", (server) => {
           new Date(materialization.lastRunAt!.getTime() + 60_000),
         ),
       ).toBeNull();
+    });
+
+    it("waits a whole interval before the next refresh, though the service clock lags the queue's by years", async () => {
+      // The service clock decides how long until the next refresh; the queue counts it on its own
+      // clock. Handing the queue the service clock's instant instead made every refresh due at once
+      // whenever that clock lagged (a test's fixed clock, days later): each run enqueued the next, forever.
+      const s = await startTestServer(backend, { now: () => new Date("2020-01-01T00:00:00Z") });
+      try {
+        const name = "lagging_clock";
+        const created = await s.request("POST", `${base(s)}/`, {
+          body: { name, query: hogql("SELECT 1 AS one"), sync_frequency: "5min" },
+        });
+        expect(created.status, created.text).toBe(201);
+        const { id } = await s.db.endpointVersion.findFirstOrThrow({
+          where: { endpoint: { name, projectId: s.projectId } },
+        });
+        const read = () => s.db.endpointMaterialization.findUniqueOrThrow({ where: { versionId: id } });
+        await waitFor(read, (row) => row.status === "Completed");
+        // Each refresh takes milliseconds: a refresh due at once would have run many times by now.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        expect(await read()).toMatchObject({ status: "Completed", runCount: 1 });
+        expect(await jobsOf(s, id)).toBe(1);
+      } finally {
+        await s.close();
+      }
     });
 
     it("answers run from the fresh stored result, and `direct` or a limit computes past it", async () => {

@@ -13,6 +13,7 @@
  * So one database has one queue at a time: a second started beside a live one would clear the
  * locks of the jobs it is running (the data directory's lock already keeps other processes out).
  */
+import { setImmediate } from "node:timers/promises";
 import type { RunSqlTransaction, SqlStatements } from "../../db/sql-transaction.js";
 import { Prisma } from "../../generated/prisma/client.js";
 import {
@@ -25,6 +26,7 @@ import {
   type JobLogger,
   type JobQueue,
   parsePayload,
+  runAtOf,
   scheduleKey,
   UnknownJobError,
 } from "./jobs.js";
@@ -57,7 +59,7 @@ async function insertJob(
   options: EnqueueOptions,
 ): Promise<void> {
   const maxAttempts = definition.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-  const runAt = options.runAt ?? null;
+  const runAt = runAtOf(options);
   const json = JSON.stringify(payload);
   await transaction(async (tx) => {
     if (options.jobKey !== undefined) {
@@ -67,7 +69,7 @@ async function insertJob(
       if (held && !held.locked) {
         const keepRunAt = options.jobKeyMode === "preserve_run_at";
         await tx.execute(Prisma.sql`UPDATE job_queue SET name = ${definition.name}, payload = ${json}::jsonb,
-          run_at = CASE WHEN ${keepRunAt} AND attempts = 0 THEN run_at ELSE coalesce(${runAt}::timestamptz, now()) END,
+          run_at = CASE WHEN ${keepRunAt} AND attempts = 0 THEN run_at ELSE ${runAt}::timestamptz END,
           attempts = 0, max_attempts = ${maxAttempts}, last_error = NULL
           WHERE id = ${held.id}::bigint`);
         return;
@@ -79,7 +81,7 @@ async function insertJob(
         );
     }
     await tx.execute(Prisma.sql`INSERT INTO job_queue (name, payload, job_key, run_at, max_attempts)
-      VALUES (${definition.name}, ${json}::jsonb, ${options.jobKey ?? null}, coalesce(${runAt}::timestamptz, now()), ${maxAttempts})`);
+      VALUES (${definition.name}, ${json}::jsonb, ${options.jobKey ?? null}, ${runAt}::timestamptz, ${maxAttempts})`);
   });
 }
 
@@ -109,7 +111,7 @@ export async function startEmbeddedQueue(options: EmbeddedQueueOptions): Promise
       {
         jobKey: scheduleKey(definition.name),
         jobKeyMode: "preserve_run_at",
-        runAt: new Date(Date.now() + definition.everyMs),
+        delayMs: definition.everyMs,
       },
     );
   }
@@ -164,7 +166,7 @@ export async function startEmbeddedQueue(options: EmbeddedQueueOptions): Promise
           {},
           {
             jobKey: scheduleKey(definition.name),
-            runAt: new Date(Date.now() + definition.everyMs),
+            delayMs: definition.everyMs,
           },
         );
       }
@@ -200,7 +202,12 @@ export async function startEmbeddedQueue(options: EmbeddedQueueOptions): Promise
     while (!stopped) {
       try {
         woken = false;
-        for (let job = await take(); job; job = stopped ? undefined : await take()) await runOne(job);
+        for (let job = await take(); job; job = stopped ? undefined : await take()) {
+          await runOne(job);
+          // PGlite answers through promises alone (no I/O), so a queue that always has a job due
+          // would never let timers or sockets run: give the event loop a turn between jobs.
+          await setImmediate();
+        }
         if (stopped) break;
         const dueMs = await nextDueInMs();
         if (stopped) break;

@@ -72,8 +72,17 @@ export interface EnqueueOptions {
   jobKey?: string;
   /** What a key held by a waiting job keeps: default `"replace"` (payload and time are replaced). */
   jobKeyMode?: "replace" | "preserve_run_at";
-  /** When the job may run; default now. */
-  runAt?: Date;
+  /**
+   * How long from now the job waits before it may run, in ms; default 0. Counted on the queue's own
+   * clock (the process's), never as an instant: a caller whose clock differs (a service clock a test
+   * moves) says how long, and the job is not due at once merely because that clock lags the queue's.
+   */
+  delayMs?: number;
+}
+
+/** When a job enqueued with `options` may run, on the queue's clock (the process's). */
+export function runAtOf(options: EnqueueOptions): Date {
+  return new Date(Date.now() + Math.max(0, options.delayMs ?? 0));
 }
 
 /** A started job queue. */

@@ -22,6 +22,7 @@ import {
   type JobLogger,
   type JobQueue,
   parsePayload,
+  runAtOf,
   scheduleKey,
   UnknownJobError,
 } from "./jobs.js";
@@ -36,7 +37,7 @@ export interface PostgresQueueOptions {
   url: string;
   /** Jobs run at once by this process. */
   concurrency: number;
-  /** How often the worker looks for jobs that became due (retries, `runAt`) besides NOTIFY, in ms. */
+  /** How often the worker looks for jobs that became due (retries, delayed jobs) besides NOTIFY, in ms. */
   pollIntervalMs: number;
   logger: JobLogger;
 }
@@ -76,7 +77,7 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
     maxAttempts: definition.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     ...(enqueueOptions.jobKey !== undefined ? { jobKey: enqueueOptions.jobKey } : {}),
     ...(enqueueOptions.jobKeyMode !== undefined ? { jobKeyMode: enqueueOptions.jobKeyMode } : {}),
-    ...(enqueueOptions.runAt !== undefined ? { runAt: enqueueOptions.runAt } : {}),
+    runAt: runAtOf(enqueueOptions),
   });
 
   const taskList: Record<string, Task> = {};
@@ -92,7 +93,7 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
           {},
           specOf(definition, {
             jobKey: scheduleKey(definition.name),
-            runAt: new Date(Date.now() + definition.everyMs),
+            delayMs: definition.everyMs,
           }),
         );
       }
@@ -168,7 +169,7 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
         {
           jobKey: scheduleKey(definition.name),
           jobKeyMode: "preserve_run_at",
-          runAt: new Date(Date.now() + definition.everyMs),
+          delayMs: definition.everyMs,
         },
       );
     }

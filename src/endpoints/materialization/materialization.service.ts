@@ -83,12 +83,20 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
     return queue;
   };
 
-  /** Enqueues version `versionId`'s refresh at `runAt` (replacing the waiting one). */
-  async function schedule(versionId: string, runAt: Date): Promise<void> {
+  /**
+   * How long until `at` on the service clock (`deps.now`), in ms, at least 0. The queue counts time on
+   * its own clock, so a schedule is handed over as a wait, never as an instant: an instant from a
+   * service clock that lags the queue's (a test's clock set in the past) would make every refresh due
+   * at once, each run enqueueing the next, forever.
+   */
+  const msUntil = (at: Date) => Math.max(0, at.getTime() - deps.now().getTime());
+
+  /** Enqueues version `versionId`'s refresh to run after `delayMs` (replacing the waiting one). */
+  async function schedule(versionId: string, delayMs: number): Promise<void> {
     await jobs().enqueue(
       ENDPOINT_MATERIALIZE_JOB,
       { versionId },
-      { jobKey: materializeJobKey(versionId), runAt },
+      { jobKey: materializeJobKey(versionId), delayMs },
     );
   }
 
@@ -132,20 +140,20 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
         select: { versionId: true, lastRunAt: true, syncFrequency: true },
       });
       for (const row of rows) {
-        const runAt = row.lastRunAt
-          ? new Date(row.lastRunAt.getTime() + intervalMs(row.syncFrequency))
-          : deps.now();
+        const delayMs = row.lastRunAt
+          ? msUntil(new Date(row.lastRunAt.getTime() + intervalMs(row.syncFrequency)))
+          : 0;
         await started.enqueue(
           ENDPOINT_MATERIALIZE_JOB,
           { versionId: row.versionId },
-          { jobKey: materializeJobKey(row.versionId), jobKeyMode: "preserve_run_at", runAt },
+          { jobKey: materializeJobKey(row.versionId), jobKeyMode: "preserve_run_at", delayMs },
         );
       }
     },
 
     /** Schedules a refresh of each version now (just enabled, or moved to a new version). */
     async refreshSoon(versionIds: readonly string[]): Promise<void> {
-      for (const versionId of versionIds) await schedule(versionId, deps.now());
+      for (const versionId of versionIds) await schedule(versionId, 0);
     },
 
     /**
@@ -155,7 +163,7 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
     async reschedule(versionId: string, frequency: string, lastRunAt: Date | null): Promise<void> {
       await schedule(
         versionId,
-        lastRunAt ? new Date(lastRunAt.getTime() + intervalMs(frequency)) : deps.now(),
+        lastRunAt ? msUntil(new Date(lastRunAt.getTime() + intervalMs(frequency))) : 0,
       );
     },
 
@@ -164,7 +172,7 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
      * nothing to refresh and enqueues no successor (the queue offers no removal; see the module comment).
      */
     async unschedule(versionIds: readonly string[]): Promise<void> {
-      for (const versionId of versionIds) await schedule(versionId, deps.now());
+      for (const versionId of versionIds) await schedule(versionId, 0);
     },
 
     /**
@@ -213,7 +221,7 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
           ),
         );
         if (!stored) return { outcome: "gone", versionId };
-        await schedule(versionId, nextRunAt);
+        await schedule(versionId, msUntil(nextRunAt));
         return { outcome: "completed", versionId, rows: rows.length, nextRunAt: nextRunAt.toISOString() };
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
@@ -222,7 +230,7 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
           data: { status: "Failed", latestError: message, updatedAt: deps.now() },
         });
         if (count === 0) return { outcome: "gone", versionId };
-        await schedule(versionId, nextRunAt);
+        await schedule(versionId, msUntil(nextRunAt));
         return { outcome: "failed", versionId, error: message, nextRunAt: nextRunAt.toISOString() };
       }
     },

@@ -78,7 +78,7 @@ function jobRows(database: Database, name: string): Promise<JobRow[]> {
         FROM job_queue WHERE name = ${name} ORDER BY job_queue.id`);
 }
 
-/** Makes a job due now (instead of waiting for its back-off or `runAt`). */
+/** Makes a job due now (instead of waiting for its back-off or `delayMs`). */
 async function makeDue(database: Database, id: string): Promise<void> {
   await database.autocommit.execute(
     database.migrationTarget.kind === "postgres"
@@ -256,13 +256,8 @@ for (const backend of ["pglite", "postgres"] as const satisfies readonly Backend
 
     it("keeps one waiting job per key: a second enqueue replaces its payload, preserve_run_at keeps its time", async () => {
       const q = await start();
-      const later = new Date(Date.now() + HOUR);
-      await q.enqueue("echo", { n: 1 }, { jobKey: "echo-k", runAt: later });
-      await q.enqueue(
-        "echo",
-        { n: 2 },
-        { jobKey: "echo-k", runAt: new Date(), jobKeyMode: "preserve_run_at" },
-      );
+      await q.enqueue("echo", { n: 1 }, { jobKey: "echo-k", delayMs: HOUR });
+      await q.enqueue("echo", { n: 2 }, { jobKey: "echo-k", jobKeyMode: "preserve_run_at" });
       const rows = await jobRows(database, "echo");
       expect(rows).toMatchObject([{ key: "echo-k", payload: { n: 2 }, due: false }]);
       await makeDue(database, rows[0]!.id);
@@ -289,7 +284,7 @@ for (const backend of ["pglite", "postgres"] as const satisfies readonly Backend
       const q = await start();
       await q.enqueue("slow", {}, { jobKey: "slow-k" });
       await started.promise;
-      await q.enqueue("slow", {}, { jobKey: "slow-k", runAt: new Date(Date.now() + HOUR) });
+      await q.enqueue("slow", {}, { jobKey: "slow-k", delayMs: HOUR });
       const rows = await jobRows(database, "slow");
       expect(rows).toMatchObject([
         { key: null, locked: true },
@@ -338,7 +333,7 @@ for (const backend of ["pglite", "postgres"] as const satisfies readonly Backend
 
     it("keeps an acknowledged job across a restart of the queue", async () => {
       let q = await start();
-      await q.enqueue("echo", { n: 42 }, { runAt: new Date(Date.now() + HOUR) });
+      await q.enqueue("echo", { n: 42 }, { delayMs: HOUR });
       await q.stop();
       const [row] = await jobRows(database, "echo");
       expect(row).toMatchObject({ payload: { n: 42 }, attempts: 0 });
