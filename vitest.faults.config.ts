@@ -13,5 +13,10 @@ export default defineConfig({
     globalSetup: ["test/faults/global-setup.ts"],
     testTimeout: 180_000,
     hookTimeout: 120_000,
+    // Closing the workers after the run: a worker that does not end in time is reported, not awaited.
+    teardownTimeout: 30_000,
+    // A file that runs past TEST_FILE_TIME_LIMIT_MS ends the run, naming it (a worker stuck in
+    // synchronous work never runs the timeouts above: test/support/file-time-limit.ts).
+    reporters: ["default", "./test/support/file-time-limit.ts"],
   },
 });
