@@ -7,17 +7,18 @@
  * Per-process caches (core/project-revisions.ts, core/auth/actor-cache.ts) are correct by
  * construction on it:
  * - **This process's writes** are heard before the write's COMMIT (or autocommitted statement)
- *   returns to its caller: on PGlite (one session) the notification comes with the COMMIT's answer;
- *   on PostgreSQL every pooled connection LISTENs, and PostgreSQL sends a session its own
+ *   returns to its caller: every pooled connection LISTENs (on the embedded database, its one
+ *   session; ./embedded/pglite-host.ts), and PostgreSQL sends a session its own
  *   notifications before the COMMIT's ReadyForQuery, which node-postgres reads first. So a request
  *   that follows a write, in the same process, never reads a cache entry older than the write.
  * - **Other processes' writes** (another server on the same PostgreSQL, the CLI, psql) arrive on a
  *   dedicated listening connection within the network's latency of their COMMIT.
  * - **A lost connection** loses notifications: the feed is then not `live`; subscribers hear
  *   `reset` (forget everything) when it drops and again once it listens again, and caches neither
- *   serve nor fill while it is down. The listener reconnects with back-off and TCP keep-alive.
+ *   serve nor fill while it is down. The listener reconnects with back-off and TCP keep-alive. On
+ *   the embedded database the one session is the only listener: the feed is live while the pool's
+ *   connection is (a reopened database is heard of as a `reset`).
  */
-import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 
 /** The channel migration `change_feed` notifies on. */
@@ -120,15 +121,66 @@ class Subscribers implements ChangeFeed {
   }
 }
 
-/** A feed on a PGlite instance: its one session listens, so it is live from the start to `close`. */
-export async function pgliteChangeFeed(pglite: PGlite): Promise<ChangeFeed & { close(): Promise<void> }> {
+/**
+ * Notifications remembered to drop their copies from the process's other connections: copies come
+ * within the network's latency, far fewer commits than this apart.
+ */
+const SEEN_NOTIFICATIONS = 10_000;
+
+/**
+ * A notification listener for the feed: delivers each transaction's notification once, from the
+ * first connection that hears it. On PostgreSQL every pooled connection and the dedicated one LISTEN,
+ * so each notification arrives once per connection, at different moments; a payload names its
+ * transaction (the revision it committed, or for `access` its id, migration change_feed_access_once),
+ * so (notifying backend, payload) is unique per transaction. A later copy delivered again would empty
+ * the caches after requests had refilled them.
+ */
+function deliverOnce(feed: Subscribers): (message: pg.Notification) => void {
+  const seen = new Set<string>();
+  return (message) => {
+    if (message.channel !== CHANGE_CHANNEL) return;
+    const key = `${message.processId}:${message.payload}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (seen.size > SEEN_NOTIFICATIONS) seen.delete(seen.values().next().value!);
+    feed.deliver(parseChange(message.payload));
+  };
+}
+
+/** A feed on the embedded database (`embeddedChangeFeed`). */
+export interface EmbeddedChangeFeed extends ChangeFeed {
+  /** The pool's `onConnect` hook: the connection LISTENs, and the feed is live until it is lost. */
+  listenOn(client: pg.ClientBase): Promise<void>;
+  close(): void;
+}
+
+/**
+ * A feed on the embedded database, whose one session is the pool's one connection: that connection
+ * LISTENs, and the feed is live from then until the connection ends (the database reopened after a
+ * statement past its timeout, or closed). Writes are this process's only, so nothing is missed while
+ * no connection is open; a `reset` is still delivered on each change of connection.
+ */
+export function embeddedChangeFeed(): EmbeddedChangeFeed {
   const feed = new Subscribers();
-  const unlisten = await pglite.listen(CHANGE_CHANNEL, (payload) => feed.deliver(parseChange(payload)));
-  feed.setLive(true);
+  const onNotification = deliverOnce(feed);
+  let current: pg.ClientBase | null = null;
   return Object.assign(feed, {
-    close: async () => {
+    listenOn: async (client: pg.ClientBase) => {
+      client.on("notification", onNotification);
+      const lost = () => {
+        if (current !== client) return;
+        current = null;
+        feed.setLive(false);
+      };
+      client.on("error", lost);
+      client.on("end", lost);
+      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+      current = client;
+      feed.setLive(true);
+    },
+    close: () => {
+      current = null;
       feed.setLive(false);
-      await unlisten();
     },
   });
 }
@@ -137,11 +189,6 @@ export async function pgliteChangeFeed(pglite: PGlite): Promise<ChangeFeed & { c
 export const LISTENER_NAME = "signalbox change feed";
 
 const RECONNECT_MIN_MS = 100;
-/**
- * Notifications remembered to drop their copies from the process's other connections: copies come
- * within the network's latency, far fewer commits than this apart.
- */
-const SEEN_NOTIFICATIONS = 10_000;
 const RECONNECT_MAX_MS = 5_000;
 
 /** A feed on PostgreSQL (`postgresChangeFeed`). */
@@ -162,20 +209,7 @@ export interface PostgresChangeFeed extends ChangeFeed {
 /** A feed on the PostgreSQL at `url`; give `listenOn` to the pool as its `onConnect`, then `start`. */
 export function postgresChangeFeed(url: string, log?: ChangeFeedLogger): PostgresChangeFeed {
   const feed = new Subscribers();
-  // Every pooled connection and the dedicated one LISTEN, so each notification arrives once per
-  // connection, at different moments. Each is delivered once, from the first connection that hears
-  // it: a payload names its transaction (the revision it committed, or for `access` its id,
-  // migration change_feed_access_once), so (notifying backend, payload) is unique per transaction.
-  // A later copy delivered again would empty the caches after requests had refilled them.
-  const seen = new Set<string>();
-  const onNotification = (message: pg.Notification) => {
-    if (message.channel !== CHANGE_CHANNEL) return;
-    const key = `${message.processId}:${message.payload}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    if (seen.size > SEEN_NOTIFICATIONS) seen.delete(seen.values().next().value!);
-    feed.deliver(parseChange(message.payload));
-  };
+  const onNotification = deliverOnce(feed);
 
   let closed = false;
   let current: pg.Client | null = null;

@@ -73,6 +73,7 @@ export async function applyMigrations(
   target: MigrationTarget,
   migrationsDir: string = DEFAULT_MIGRATIONS_DIR,
 ): Promise<MigrationReport> {
+  if (target.kind === "embedded") return (await target.run("apply", migrationsDir)) as MigrationReport;
   const migrationsList = await readMigrationsDir(migrationsDir);
   const { appliedMigrationNames } = await withSchemaEngine(target, (engine) =>
     engine.applyMigrations({ migrationsList, filters: NO_FILTERS }),
@@ -99,7 +100,7 @@ function migrationFailure(error: unknown): unknown {
 }
 
 /** Counts the migrations recorded as applied and not rolled back. */
-async function countApplied(target: MigrationTarget): Promise<number> {
+async function countApplied(target: Exclude<MigrationTarget, { kind: "embedded" }>): Promise<number> {
   const sql = `SELECT count(DISTINCT migration_name)::int AS applied FROM "_prisma_migrations"
     WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
   if (target.kind === "pglite") {
@@ -125,6 +126,7 @@ export async function migrationStatus(
   target: MigrationTarget,
   migrationsDir: string = DEFAULT_MIGRATIONS_DIR,
 ): Promise<MigrationStatus> {
+  if (target.kind === "embedded") return (await target.run("status", migrationsDir)) as MigrationStatus;
   const migrationsList = await readMigrationsDir(migrationsDir);
   const diagnosis = await withSchemaEngine(target, (engine) =>
     engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: false, filters: NO_FILTERS }),

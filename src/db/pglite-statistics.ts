@@ -8,24 +8,23 @@
  * any open transaction (PGlite runs one statement or transaction at a time) and holds the one
  * connection while it runs.
  */
-import type { PGlite } from "@electric-sql/pglite";
-
 /** How often the embedded database refreshes its statistics (ms). */
 export const PGLITE_ANALYZE_INTERVAL_MS = 10 * 60_000;
 
 /**
- * Runs `ANALYZE` on `pglite` every `intervalMs`, in the background (the timer keeps no process
- * alive), one run at a time; a failed run is reported to `onError` and the next one still runs.
- * Returns the function that stops it and waits for a run in progress.
+ * Runs `analyze` (the caller's `ANALYZE` on the embedded database) every `intervalMs`, in the
+ * background (the timer keeps no process alive), one run at a time; a failed run is reported to
+ * `onError` and the next one still runs. Returns the function that stops it and waits for a run in
+ * progress.
  */
 export function keepStatisticsFresh(
-  pglite: PGlite,
+  analyze: () => Promise<unknown>,
   intervalMs: number,
   onError: (error: unknown) => void,
 ): () => Promise<void> {
   let running: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
-    running = running.then(() => pglite.exec("ANALYZE").then(() => undefined, onError));
+    running = running.then(() => analyze().then(() => undefined, onError));
   }, intervalMs);
   timer.unref();
   return async () => {

@@ -40,7 +40,14 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
  * The database a migration operation works on. A `pglite` instance stays owned by the caller and
  * is never closed here; a `postgres` URL is opened and closed by each operation.
  */
-export type MigrationTarget = { kind: "pglite"; pglite: PGlite } | { kind: "postgres"; url: string };
+export type MigrationTarget =
+  | { kind: "pglite"; pglite: PGlite }
+  | { kind: "postgres"; url: string }
+  /**
+   * The embedded database on its own thread (./embedded/pglite-host.ts): `run` runs the migration
+   * runner's operation there, on a `pglite` target.
+   */
+  | { kind: "embedded"; run(op: "apply" | "status", dir?: string): Promise<unknown> };
 
 /** The lockfile Prisma keeps beside the migrations, naming their SQL dialect. */
 export const MIGRATION_LOCKFILE = "migration_lock.toml";
@@ -278,7 +285,9 @@ interface MigrationAdapterFactory {
   close(): Promise<void>;
 }
 
-function migrationAdapterFactory(target: MigrationTarget): MigrationAdapterFactory {
+function migrationAdapterFactory(
+  target: Exclude<MigrationTarget, { kind: "embedded" }>,
+): MigrationAdapterFactory {
   const openResources = new Set<() => Promise<void>>();
   /** Registers a closer; the returned function runs it once and forgets it. */
   const track = (close: () => Promise<void>) => {
@@ -341,7 +350,7 @@ function engineError(error: unknown, registry: ErrorRegistry): Error {
  * first when it has one) or, for a failure inside the adapter, the original error.
  */
 export async function withSchemaEngine<T>(
-  target: MigrationTarget,
+  target: Exclude<MigrationTarget, { kind: "embedded" }>,
   operation: (engine: SchemaEngine) => Promise<T>,
 ): Promise<T> {
   await loadWasm();

@@ -3,16 +3,16 @@
  * a page of flags) are hand-written SQL already; sending them through Prisma's `$queryRaw` added its
  * query interpreter and typed result decoding, which cost each statement twice what node-postgres
  * alone does (issue 6 §4's profile of the single read). A `SqlReader` runs such a statement on the
- * same pool or PGlite instance as Prisma, counted into the request's `SqlStats` like Prisma's.
+ * same pool as Prisma, counted into the request's `SqlStats` like Prisma's.
  *
- * Decoding is the driver's own and the same on every backend for the types these reads use:
- * integers, booleans and text as such, `timestamptz` as `Date`, `json`/`jsonb` parsed, arrays as
- * arrays. `bigint` (e.g. `count(*)`) differs between drivers (string, bigint): readers convert it.
+ * Decoding is node-postgres's own, on both backends (../db/database.ts): integers, booleans and
+ * text as such, `timestamptz` as `Date`, `json`/`jsonb` parsed, arrays as arrays, `bigint` (e.g.
+ * `count(*)`) as a string: readers convert it.
  *
- * Inside an interactive transaction, reads must see the transaction's own writes and, on PGlite
- * (one connection), must not wait for it: they run on the transaction's client (`prismaReader`).
+ * Inside an interactive transaction, reads must see the transaction's own writes and, on the
+ * embedded database (one connection), must not wait for it: they run on the transaction's client
+ * (`prismaReader`).
  */
-import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import { timed } from "./sql-stats.js";
@@ -34,13 +34,6 @@ export function pgPoolReader(pool: pg.Pool, name: (query: { sql: string }) => st
       );
       return result.rows as R[];
     },
-  };
-}
-
-/** A reader on a PGlite instance (outside transactions: PGlite runs a query after any open transaction). */
-export function pgliteReader(pglite: PGlite): SqlReader {
-  return {
-    rows: async <R>(query: Prisma.Sql) => (await timed(() => pglite.query<R>(query.text, query.values))).rows,
   };
 }
 

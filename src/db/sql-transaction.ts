@@ -5,15 +5,13 @@
  * interpreter and typed result decoding, and the transaction through its transaction manager: the
  * capture bench's profile (issue 7) showed Prisma's runtime as a sixth of the request's CPU, more than
  * the database driver itself. A `SqlTransaction` runs `Prisma.sql` statements (values bound as
- * parameters, never spliced into the text) on the same pool or PGlite instance as Prisma, counted
- * into the request's `SqlStats` as Prisma's statements are (BEGIN and COMMIT too on PostgreSQL; PGlite
- * sends its own).
+ * parameters, never spliced into the text) on the same pool as Prisma, counted into the request's
+ * `SqlStats` as Prisma's statements are (BEGIN and COMMIT too).
  *
- * Decoding is the driver's own and the same on both for the types the callers read: integers up to
- * `integer`, booleans, text and uuids as such, `timestamptz` as `Date`, `json`/`jsonb` parsed.
- * `bigint` columns differ (node-postgres: string; PGlite: bigint): callers select them `::text`.
+ * Decoding is node-postgres's own, on both backends (./database.ts): integers up to `integer`,
+ * booleans, text and uuids as such, `timestamptz` as `Date`, `json`/`jsonb` parsed, `bigint` as a
+ * string (callers select such columns `::text`).
  */
-import type { PGlite, Transaction as PGliteTransaction } from "@electric-sql/pglite";
 import type pg from "pg";
 import type { Prisma } from "../generated/prisma/client.js";
 import type { SqlReader } from "./sql-reader.js";
@@ -66,11 +64,6 @@ export function pgPoolTransactions(
   };
 }
 
-/** Transactions on a PGlite instance (its own `transaction`, which Prisma's PGlite adapter uses too). */
-export function pgliteTransactions(pglite: PGlite): RunSqlTransaction {
-  return (work) => pglite.transaction((tx) => work(pgliteStatements(tx)));
-}
-
 /**
  * Single statements outside any transaction, each committed on its own (autocommit), on any
  * connection of `pool` (named as `pgPoolTransactions` names them). For a write that one statement
@@ -79,11 +72,6 @@ export function pgliteTransactions(pglite: PGlite): RunSqlTransaction {
  */
 export function pgPoolAutocommit(pool: pg.Pool, name: (query: { sql: string }) => string): SqlStatements {
   return pgStatements(pool, name);
-}
-
-/** Single statements on a PGlite instance outside any transaction (each waits for an open one to end). */
-export function pgliteAutocommit(pglite: PGlite): SqlStatements {
-  return pgliteStatements(pglite);
 }
 
 /** Statements on a pool (each on any of its connections) or on one client, prepared under `name`. */
@@ -96,13 +84,5 @@ function pgStatements(
   return {
     rows: async <R>(query: Prisma.Sql) => (await run(query)).rows as R[],
     execute: async (query) => (await run(query)).rowCount ?? 0,
-  };
-}
-
-/** Statements on a PGlite instance or one of its transactions. */
-function pgliteStatements(target: Pick<PGlite, "query"> | PGliteTransaction): SqlStatements {
-  return {
-    rows: async <R>(query: Prisma.Sql) => (await timed(() => target.query<R>(query.text, query.values))).rows,
-    execute: async (query) => (await timed(() => target.query(query.text, query.values))).affectedRows ?? 0,
   };
 }

@@ -6,9 +6,10 @@
  * an error with `extensions.code`) and the database is as before. No answer of these tries carries a
  * stack frame or SQL text, and none was an unexpected error (the server logged none).
  *
- * The query limits (`QUERY_TIMEOUT_MS`, `QUERY_MAX_CONCURRENT_PER_PROJECT`) are tried on PostgreSQL
- * only: a run is held in flight by a table lock, which embedded PGlite (one connection) cannot take,
- * and PGlite does not enforce `statement_timeout`.
+ * The query limits (`QUERY_TIMEOUT_MS`, `QUERY_MAX_CONCURRENT_PER_PROJECT`) are tried together on
+ * PostgreSQL, where a run is held in flight by a table lock (the embedded database's one connection
+ * cannot take one), and `QUERY_TIMEOUT_MS` alone on the embedded database, with a query that would
+ * run for minutes: stopped at its timeout (src/db/embedded/pglite-host.ts) while the server answers.
  */
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -689,6 +690,65 @@ describeEachBackend(
         expect((await restRun()).status).toBe(200);
       },
       30_000,
+    );
+
+    itWhere(backend === "pglite")(
+      "QUERY_TIMEOUT_MS on the embedded database: a query past it is stopped, 400 query_timeout through REST and GraphQL, while the server answers meanwhile",
+      async () => {
+        // Five cross-joined sets of 100 rows: 10^10 rows, minutes of work without the timeout.
+        const numbers = Array.from({ length: 100 }, (_, n) => n).join(", ");
+        const sets = [0, 1, 2, 3, 4].map((i) => `(SELECT arrayJoin([${numbers}]) AS x${i}) AS t${i}`);
+        const hostile = { kind: "HogQLQuery", query: `SELECT count() FROM ${sets.join(" CROSS JOIN ")}` };
+        const timeout = `Query exceeded the statement timeout of ${LIMITS.QUERY_TIMEOUT_MS} ms.`;
+        const poll = `/api/feature_flag/local_evaluation/?token=${token}`;
+        expect((await s.request("GET", poll)).status).toBe(200);
+
+        const order: string[] = [];
+        const query = rest("REST query past the timeout", "POST", `/api/projects/${s.projectId}/query/`, {
+          body: { query: hostile },
+        }).then((answer) => {
+          order.push("query");
+          return answer;
+        });
+        // While the statement runs on the database's thread, this thread serves what needs no database.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const health = await s.request("GET", "/healthz");
+        order.push("healthz");
+        const polled = await s.request("GET", poll);
+        order.push("poll");
+        const answer = await query;
+        expect([health.status, polled.status]).toEqual([200, 200]);
+        expect(order).toEqual(["healthz", "poll", "query"]);
+        expect(answer.status, answer.text).toBe(400);
+        expect(answer.body).toEqual({
+          type: "validation_error",
+          code: "query_timeout",
+          detail: timeout,
+          attr: null,
+        });
+
+        const created = await s.request("POST", `/api/projects/${s.projectId}/endpoints/`, {
+          body: { name: "hostile", query: hostile, is_materialized: false },
+        });
+        expect(created.status, created.text).toBe(201);
+        const run = await gql(
+          "GraphQL endpoint run past the timeout",
+          `{ project(id: "${s.projectId}") { endpoint(name: "hostile") { run(input: { refresh: FORCE_BLOCKING }) {
+            __typename ... on Error { message code } } } } }`,
+        );
+        expect(run.body.data.project.endpoint.run).toEqual({
+          __typename: "ValidationError",
+          message: `Query execution failed: ${timeout}`,
+          code: "query_timeout",
+        });
+        // The database was reopened with everything it held: the endpoint is there and queries run.
+        const after = await s.request("POST", `/api/projects/${s.projectId}/query/`, {
+          body: { query: { kind: "HogQLQuery", query: "SELECT count() FROM events" } },
+        });
+        expect(after.status, after.text).toBe(200);
+        expect((await s.request("GET", `/api/projects/${s.projectId}/endpoints/hostile/`)).status).toBe(200);
+      },
+      60_000,
     );
 
     it("logged no unexpected error", () => {

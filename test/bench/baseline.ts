@@ -2,7 +2,7 @@
  * The bench's baseline: a bare `node:http` server that does what our REST door does for the list,
  * the single read and a PATCH of a flag, and for the list of persons — authenticate the personal API key, read the project and
  * check access, read the flags with their users and tags — with hand-written SQL over the same
- * driver (the same PGlite instance, or a `pg` Pool on the same database), then `JSON.stringify`s
+ * driver (a `pg` Pool on the same database: on the embedded one, its one connection), then `JSON.stringify`s
  * the same response bytes (run.ts checks they are identical). No Prisma, no fastify, no GraphQL.
  *
  * For the capture figure, `POST /capture/batch` stores a batch's events with one hand-written
@@ -23,12 +23,11 @@
  *   derived fields.
  * - `GET /rows/persons`: one statement, each person with its distinct ids as an array and its
  *   latest event's time; JavaScript builds PostHog's actor shape (persons.rest.ts).
- * - `GET /prepared/flags[/:id]`: as `rows`, every statement a prepared (named) statement on
- *   PostgreSQL, as the app's are; the same as `rows` on PGlite.
+ * - `GET /prepared/flags[/:id]`: as `rows`, every statement a prepared (named) statement, as the
+ *   app's are.
  */
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { hashApiKey } from "../../src/core/auth/api-keys.js";
@@ -48,17 +47,6 @@ import { personDisplayName } from "../../src/persons/rules/display-name.js";
 export interface Sql {
   query<R>(text: string, params?: unknown[]): Promise<R[]>;
   transaction<T>(fn: (sql: Pick<Sql, "query">) => Promise<T>): Promise<T>;
-}
-
-/** `Sql` over one PGlite instance (the one the app uses). */
-export function pgliteSql(db: PGlite): Sql {
-  return {
-    query: async <R>(text: string, params?: unknown[]) => (await db.query<R>(text, params)).rows,
-    transaction: (fn) =>
-      db.transaction((tx) =>
-        fn({ query: async <R>(t: string, p?: unknown[]) => (await tx.query<R>(t, p)).rows }),
-      ),
-  };
 }
 
 /**

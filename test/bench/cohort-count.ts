@@ -2,7 +2,7 @@
  * The dynamic-cohort figure of `npm run bench` (issue 7): how long counting a dynamic cohort over
  * 100,000 persons takes, beside a hand-written SQL count of the same persons, on each backend.
  *
- * Per backend (PGlite in memory; PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432, skipped loudly
+ * Per backend (the embedded PGlite; PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432, skipped loudly
  * when none answers): a fresh migrated database, `PERSONS` persons inserted by one
  * `INSERT ... SELECT generate_series`, our app on it, and a dynamic cohort created over REST. Then,
  * one request or query at a time, the median of `BENCH_COHORT_RUNS` runs (default 9) of:
@@ -134,7 +134,7 @@ async function benchBackend(label: string, backend: string): Promise<void> {
 
 async function main(): Promise<void> {
   if (ONLY && !ONLY.includes("cohort-count")) return;
-  if (BACKENDS.includes("pglite")) await benchBackend("PGlite (in memory)", "pglite");
+  if (BACKENDS.includes("pglite")) await benchBackend("PGlite (embedded, on its own thread)", "pglite");
   if (!BACKENDS.includes("postgres")) return;
   if (!(await postgresAnswers())) {
     console.warn(

@@ -14,7 +14,6 @@
  * Environment: BENCH_ROUNDS (default 15), BENCH_BACKENDS (default `pglite,postgres`).
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import { applyMigrations } from "../../src/db/migrations.js";
 import { measureSql } from "../../src/db/sql-stats.js";
@@ -24,6 +23,7 @@ import { applyPersonState } from "../../src/ingestion/person-state.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
 import { ingestEvent } from "../support/ingest.js";
 import { adminQuery, databaseUrl, postgresAnswers } from "../support/postgres.js";
+import { openEmbeddedBenchDatabase } from "./embedded.js";
 
 const BATCH = 100;
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 15);
@@ -178,9 +178,8 @@ function print(backend: string, rows: Row[]): void {
 
 async function openBackend(backend: string): Promise<{ db: Database; drop: () => Promise<void> } | null> {
   if (backend === "pglite") {
-    const pglite = new PGlite();
-    const db = await openDatabase({ kind: "pglite", pglite });
-    return { db, drop: () => db.close() };
+    const { database, close } = await openEmbeddedBenchDatabase();
+    return { db: database, drop: close };
   }
   if (!(await postgresAnswers())) {
     console.log("\npostgres: SKIPPED, no PostgreSQL answers at 127.0.0.1:5432");

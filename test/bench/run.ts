@@ -2,7 +2,7 @@
  * `npm run bench`: throughput and latency of the main management operations under concurrent load,
  * beside a hand-written baseline measured in the same run on the same database and driver.
  *
- * For each backend (PGlite in memory; PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432, skipped
+ * For each backend (the embedded PGlite, on its own thread in a temporary data directory; PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432, skipped
  * loudly when none answers) a server process (server.ts) seeds 100 flags and serves our app and the
  * baseline (baseline.ts); this process drives them with autocannon and prints, per figure, req/s,
  * p50 and p99 latency (ms), SQL statements per request (from `Server-Timing`) and the server
@@ -848,7 +848,7 @@ function printTable(label: string, results: Result[]): void {
 }
 
 async function main(): Promise<void> {
-  if (BACKENDS.includes("pglite")) await benchBackend("PGlite (in memory, in the server process)", "pglite");
+  if (BACKENDS.includes("pglite")) await benchBackend("PGlite (embedded, on its own thread)", "pglite");
   if (!BACKENDS.includes("postgres")) return;
   if (!(await postgresAnswers())) {
     console.warn("\n!! No PostgreSQL at 127.0.0.1:5432 (or TEST_DATABASE_URL): PostgreSQL figures SKIPPED");

@@ -4,13 +4,13 @@
  * median of timed runs, and ours beside the baseline in alternating rounds.
  */
 import { randomBytes } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import { applyMigrations } from "../../src/db/migrations.js";
 import { createProjectForUser } from "../../src/projects/create-project.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
 import { adminQuery, databaseUrl, postgresAnswers } from "../support/postgres.js";
+import { openEmbeddedBenchDatabase } from "./embedded.js";
 
 /** Runs a hand-written query on the backend's own driver (not through our code), returning its rows. */
 export type RawRows = <R = Record<string, unknown>>(sql: string, params: unknown[]) => Promise<R[]>;
@@ -82,15 +82,11 @@ export async function openBenchDatabase(
   backend: string,
 ): Promise<{ database: Database; raw: RawRows; close(): Promise<void> }> {
   if (backend === "pglite") {
-    const pglite = new PGlite();
-    const database = await openDatabase({ kind: "pglite", pglite });
+    const { database, close } = await openEmbeddedBenchDatabase();
     return {
       database,
-      raw: async <R>(sql: string, params: unknown[]) => (await pglite.query<R>(sql, params)).rows,
-      close: async () => {
-        await database.close();
-        await pglite.close();
-      },
+      raw: async <R>(sql: string, params: unknown[]) => (await database.pool.query(sql, params)).rows as R[],
+      close,
     };
   }
   const name = `sbx_bench_${randomBytes(4).toString("hex")}`;

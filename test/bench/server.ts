@@ -18,7 +18,6 @@ import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import http from "node:http";
 import { Session } from "node:inspector/promises";
-import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import pino from "pino";
 import { buildApp } from "../../src/app.js";
@@ -29,7 +28,8 @@ import { applyMigrations } from "../../src/db/migrations.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
 import { adminQuery, databaseUrl, postgresAnswers } from "../support/postgres.js";
 import { RATE_LIMITS_OFF } from "../support/rate-limits.js";
-import { pgliteSql, pgPoolSql, type Sql, startBaseline } from "./baseline.js";
+import { pgPoolSql, type Sql, startBaseline } from "./baseline.js";
+import { openEmbeddedBenchDatabase } from "./embedded.js";
 import { startStaticBytes } from "./static-bytes.js";
 import { startUnleash } from "./unleash.js";
 
@@ -263,10 +263,11 @@ async function main(backend: string): Promise<void> {
   let pgUrl: string | undefined;
   const cleanups: Array<() => Promise<unknown>> = [];
   if (backend === "pglite") {
-    const pglite = new PGlite();
-    database = await openDatabase({ kind: "pglite", pglite });
-    sql = { plain: pgliteSql(pglite), prepared: pgliteSql(pglite) };
-    cleanups.push(() => pglite.close());
+    const embedded = await openEmbeddedBenchDatabase();
+    database = embedded.database;
+    // The same driver and the same one connection as the app's statements.
+    sql = { plain: pgPoolSql(database.pool), prepared: pgPoolSql(database.pool, true) };
+    cleanups.push(() => embedded.close());
   } else {
     const name = `sbx_bench_${randomBytes(4).toString("hex")}`;
     pgUrl = databaseUrl(name);
@@ -278,7 +279,7 @@ async function main(backend: string): Promise<void> {
     sql = { plain: pgPoolSql(pool), prepared: pgPoolSql(pool, true) };
     cleanups.unshift(() => pool.end());
   }
-  cleanups.unshift(() => database.close());
+  if (backend !== "pglite") cleanups.unshift(() => database.close());
   await applyMigrations(database.migrationTarget);
   const { localEvaluationToken, ...seeded } = await seed(database);
   // A database in service has planner statistics: PostgreSQL's autovacuum gathers them (the test

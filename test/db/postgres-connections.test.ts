@@ -20,7 +20,10 @@ beforeAll(async () => {
   await adminQuery(`CREATE DATABASE ${name}`);
   database = await openDatabase(
     { kind: "postgres", url: databaseUrl(name) },
-    { warn: (_fields, message) => warnings.push(message) },
+    {
+      warn: (_fields, message) => warnings.push(message),
+      error: (_fields, message) => warnings.push(message),
+    },
   );
 });
 

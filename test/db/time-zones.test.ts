@@ -1,8 +1,8 @@
 /**
  * Instants are the same instants whatever zone the database session would default to
  * (src/db/database.ts, `UTC_SESSION`): PGlite's session takes the zone of the process it starts in,
- * and a PostgreSQL server may be configured with any `timezone`, while Prisma's adapters write and
- * read timestamptz as if the session were in UTC. Before sessions were set to UTC, a process in
+ * and a database may be configured with any `timezone`, while Prisma's adapter writes and reads
+ * timestamptz as if the session were in UTC. Before sessions were set to UTC, a process in
  * America/New_York read a key's hourly `last_used_at` stamp five hours off and never renewed it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,12 @@ import { type Database, openDatabase } from "../../src/db/database.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
 import { adminQuery } from "../support/postgres.js";
-import { availableBackends, type Backend, openTemplatePGlite, openTestDatabase } from "../support/server.js";
+import {
+  availableBackends,
+  type Backend,
+  openEmbeddedTestDatabase,
+  openTestDatabase,
+} from "../support/server.js";
 
 /** A zone five hours from UTC in November. */
 const ZONE = "America/New_York";
@@ -19,20 +24,21 @@ const ZONE = "America/New_York";
 const AT = new Date("2026-11-26T12:00:00.123Z");
 
 /**
- * A database of `backend` whose session defaults to `ZONE` before the service opens it: a PGlite
- * whose session is in `ZONE` (as in a process started in that zone), or a PostgreSQL database
- * configured with `ALTER DATABASE ... SET timezone`.
+ * A database of `backend` whose sessions default to `ZONE` before the service opens it (as PGlite's
+ * does in a process started in that zone, or a server configured so): the database configured with
+ * `ALTER DATABASE ... SET timezone`, then opened again.
  */
 async function openInZone(backend: Backend): Promise<{ database: Database; close: () => Promise<void> }> {
   if (backend === "pglite") {
-    const pglite = await openTemplatePGlite();
-    await pglite.exec(`SET TIME ZONE '${ZONE}'`);
-    const database = await openDatabase({ kind: "pglite", pglite });
+    const opened = await openEmbeddedTestDatabase();
+    await opened.database.prisma.$executeRawUnsafe(`ALTER DATABASE template1 SET timezone = '${ZONE}'`);
+    await opened.database.close();
+    const database = await openDatabase({ kind: "embedded", dataDir: opened.dataDir });
     return {
       database,
       close: async () => {
         await database.close();
-        await pglite.close();
+        await opened.drop();
       },
     };
   }

@@ -5,8 +5,9 @@
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { Writable } from "node:stream";
-import { PGlite } from "@electric-sql/pglite";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, inject } from "vitest";
@@ -88,22 +89,35 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** An in-memory PGlite loaded from the migrated template of the global setup, ready. */
-export async function openTemplatePGlite(): Promise<PGlite> {
-  const tarball = await fs.readFile(inject("pgliteTemplate"));
-  const pglite = new PGlite("memory://", { loadDataDir: new Blob([tarball]) });
-  await pglite.waitReady;
-  return pglite;
+/** The migrated PGlite template of the global setup, as a data-directory tarball. */
+export async function pgliteTemplate(): Promise<Uint8Array> {
+  return new Uint8Array(await fs.readFile(inject("pgliteTemplate")));
 }
 
-/** A fresh, migrated database of `backend` (PGlite in memory from the template, or a PostgreSQL copy of it), and how to drop it. */
+/**
+ * The embedded database as a server opens it (its own thread, ../../src/db/embedded/pglite-host.ts)
+ * in a fresh temporary data directory, loaded from `template` (default: the migrated template).
+ */
+export async function openEmbeddedTestDatabase(
+  template?: Uint8Array,
+): Promise<{ database: Database; dataDir: string; drop: () => Promise<void> }> {
+  const parent = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-pglite-"));
+  const dataDir = path.join(parent, "data");
+  const database = await openDatabase({
+    kind: "embedded",
+    dataDir,
+    loadDataDir: template ?? (await pgliteTemplate()),
+  });
+  return { database, dataDir, drop: () => fs.rm(parent, { recursive: true, force: true }) };
+}
+
+/** A fresh, migrated database of `backend` (the embedded database from the template, or a PostgreSQL copy of it), and how to drop it (after closing it). */
 export async function openTestDatabase(
   backend: Backend,
 ): Promise<{ database: Database; url: string | null; drop: () => Promise<void> }> {
   if (backend === "pglite") {
-    const pglite = await openTemplatePGlite();
-    const database = await openDatabase({ kind: "pglite", pglite });
-    return { database, url: null, drop: () => pglite.close() };
+    const { database, drop } = await openEmbeddedTestDatabase();
+    return { database, url: null, drop };
   }
   const template = inject("postgresTemplate");
   if (!template) throw new Error("no PostgreSQL template: the postgres backend should have been skipped");

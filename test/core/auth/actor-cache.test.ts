@@ -1,44 +1,44 @@
 /**
- * The per-process actor cache on a real change feed (an in-memory PGlite that notifies on the
- * feed's channel, as migration `change_feed`'s triggers do): what it keeps, what clears it, and
- * that it serves nothing while the feed is not live.
+ * The per-process actor cache on a real change feed (the embedded database, on which the test
+ * notifies on the feed's channel as migration `change_feed`'s triggers do): what it keeps, what
+ * clears it, and that it serves nothing while the feed is not live.
  */
-import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ActorCache } from "../../../src/core/auth/actor-cache.js";
 import { ProjectRevisions } from "../../../src/core/project-revisions.js";
-import { CHANGE_CHANNEL, pgliteChangeFeed } from "../../../src/db/change-feed.js";
-import { pgliteReader } from "../../../src/db/sql-reader.js";
+import { CHANGE_CHANNEL } from "../../../src/db/change-feed.js";
+import type { Database } from "../../../src/db/database.js";
+import { Prisma } from "../../../src/generated/prisma/client.js";
+import { openEmbeddedTestDatabase } from "../../support/server.js";
 import { actor, project } from "./support.js";
 
-let pglite: PGlite;
-let feed: Awaited<ReturnType<typeof pgliteChangeFeed>>;
+let database: Database;
+let drop: () => Promise<void>;
 
 beforeAll(async () => {
-  pglite = new PGlite();
-  feed = await pgliteChangeFeed(pglite);
+  ({ database, drop } = await openEmbeddedTestDatabase());
 });
 
 afterAll(async () => {
-  await feed.close();
-  await pglite.close();
+  await database.close();
+  await drop();
 });
 
 /** Announces `payload` on the feed's channel and waits until the feed delivered it. */
 async function announce(payload: object): Promise<void> {
   const heard = new Promise<void>((resolve) => {
-    const unsubscribe = feed.subscribe(() => {
+    const unsubscribe = database.changes.subscribe(() => {
       unsubscribe();
       resolve();
     });
   });
-  await pglite.query("SELECT pg_notify($1, $2)", [CHANGE_CHANNEL, JSON.stringify(payload)]);
+  await database.autocommit.rows(Prisma.sql`SELECT pg_notify(${CHANGE_CHANNEL}, ${JSON.stringify(payload)})`);
   await heard;
 }
 
 function cache(maxEntries?: number) {
-  const revisions = new ProjectRevisions(feed, pgliteReader(pglite));
-  return { revisions, actors: new ActorCache(feed, revisions, maxEntries) };
+  const revisions = new ProjectRevisions(database.changes, database.reader);
+  return { revisions, actors: new ActorCache(database.changes, revisions, maxEntries) };
 }
 
 const entry = (revision = 1n) => ({
@@ -110,11 +110,16 @@ describe("ActorCache", () => {
   });
 
   it("serves nothing while the feed is not live", async () => {
-    const second = await pgliteChangeFeed(pglite);
-    const actors = new ActorCache(second, new ProjectRevisions(second, pgliteReader(pglite)));
-    actors.keep(actors.generation, "hash-1", 7, entry());
-    expect(actors.find("hash-1", 7)).toBeDefined();
-    await second.close();
-    expect(actors.find("hash-1", 7)).toBeUndefined();
+    const second = await openEmbeddedTestDatabase();
+    try {
+      const feed = second.database.changes;
+      const actors = new ActorCache(feed, new ProjectRevisions(feed, second.database.reader));
+      actors.keep(actors.generation, "hash-1", 7, entry());
+      expect(actors.find("hash-1", 7)).toBeDefined();
+      await second.database.close();
+      expect(actors.find("hash-1", 7)).toBeUndefined();
+    } finally {
+      await second.drop();
+    }
   });
 });
