@@ -86,6 +86,7 @@ const envSchema = z.object({
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   QUERY_MAX_CONCURRENT_PER_PROJECT: z.coerce.number().int().positive().default(4),
   ENDPOINT_MATERIALIZATION_INTERVAL_SCALE: z.coerce.number().positive().max(1).default(1),
+  ENDPOINT_MATERIALIZATION_FAILURES_TO_PAUSE: z.coerce.number().int().min(1).default(5),
   RATE_LIMIT_BURST: rateFromEnv.prefault("480/minute"),
   RATE_LIMIT_SUSTAINED: rateFromEnv.prefault("4800/hour"),
   RATE_LIMIT_LOCAL_EVALUATION: rateFromEnv.prefault("600/minute"),
@@ -221,6 +222,13 @@ export interface Config {
    */
   materializationIntervalScale: number;
   /**
+   * Refreshes of a materialized endpoint that may fail (or run out of time) in a row before its
+   * schedule is paused until its materialization is set again (`ENDPOINT_MATERIALIZATION_FAILURES_TO_PAUSE`,
+   * default 5: PostHog's `CONSECUTIVE_TIMEOUTS_TO_PAUSE` and `CONSECUTIVE_FAILURES_TO_SUSPEND`,
+   * products/data_modeling/backend/temporal).
+   */
+  materializationFailuresToPause: number;
+  /**
    * The in-process cache of endpoint run results (src/endpoints/run/result-cache.ts): results are
    * recomputable, so a restart only loses it. 0 entries or 0 bytes turns it off.
    */
@@ -279,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     flagCallRollupIntervalMs: e.FLAG_CALL_ROLLUP_INTERVAL_MS,
     skipCatalogueUpdates: e.SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP,
     materializationIntervalScale: e.ENDPOINT_MATERIALIZATION_INTERVAL_SCALE,
+    materializationFailuresToPause: e.ENDPOINT_MATERIALIZATION_FAILURES_TO_PAUSE,
     endpointCache: { maxEntries: e.ENDPOINT_CACHE_MAX_ENTRIES, maxBytes: e.ENDPOINT_CACHE_MAX_BYTES },
     webhooks: {
       allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,

@@ -65,7 +65,8 @@ const VERSION_COLUMNS = (v: string, u: string) => {
     ${a}.sync_frequency AS "vSyncFrequency", ${a}.is_active AS "vIsActive", ${a}.created_at AS "vCreatedAt",
     ${userBasicJson(u)} AS "vCreatedBy",
     CASE WHEN vm.version_id IS NULL THEN NULL ELSE json_build_object('status', vm.status,
-      'syncFrequency', vm.sync_frequency, 'lastRunAt', vm.last_run_at, 'latestError', vm.latest_error) END
+      'syncFrequency', vm.sync_frequency, 'lastRunAt', vm.last_run_at, 'latestError', vm.latest_error,
+      'paused', vm.paused) END
       AS "vMaterialization"`;
 };
 

@@ -601,7 +601,9 @@ export function createEndpointService(
             const offNow = off.filter((id) => id !== on.id || !on.isMaterialized);
             if (offNow.length > 0) await scheduler.unschedule(offNow);
             if (!on.isMaterialized || !on.materialization) return;
-            if ((created && moved) || !wasMaterialized) await scheduler.refreshSoon([on.id]);
+            const wasPaused = current.current.materialization?.paused === true;
+            if ((created && moved) || !wasMaterialized || (wasPaused && !on.materialization.paused))
+              await scheduler.refreshSoon([on.id]);
             else if (on.syncFrequency !== current.current.syncFrequency)
               await scheduler.reschedule(
                 on.id,

@@ -278,6 +278,59 @@ describeEachBackend("endpoint materialization over REST", (server, backend) => {
       }
     });
 
+    it("pauses the schedule after failures in a row, with PostHog's message, across restarts, until it is set again", async () => {
+      const s = await startTestServer(backend, { env: { ENDPOINT_MATERIALIZATION_FAILURES_TO_PAUSE: "2" } });
+      try {
+        // 64,000 rows: more than the query engine answers, so every refresh fails (never stored truncated).
+        const set = (i: number) =>
+          `(SELECT arrayJoin([${Array.from({ length: 40 }, (_, n) => n).join(", ")}]) AS x${i}) AS t${i}`;
+        const name = "always_failing";
+        const created = await s.request("POST", `${base(s)}/`, {
+          body: { name, query: hogql(`SELECT x0 FROM ${[0, 1, 2].map(set).join(" CROSS JOIN ")}`) },
+        });
+        expect(created.status, created.text).toBe(201);
+        const { id } = await s.db.endpointVersion.findFirstOrThrow({
+          where: { endpoint: { name, projectId: s.projectId } },
+        });
+        const read = () => s.db.endpointMaterialization.findUniqueOrThrow({ where: { versionId: id } });
+        // The refresh create queued fails once; the next waits a whole interval (never at once).
+        await waitFor(read, (row) => row.consecutiveFailures === 1);
+        expect(await jobsOf(s, id)).toBe(1);
+        expect(await s.app.jobs.runNow("endpoint-materialize", { versionId: id })).toMatchObject({
+          outcome: "paused",
+          failures: 2,
+        });
+        const statusOf = async () =>
+          (await s.request("GET", `${base(s)}/${name}/materialization_status/`)).body;
+        const paused = await statusOf();
+        expect(paused).toMatchObject({ status: "Failed", can_materialize: true });
+        expect(paused.error).toMatch(
+          /^This materialized view sync schedule has been paused until you modify the query and reset the sync schedule\. Error: The result has 50000 rows or more/,
+        );
+        // A restart restores every schedule but the paused one.
+        const restarted = createMaterializationService(
+          { now: () => new Date(), config: loadConfig({}), data: dataAccessOf(s.database) },
+          createQueryService({ now: () => new Date(), config: loadConfig({}) }, []),
+        );
+        await restarted.attachQueue(s.app.jobs);
+        // The refresh that was waiting ran and ended without a successor; none was restored.
+        await waitFor(
+          () => jobsOf(s, id),
+          (jobs) => jobs === 0,
+        );
+        expect((await read()).runCount).toBe(2);
+        // Setting the materialization again resumes it: a refresh at once, the count of failures reset.
+        const reset = await s.request("PATCH", `${base(s)}/${name}/`, {
+          body: { is_materialized: true, sync_frequency: "1hour" },
+        });
+        expect(reset.status, reset.text).toBe(200);
+        await waitFor(read, (row) => !row.paused && row.runCount === 3 && row.status === "Failed");
+        expect(await read()).toMatchObject({ paused: false, consecutiveFailures: 1 });
+      } finally {
+        await s.close();
+      }
+    });
+
     it("answers run from the fresh stored result, and `direct` or a limit computes past it", async () => {
       const s = server();
       const name = fresh();

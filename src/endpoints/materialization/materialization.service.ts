@@ -12,6 +12,12 @@
  * start every materialized version's job is enqueued with `preserve_run_at` (a job lost between a
  * commit and its enqueue is restored; one waiting keeps its time).
  *
+ * A refresh that fails (a query error, its statement timeout) is tried again at its next scheduled
+ * time, never at once; after `ENDPOINT_MATERIALIZATION_FAILURES_TO_PAUSE` (5) failures in a row the
+ * schedule is paused, with PostHog's message in `materialization_status.error`, and stays paused
+ * across restarts until the endpoint's materialization is set again (PATCH `is_materialized` or
+ * `sync_frequency`, or a query change moving it to a new version).
+ *
  * A refresh runs the version's query through the query service (its statement timeout and per-project
  * cap) as a system actor limited to the version's project with scope `query:read` only, with the query
  * engine's largest row count (`MAX_SELECT_RETURNED_ROWS`, 50,000): PostHog's materialization has no
@@ -39,7 +45,17 @@ export function materializeJobKey(versionId: string): string {
 export type RefreshOutcome =
   | { outcome: "gone"; versionId: string }
   | { outcome: "completed"; versionId: string; rows: number; nextRunAt: string }
-  | { outcome: "failed"; versionId: string; error: string; nextRunAt: string };
+  | { outcome: "failed"; versionId: string; error: string; nextRunAt: string }
+  /** Failed `failures` times in a row: the schedule is paused (no next refresh). */
+  | { outcome: "paused"; versionId: string; error: string; failures: number };
+
+/**
+ * The error a paused schedule shows (`materialization_status.error`): PostHog's words when it pauses
+ * a saved query's schedule (products/data_modeling/backend/temporal `_maybe_pause_schedule_on_timeout`).
+ */
+export function pausedMessage(error: string): string {
+  return `This materialized view sync schedule has been paused until you modify the query and reset the sync schedule. Error: ${error}`;
+}
 
 /** A stored result `run` may answer (see `freshMaterializedResult`). */
 export interface MaterializedResult {
@@ -136,7 +152,9 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
     /** Hands the started job queue to the service (src/app.ts, once the queue runs), and restores every schedule. */
     async attachQueue(started: JobQueue): Promise<void> {
       queue = started;
+      // A paused schedule stays paused across restarts: it is not run again until it is set again.
       const rows = await data().prisma.endpointMaterialization.findMany({
+        where: { paused: false },
         select: { versionId: true, lastRunAt: true, syncFrequency: true },
       });
       for (const row of rows) {
@@ -179,7 +197,8 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
      * One refresh of version `versionId` (the job's handler): marks it `Running`, runs its query,
      * replaces the stored result in one transaction and marks it `Completed` with `last_run_at` = the
      * run's start (or `Failed` with `latest_error`), then enqueues the next refresh at start + interval.
-     * A version no longer materialized (disabled, deleted) is `gone`: nothing runs, nothing is enqueued.
+     * A version no longer materialized (disabled, deleted) or whose schedule is paused is `gone`:
+     * nothing runs, nothing is enqueued.
      */
     async refresh(versionId: string): Promise<RefreshOutcome> {
       const db = data().prisma;
@@ -189,7 +208,7 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
         FROM endpoint_materializations m
         JOIN endpoint_versions v ON v.id = m.version_id AND v.is_materialized
         JOIN projects p ON p.id = m.project_id
-        WHERE m.version_id = ${versionId}::uuid`);
+        WHERE m.version_id = ${versionId}::uuid AND NOT m.paused`);
       if (!target) return { outcome: "gone", versionId };
       const startedAt = deps.now();
       const nextRunAt = new Date(startedAt.getTime() + intervalMs(target.syncFrequency));
@@ -225,11 +244,22 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
         return { outcome: "completed", versionId, rows: rows.length, nextRunAt: nextRunAt.toISOString() };
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        const { count } = await db.endpointMaterialization.updateMany({
-          where: { projectId: target.projectId, versionId },
-          data: { status: "Failed", latestError: message, updatedAt: deps.now() },
-        });
-        if (count === 0) return { outcome: "gone", versionId };
+        const [failed] = await db.$queryRaw<Array<{ consecutiveFailures: number }>>(Prisma.sql`
+          UPDATE endpoint_materializations SET status = 'Failed', latest_error = ${message},
+            consecutive_failures = consecutive_failures + 1, updated_at = ${deps.now()}
+          WHERE project_id = ${target.projectId} AND version_id = ${versionId}::uuid
+          RETURNING consecutive_failures AS "consecutiveFailures"`);
+        if (!failed) return { outcome: "gone", versionId };
+        if (failed.consecutiveFailures >= deps.config.materializationFailuresToPause) {
+          await db.endpointMaterialization.updateMany({
+            where: { projectId: target.projectId, versionId },
+            data: { paused: true, latestError: pausedMessage(message) },
+          });
+          // A refresh still waiting (this one ran on demand) runs now, finds the schedule paused
+          // and ends without a successor: the queue offers no removal (see `unschedule`).
+          await schedule(versionId, 0);
+          return { outcome: "paused", versionId, error: message, failures: failed.consecutiveFailures };
+        }
         await schedule(versionId, msUntil(nextRunAt));
         return { outcome: "failed", versionId, error: message, nextRunAt: nextRunAt.toISOString() };
       }

@@ -30,6 +30,8 @@ export interface MaterializationState {
   lastRunAt: Date | null;
   /** The last failed refresh's message; null after a success. */
   latestError: string | null;
+  /** The schedule is paused after failures in a row (`latestError` says so), until it is set again. */
+  paused: boolean;
 }
 
 /** Rows inserted per statement when a refresh replaces a result. */
@@ -54,7 +56,9 @@ export async function enableMaterialization(
   await db.endpointMaterialization.upsert({
     where: { versionId },
     create: { projectId, versionId, syncFrequency: frequency, status },
-    update: { syncFrequency: frequency, updatedAt: new Date() },
+    // Setting the materialization again resumes a paused schedule (PostHog: "until you modify the
+    // query and reset the sync schedule").
+    update: { syncFrequency: frequency, paused: false, consecutiveFailures: 0, updatedAt: new Date() },
   });
 }
 
@@ -103,6 +107,7 @@ export async function storeResult(
       status: "Completed",
       lastRunAt: ranAt,
       latestError: null,
+      consecutiveFailures: 0,
       columns: result.columns as Prisma.InputJsonValue,
       types: result.types as Prisma.InputJsonValue,
       rowCount: result.rows.length,
