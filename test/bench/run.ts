@@ -69,13 +69,14 @@
  * process during each of our figures' first measured round, `<backend>-<figure>.cpuprofile`;
  * `tsx test/bench/profile.ts <file>` summarises one).
  */
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { postgresAnswers } from "../support/postgres.js";
 import type { BenchReady } from "./server.js";
+import { startServer, stopServer, tellServer } from "./server-process.js";
 
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 3);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 4);
@@ -204,38 +205,6 @@ function middle(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const half = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
-}
-
-function startServer(backend: string): Promise<{ child: ChildProcess; ready: BenchReady }> {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const child = fork(path.join(here, "server.ts"), [backend], {
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  return new Promise((resolve, reject) => {
-    child.once("message", (ready) => resolve({ child, ready: ready as BenchReady }));
-    child.once("exit", (code) => reject(new Error(`bench server (${backend}) exited with ${code}`)));
-  });
-}
-
-/**
- * Sends a command to the server process and waits for its answer: "ok" to a profiler command, the
- * process's CPU time so far (µs, user + system) to `cpu`.
- */
-function tellServer(
-  child: ChildProcess,
-  command: { profile: string } | { stopProfile: true } | { cpu: true },
-): Promise<unknown> {
-  return new Promise((resolve) => {
-    child.once("message", resolve);
-    child.send(command);
-  });
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.send("close");
-  await exited;
 }
 
 /** Fails unless both URLs answer the same bytes (the baseline must do the same work as ours). */

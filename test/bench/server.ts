@@ -255,6 +255,9 @@ async function seed(database: Database): Promise<
   };
 }
 
+/** Settings every app of this server takes (`BENCH_SERVER_ENV`, a JSON object; the abuse bench's `QUERY_TIMEOUT_MS`). */
+const SERVER_ENV = JSON.parse(process.env["BENCH_SERVER_ENV"] ?? "{}") as Record<string, string>;
+
 async function main(backend: string): Promise<void> {
   let database: Database;
   let sql: { plain: Sql; prepared: Sql };
@@ -292,7 +295,7 @@ async function main(backend: string): Promise<void> {
   /** An app on `database` with `env` as its configuration, listening on a free port: its base URL. */
   const listening = async (env: Record<string, string>): Promise<string> => {
     const app = await buildApp({
-      config: loadConfig({ PORT: "0", ...RATE_LIMITS_OFF, ...env }),
+      config: loadConfig({ PORT: "0", ...RATE_LIMITS_OFF, ...SERVER_ENV, ...env }),
       database,
       logger: pino({ level: "silent" }),
     });
