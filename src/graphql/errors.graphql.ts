@@ -78,8 +78,9 @@ const ErrorInterface = builder.interfaceRef<DomainError>("Error").implement({
     "An expected failure, returned as a typed result instead of a GraphQL error. The same failure through REST " +
     "is PostHog's `{type, code, detail, attr}` body (posthog-behavior.md §1.3).",
   fields: (t) => ({
-    message: t.exposeString("message", {
+    message: t.string({
       description: "What went wrong, safe to show (PostHog's `detail`, verbatim).",
+      resolve: (error) => error.detail,
     }),
     code: t.exposeString("code", {
       description:

@@ -19,6 +19,7 @@
  */
 import type { DataAccess, ProjectAccess, ServiceContext } from "../../core/context.js";
 import { createServiceContext } from "../../core/context.js";
+import { publicMessage } from "../../core/errors.js";
 import type { JobQueue } from "../../core/jobs/jobs.js";
 import type { ServiceDeps } from "../../core/services.js";
 import { Prisma } from "../../generated/prisma/client.js";
@@ -224,10 +225,11 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
         await schedule(versionId, msUntil(nextRunAt));
         return { outcome: "completed", versionId, rows: rows.length, nextRunAt: nextRunAt.toISOString() };
       } catch (error) {
+        // The job's result (logged) keeps the cause; the stored error is what clients read.
         const message = error instanceof Error ? error.message : String(error);
         const { count } = await db.endpointMaterialization.updateMany({
           where: { projectId: target.projectId, versionId },
-          data: { status: "Failed", latestError: message, updatedAt: deps.now() },
+          data: { status: "Failed", latestError: publicMessage(error), updatedAt: deps.now() },
         });
         if (count === 0) return { outcome: "gone", versionId };
         await schedule(versionId, msUntil(nextRunAt));
