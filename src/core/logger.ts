@@ -63,7 +63,7 @@ function parameterName(raw: string): string {
 }
 
 /** A finished log line with every `SECRET_VALUE` replaced. */
-export function redactSecretValues(line: string): string {
+function redactSecretValues(line: string): string {
   return line.replace(SECRET_VALUE, CENSOR);
 }
 
