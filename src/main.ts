@@ -12,6 +12,7 @@ import { AdminCommandError, listenAdminSocket, sendAdminCommand } from "./cli/ad
 import { type Config, loadConfig } from "./config.js";
 import { DomainError } from "./core/errors.js";
 import { migrateJobQueue } from "./core/jobs/postgres-queue.js";
+import { createLogger } from "./core/logger.js";
 import { DataDirectoryLockedError } from "./db/data-dir-lock.js";
 import { type Database, openDatabase } from "./db/database.js";
 import { applyMigrations, migrationStatus } from "./db/migrations.js";
@@ -19,8 +20,9 @@ import { applyMigrations, migrationStatus } from "./db/migrations.js";
 /** An error the CLI reports as one line, without a stack. */
 class CliError extends Error {}
 
+/** The process's logger (core/logger.ts: no credential in any line) on stdout, or stderr for CLI commands. */
 function logger(config: Config, toStderr: boolean): Logger {
-  return pino({ level: config.logLevel, base: { service: "signalbox" } }, pino.destination(toStderr ? 2 : 1));
+  return createLogger(config.logLevel, pino.destination(toStderr ? 2 : 1));
 }
 
 /** Opens the configured database; the embedded one is migrated, PostgreSQL must already be. */

@@ -21,7 +21,36 @@ export const POSTHOG_ERROR_TYPES = [
 /** One of `POSTHOG_ERROR_TYPES`. */
 export type PostHogErrorType = (typeof POSTHOG_ERROR_TYPES)[number];
 
-/** Base class of expected failures. `detail` is safe to show to the caller. */
+/** DRF's message for a failure whose cause is not the caller's to see. */
+export const SERVER_ERROR_DETAIL = "A server error occurred.";
+
+/**
+ * What the ORM and the database driver write about themselves, which no answer may carry: Prisma's
+ * invocation banner (``Invalid `prisma.$queryRawUnsafe()` invocation``), its calls (`prisma.$…(`),
+ * its ``Code: `22003` `` lines and error class names, the driver adapter's, stack frames, and SQL
+ * with its bound parameters (`$1::bigint`).
+ */
+const INTERNAL_TEXT =
+  /Invalid `prisma\.|\bprisma\.\$?\w+\(|Code: `|PrismaClient\w*Error|DriverAdapterError|^\s*at \S.*:\d+:\d+\)?$|\$\d+::/m;
+
+/** Whether `text` holds text of the ORM, the driver, a stack or SQL (see `INTERNAL_TEXT`). */
+export function holdsInternalText(text: string): boolean {
+  return INTERNAL_TEXT.test(text);
+}
+
+/**
+ * What a caller may read of any failure, for messages stored and shown later (a refresh's or a
+ * computation's error): a DomainError's `detail`, else `SERVER_ERROR_DETAIL`.
+ */
+export function publicMessage(error: unknown): string {
+  return error instanceof DomainError ? error.detail : SERVER_ERROR_DETAIL;
+}
+
+/**
+ * Base class of expected failures. `detail` is safe to show to the caller: the message, unless it
+ * holds internal text (a cause wrapped carelessly), which every door then answers as
+ * `SERVER_ERROR_DETAIL` instead; `message` keeps the original for the log.
+ */
 export abstract class DomainError extends Error {
   abstract readonly httpStatus: number;
   abstract readonly type: PostHogErrorType;
@@ -35,9 +64,9 @@ export abstract class DomainError extends Error {
     this.attr = attr;
   }
 
-  /** The caller-facing message (PostHog's `detail`). */
+  /** The caller-facing message (PostHog's `detail`): never internal text. */
   get detail(): string {
-    return this.message;
+    return holdsInternalText(this.message) ? SERVER_ERROR_DETAIL : this.message;
   }
 }
 

@@ -6,6 +6,7 @@
  * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
  */
 
+import { ownValue } from "../core/own-keys.js";
 import { USER_BASIC_SELECT } from "../core/records.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import type { ExperimentListFilters } from "./experiments.schemas.js";
@@ -103,7 +104,7 @@ export async function selectExperimentPage(
 ): Promise<{ count: number; results: ExperimentRecord[] }> {
   const count = await db.experiment.count({ where });
   const field = order?.replace(/^-/, "");
-  const sql = field ? ORDER_SQL[field] : undefined;
+  const sql = field ? ownValue(ORDER_SQL, field) : undefined;
   if (!sql) {
     const results = await db.experiment.findMany({
       where,

@@ -30,7 +30,7 @@ import {
   type ProjectAccess,
   type ServiceContext,
 } from "../core/context.js";
-import { NotFoundError, ValidationError } from "../core/errors.js";
+import { NotFoundError, publicMessage, ValidationError } from "../core/errors.js";
 import type { JobQueue } from "../core/jobs/jobs.js";
 import { lockRow } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
@@ -392,7 +392,7 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
       try {
         context = experimentContext(experiment, project.timezone);
       } catch (error) {
-        await finish("failed", error instanceof Error ? error.message : String(error));
+        await finish("failed", publicMessage(error));
         return { outcome: "failed", recalculationId, days: 0, failedDays: 0 };
       }
       const ctx = systemContext(project);
@@ -452,7 +452,7 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
           const fields = {
             status: "failed",
             result: Prisma.DbNull,
-            errorMessage: error instanceof Error ? error.message : String(error),
+            errorMessage: publicMessage(error),
             completedAt: null,
             updatedAt: now,
           };

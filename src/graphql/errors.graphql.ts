@@ -18,6 +18,7 @@ import {
   TooManyRequestsError,
   ValidationError,
 } from "../core/errors.js";
+import { ownValue } from "../core/own-keys.js";
 import { builder } from "./builder.js";
 
 /** A class of the core's error hierarchy, as plugin-errors' `types` lists them. */
@@ -40,7 +41,7 @@ function graphqlFieldName(attr: string | null): string | null {
     .split("__")
     .map(
       (segment) =>
-        RENAMED_FIELDS[segment] ??
+        ownValue(RENAMED_FIELDS, segment) ??
         segment.replace(/^_+/, "").replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()),
     )
     .join(".");
@@ -78,8 +79,9 @@ const ErrorInterface = builder.interfaceRef<DomainError>("Error").implement({
     "An expected failure, returned as a typed result instead of a GraphQL error. The same failure through REST " +
     "is PostHog's `{type, code, detail, attr}` body (posthog-behavior.md §1.3).",
   fields: (t) => ({
-    message: t.exposeString("message", {
+    message: t.string({
       description: "What went wrong, safe to show (PostHog's `detail`, verbatim).",
+      resolve: (error) => error.detail,
     }),
     code: t.exposeString("code", {
       description:

@@ -9,17 +9,20 @@
  *
  * Errors: a DomainError a field does not return as a typed result becomes a GraphQL error with
  * PostHog's code (errors.graphql.ts); anything else is masked by yoga ("Unexpected error.") and
- * logged at error level. Expected failures are logged at debug level only.
+ * logged at error level. Expected failures are logged at debug level only. No message reaches a
+ * client with text of the ORM, the driver, a stack or SQL (core/errors.ts `holdsInternalText`): a
+ * DomainError answers its `detail`, and any other error that would pass unmasked but holds such
+ * text is masked too; both are logged at error level, as the bug they are.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { format } from "node:util";
 import type { GraphQLError, GraphQLSchema } from "graphql";
-import { createYoga, maskError, type YogaServerInstance } from "graphql-yoga";
+import { createGraphQLError, createYoga, maskError, type YogaServerInstance } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { Limits } from "../config.js";
 import { findCredential } from "../core/auth/authenticate.js";
 import type { DataAccess } from "../core/context.js";
-import { DomainError } from "../core/errors.js";
+import { DomainError, holdsInternalText } from "../core/errors.js";
 import type { RateLimits } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 import { useCompiledExecution } from "./compiled-execution.js";
@@ -126,8 +129,23 @@ export function createGraphQLServer(
       isDev: false,
       maskError: (error, message) => {
         const original = originalOf(error);
-        if (!(original instanceof DomainError)) return maskError(error, message, false);
-        return toGraphQLError(original, original === error ? undefined : (error as GraphQLError));
+        if (original instanceof DomainError) {
+          if (original.detail !== original.message) {
+            logger.error({ err: original }, "an error's message held internal text: answered without it");
+          }
+          return toGraphQLError(original, original === error ? undefined : (error as GraphQLError));
+        }
+        const masked = maskError(error, message, false) as GraphQLError;
+        // An error of GraphQL's own passes unmasked: the last check that it quotes nothing internal.
+        if (!holdsInternalText(masked.message)) return masked;
+        logger.error({ err: masked }, "a GraphQL error held internal text: masked");
+        return createGraphQLError(message, {
+          nodes: masked.nodes,
+          source: masked.source,
+          positions: masked.positions,
+          path: masked.path,
+          extensions: { code: "INTERNAL_SERVER_ERROR", unexpected: true },
+        });
       },
     },
     context: ({ req, request }) =>

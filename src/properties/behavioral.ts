@@ -168,7 +168,7 @@ export function behavioralSpec(filter: BehavioralFilter, now: Date): BehavioralS
   if (filter.value === "performed_event_multiple") {
     const value = positiveInteger(filter["operator_value"], "operator_value");
     const operator = (filter["operator"] ?? "exact") as string;
-    if (typeof operator !== "string" || !(operator in COUNT_OPERATORS)) {
+    if (typeof operator !== "string" || !Object.hasOwn(COUNT_OPERATORS, operator)) {
       throw invalid("count_operator must be gt(e), lt(e), exact, or None");
     }
     count = { operator, value };

@@ -37,33 +37,29 @@ export function bindOnce(query: Prisma.Sql): BoundStatement {
   return { text, values };
 }
 
-/** The PostgreSQL error inside whatever the driver adapter and Prisma wrapped it in. */
-function databaseError(error: unknown): { code: string | null; message: string } | null {
+/** A SQLSTATE: five digits or upper-case letters. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/**
+ * The PostgreSQL error inside whatever the driver adapter and Prisma wrapped it in: its SQLSTATE and
+ * PostgreSQL's own message (`bigint out of range`), never Prisma's text around it. Found on the
+ * adapter's error (`meta.driverAdapterError` of Prisma's error, and its `cause`), whose `originalCode`
+ * and `originalMessage` are the server's whatever `kind` Prisma mapped it to (`ValueOutOfRange` has no
+ * `message`), or on a driver's own error (`severity`, a SQLSTATE `code`, `message`). Null when no
+ * server error is inside (Prisma's own failures, such as a closed transaction).
+ */
+function databaseError(error: unknown): { code: string; message: string } | null {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current && typeof current === "object"; depth++) {
     const record = current as Record<string, unknown>;
+    const { originalCode, originalMessage, severity, code, message } = record;
+    if (typeof originalCode === "string" && typeof originalMessage === "string") {
+      return { code: originalCode, message: originalMessage };
+    }
+    const fromDriver = typeof severity === "string" && typeof code === "string" && SQLSTATE.test(code);
+    if (fromDriver && typeof message === "string") return { code, message };
     const meta = record["meta"] as Record<string, unknown> | undefined;
-    const cause = (meta?.["driverAdapterError"] as Record<string, unknown> | undefined)?.["cause"] as
-      | Record<string, unknown>
-      | undefined;
-    if (cause && typeof cause["message"] === "string") {
-      const code = cause["originalCode"] ?? cause["code"];
-      return {
-        code: typeof code === "string" ? code : null,
-        message: (cause["originalMessage"] as string) ?? cause["message"],
-      };
-    }
-    if (typeof meta?.["message"] === "string") {
-      return { code: typeof meta["code"] === "string" ? meta["code"] : null, message: meta["message"] };
-    }
-    if (
-      typeof record["code"] === "string" &&
-      /^[0-9A-Z]{5}$/.test(record["code"]) &&
-      typeof record["message"] === "string"
-    ) {
-      return { code: record["code"], message: record["message"] };
-    }
-    current = record["cause"];
+    current = meta?.["driverAdapterError"] ?? record["cause"];
   }
   return null;
 }
@@ -97,7 +93,7 @@ export async function runReadOnly<R>(
       });
     }
     // Connection, resource and shutdown failures (classes 08, 53, 57P) are the server's, not the query's.
-    if (cause && !/^(08|53|57P)/.test(cause.code ?? "")) {
+    if (cause && !/^(08|53|57P)/.test(cause.code)) {
       throw new ValidationError(`Query execution failed: ${cause.message}`, { code: "query_error" });
     }
     throw error;

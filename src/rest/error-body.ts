@@ -9,6 +9,7 @@ import {
   ParseError,
   PayloadTooLargeError,
   POSTHOG_ERROR_TYPES,
+  SERVER_ERROR_DETAIL,
   TooManyRequestsError,
   ValidationError,
 } from "../core/errors.js";
@@ -51,7 +52,7 @@ export function errorHeaders(error: DomainError, withAuthenticate: boolean): Rec
 export const SERVER_ERROR_BODY: PostHogErrorBody = {
   type: "server_error",
   code: "error",
-  detail: "A server error occurred.",
+  detail: SERVER_ERROR_DETAIL,
   attr: null,
 };
 

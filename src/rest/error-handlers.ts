@@ -2,7 +2,9 @@
  * Every error the HTTP server answers, in PostHog's `{type, code, detail, attr}` body: failures of
  * a route (domain errors, fastify's body and routing errors), unknown paths, and requests Node's
  * HTTP parser refuses before any route sees them (a request line or headers over the size limit,
- * malformed HTTP). Anything unexpected is logged and answered with DRF's generic 500.
+ * malformed HTTP). Anything unexpected is logged and answered with DRF's generic 500. A domain
+ * error's `detail` is never text of the ORM, the driver, a stack or SQL (core/errors.ts): one whose
+ * message held some is answered with DRF's generic message and logged at error level.
  */
 import { type ServerOptions, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
@@ -94,6 +96,9 @@ export function registerErrorHandlers(app: FastifyInstance, limits: Limits): voi
     if (error instanceof EmptyBodyError) return reply.status(error.status).send();
     const known = httpLayerError(error, limits.bodyLimitBytes);
     if (known) {
+      if (known.detail !== known.message) {
+        request.log.error({ err: known }, "an error's message held internal text: answered without it");
+      }
       return reply.status(known.httpStatus).headers(errorHeaders(known, true)).send(errorBody(known));
     }
     request.log.error({ err: error }, "unexpected error");

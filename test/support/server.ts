@@ -16,6 +16,7 @@ import { createServices } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
 import { generateProjectApiToken } from "../../src/core/auth/api-keys.js";
 import { dataAccessOf } from "../../src/core/context.js";
+import { createLogger } from "../../src/core/logger.js";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import type { PrismaClient } from "../../src/generated/prisma/client.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
@@ -86,6 +87,8 @@ export interface TestServer {
   createForeignProject(name: string): Promise<number>;
   /** The server's log records (parsed pino lines) at `error` level and above. */
   errorLogs: Array<Record<string, unknown>>;
+  /** Every line the server logged at `logLevel` and above, as written. */
+  logLines: string[];
   close(): Promise<void>;
 }
 
@@ -134,6 +137,8 @@ export interface TestServerOptions {
   now?: () => Date;
   /** Environment variables for `loadConfig`, beside the test defaults (e.g. a limit to tighten). */
   env?: Record<string, string>;
+  /** The server logger's level (default `error`): its lines are in `logLines`. */
+  logLevel?: pino.Level;
 }
 
 /** Starts a server on a fresh database of `backend`. */
@@ -152,16 +157,21 @@ export async function startTestServer(
   const project = await db.project.findUniqueOrThrow({ where: { id: boot.project_id } });
   const config = loadConfig({ LOG_LEVEL: "silent", PORT: "0", ...RATE_LIMITS_OFF, ...options.env });
   const errorLogs: Array<Record<string, unknown>> = [];
+  const logLines: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) errorLogs.push(JSON.parse(line));
+      for (const line of String(chunk).split("\n").filter(Boolean)) {
+        logLines.push(line);
+        const record = JSON.parse(line) as Record<string, unknown>;
+        if ((record["level"] as number) >= pino.levels.values["error"]!) errorLogs.push(record);
+      }
       done();
     },
   });
   const app = await buildApp({
     config,
     database,
-    logger: pino({ level: "error" }, sink),
+    logger: createLogger(options.logLevel ?? "error", sink),
     services: createServices({
       now: options.now ?? (() => new Date()),
       config,
@@ -186,6 +196,7 @@ export async function startTestServer(
     userId: user.id,
     key: boot.personal_api_key,
     errorLogs,
+    logLines,
     async request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
       const key = opts.key === undefined ? boot.personal_api_key : opts.key;

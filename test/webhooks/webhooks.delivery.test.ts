@@ -7,6 +7,7 @@
  * the loopback setting are in webhooks.ssrf.test.ts.
  */
 import { createHmac } from "node:crypto";
+import net from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { recordActivity } from "../../src/core/activity-log.js";
 import { createFlag } from "../support/flags.js";
@@ -126,6 +127,31 @@ describeEachBackend(
       ]);
       expect(log.results[0]!["error"]).toBe("receiver answered 500");
     }, 30_000);
+
+    it("logs a failed connection by Node's error code, without the address connected to", async () => {
+      const closed = net.createServer();
+      await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+      const { port } = closed.address() as net.AddressInfo;
+      await new Promise((resolve) => closed.close(resolve));
+      const created = await s.request("POST", `/api/projects/${s.projectId}/webhooks/`, {
+        body: { url: `http://localhost:${port}/gone`, kinds: ["cohort.created"] },
+      });
+      expect(created.status, created.text).toBe(201);
+      const cohort = await s.request("POST", `/api/projects/${s.projectId}/cohorts/`, {
+        body: { name: "webhook to a closed port" },
+      });
+      expect(cohort.status, cohort.text).toBe(201);
+      const log = await eventually(async () => {
+        const page = await deliveries(created.body.id);
+        return page.count >= 1 ? page : undefined;
+      });
+      await disable(created.body.id);
+      expect(log.results[0]).toMatchObject({
+        status: "failed",
+        status_code: null,
+        error: "connection failed: ECONNREFUSED",
+      });
+    });
 
     it("does not follow a redirect, even to an allowed target", async () => {
       const hook = await createWebhook("/redirect", ["cohort.created"]);

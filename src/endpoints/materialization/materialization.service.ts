@@ -25,6 +25,7 @@
  */
 import type { DataAccess, ProjectAccess, ServiceContext } from "../../core/context.js";
 import { createServiceContext } from "../../core/context.js";
+import { publicMessage, ValidationError } from "../../core/errors.js";
 import type { JobQueue } from "../../core/jobs/jobs.js";
 import type { ServiceDeps } from "../../core/services.js";
 import { Prisma } from "../../generated/prisma/client.js";
@@ -225,7 +226,7 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
         });
         const rows = response["results"] as unknown[][];
         if (response["hasMore"] === true || rows.length >= MAX_SELECT_RETURNED_ROWS) {
-          throw new Error(
+          throw new ValidationError(
             `The result has ${MAX_SELECT_RETURNED_ROWS} rows or more, the most the query engine answers; ` +
               "a materialized result is never stored truncated.",
           );
@@ -243,9 +244,10 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
         await schedule(versionId, msUntil(nextRunAt));
         return { outcome: "completed", versionId, rows: rows.length, nextRunAt: nextRunAt.toISOString() };
       } catch (error) {
+        // The job's result (logged) keeps the cause; the stored error is what clients read.
         const message = error instanceof Error ? error.message : String(error);
         const [failed] = await db.$queryRaw<Array<{ consecutiveFailures: number }>>(Prisma.sql`
-          UPDATE endpoint_materializations SET status = 'Failed', latest_error = ${message},
+          UPDATE endpoint_materializations SET status = 'Failed', latest_error = ${publicMessage(error)},
             consecutive_failures = consecutive_failures + 1, updated_at = ${deps.now()}
           WHERE project_id = ${target.projectId} AND version_id = ${versionId}::uuid
           RETURNING consecutive_failures AS "consecutiveFailures"`);
@@ -253,7 +255,7 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
         if (failed.consecutiveFailures >= deps.config.materializationFailuresToPause) {
           await db.endpointMaterialization.updateMany({
             where: { projectId: target.projectId, versionId },
-            data: { paused: true, latestError: pausedMessage(message) },
+            data: { paused: true, latestError: pausedMessage(publicMessage(error)) },
           });
           // A refresh still waiting (this one ran on demand) runs now, finds the schedule paused
           // and ends without a successor: the queue offers no removal (see `unschedule`).

@@ -5,6 +5,7 @@
  * the sync intervals PostHog offers, and what this service materializes of it
  * (`canMaterializeHere`): these rules decide enabling and feed `materialization_status`.
  */
+import { ownValue } from "../../core/own-keys.js";
 import type { HogQLNode } from "../../queries/hogql/parser.js";
 import { INSIGHT_QUERY_KINDS } from "./query.js";
 
@@ -42,7 +43,7 @@ const SYNC_INTERVAL_MS: Record<SyncFrequency, number> = {
 
 /** `frequency`'s interval in ms; an unknown value (never stored: validated on write) counts as the default. */
 export function syncIntervalMs(frequency: string): number {
-  return SYNC_INTERVAL_MS[frequency as SyncFrequency] ?? SYNC_INTERVAL_MS[DEFAULT_SYNC_FREQUENCY];
+  return ownValue(SYNC_INTERVAL_MS, frequency) ?? SYNC_INTERVAL_MS[DEFAULT_SYNC_FREQUENCY];
 }
 
 /** Query kinds PostHog can materialize. */

@@ -33,7 +33,7 @@ import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { authorizeProject } from "../../core/auth/access.js";
 import type { ProjectAccess, ServiceContext } from "../../core/context.js";
-import { DomainError, NotFoundError, ValidationError } from "../../core/errors.js";
+import { NotFoundError, publicMessage, ValidationError } from "../../core/errors.js";
 import type { ServiceDeps } from "../../core/services.js";
 import { parseInput } from "../../core/validation.js";
 import type { PrismaClient } from "../../generated/prisma/client.js";
@@ -324,7 +324,7 @@ export function createEndpointRunner<K>(
         // A request refused before it ran (bad body, version, overrides, variables) is not a run: it
         // writes nothing, as every refused request. Failures of the run itself (the engine, 429) are logged.
         if (resolved.executing) {
-          await log(null, error instanceof DomainError ? error.detail : "An internal error occurred.");
+          await log(null, publicMessage(error));
         }
         throw error;
       }

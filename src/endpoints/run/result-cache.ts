@@ -16,6 +16,7 @@
  */
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
+import { ownValue } from "../../core/own-keys.js";
 import { canonicalJson } from "../rules/query.js";
 
 /** PostHog's DEFAULT staleness thresholds by interval, in seconds (`staleness_threshold_map`). */
@@ -37,7 +38,7 @@ export function targetAgeSeconds(query: Record<string, unknown>, cacheAgeSeconds
   if (cacheAgeSeconds !== null) return cacheAgeSeconds;
   if (query["kind"] === "HogQLQuery") return STALENESS_SECONDS["day"]!;
   const interval = typeof query["interval"] === "string" ? query["interval"] : "day";
-  return STALENESS_SECONDS[interval] ?? DEFAULT_STALENESS_SECONDS;
+  return ownValue(STALENESS_SECONDS, interval) ?? DEFAULT_STALENESS_SECONDS;
 }
 
 /** What identifies one cached result (see the module comment). */

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
+import { ownValue } from "../../core/own-keys.js";
 
 /** Refresh modes that compute synchronously: `blocking` (use a fresh cached result) and `force_blocking`. */
 export const SYNC_REFRESH_MODES = ["blocking", "force_blocking"] as const;
@@ -83,7 +84,7 @@ export type RefreshMode = (typeof SYNC_REFRESH_MODES)[number] | typeof DIRECT_RE
 export function refreshMode(raw: string | null | undefined, materialized: boolean): RefreshMode {
   if (raw === null || raw === undefined) return "blocking";
   if ((SYNC_REFRESH_MODES as readonly string[]).includes(raw)) return raw as RefreshMode;
-  const alias = REFRESH_ALIASES[raw];
+  const alias = ownValue(REFRESH_ALIASES, raw);
   if (alias) return alias;
   if (raw === DIRECT_REFRESH) {
     if (materialized) return DIRECT_REFRESH;

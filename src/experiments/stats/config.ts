@@ -14,6 +14,7 @@
  * object, a `stats_config` that is not an object), this reads it as absent and uses the defaults.
  * Not read (not built): CUPED and sequential-testing settings.
  */
+import { ownValue } from "../../core/own-keys.js";
 import { PRIOR_TYPES, type PriorType } from "./bayesian.js";
 import { DIFFERENCE_TYPES, type DifferenceType } from "./statistics.js";
 
@@ -85,18 +86,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Own property lookup (never a prototype's), `undefined` when absent. */
-function own(object: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
-
 /**
  * PostHog's `get_experiment_stats_method`: `stats_config.method` when it is `bayesian` or `frequentist`,
  * else `bayesian` (also for no config).
  */
 export function statsMethod(statsConfig: unknown): StatsMethod {
   if (!isPlainObject(statsConfig)) return "bayesian";
-  return parseEnumConfig(own(statsConfig, "method"), STATS_METHODS, "bayesian");
+  return parseEnumConfig(ownValue(statsConfig, "method"), STATS_METHODS, "bayesian");
 }
 
 /**
@@ -112,21 +108,25 @@ export function parseStatsConfig(statsConfig: unknown): StatsConfig {
   return {
     method: statsMethod(statsConfig),
     frequentist: {
-      alpha: validateNumericRange(own(frequentist, "alpha"), 0, 1, defaults.frequentist.alpha),
+      alpha: validateNumericRange(ownValue(frequentist, "alpha"), 0, 1, defaults.frequentist.alpha),
       difference_type: parseEnumConfig(
-        own(frequentist, "difference_type"),
+        ownValue(frequentist, "difference_type"),
         DIFFERENCE_TYPES,
         defaults.frequentist.difference_type,
       ),
     },
     bayesian: {
-      ci_level: validateNumericRange(own(bayesian, "ci_level"), 0, 1, defaults.bayesian.ci_level),
+      ci_level: validateNumericRange(ownValue(bayesian, "ci_level"), 0, 1, defaults.bayesian.ci_level),
       difference_type: parseEnumConfig(
-        own(bayesian, "difference_type"),
+        ownValue(bayesian, "difference_type"),
         DIFFERENCE_TYPES,
         defaults.bayesian.difference_type,
       ),
-      prior_type: parseEnumConfig(own(bayesian, "prior_type"), PRIOR_TYPES, defaults.bayesian.prior_type),
+      prior_type: parseEnumConfig(
+        ownValue(bayesian, "prior_type"),
+        PRIOR_TYPES,
+        defaults.bayesian.prior_type,
+      ),
     },
   };
 }

@@ -37,7 +37,13 @@
  * token is a 401 `{errorDetails}` (`generalErrorResponse`), as is any other failure with its status.
  */
 import { createHash } from "node:crypto";
-import { AuthenticationError, type DomainError, ParseError, ValidationError } from "../../core/errors.js";
+import {
+  AuthenticationError,
+  type DomainError,
+  ParseError,
+  SERVER_ERROR_DETAIL,
+  ValidationError,
+} from "../../core/errors.js";
 import type { FlagEvaluation } from "./engine/types.js";
 
 /** OpenFeature's resolution reasons that OFREP answers carry (OpenFeature spec, "Resolution Details"). */
@@ -192,7 +198,7 @@ const CONTEXT_CODES: ReadonlySet<string> = new Set<OfrepErrorCode>([
 export function ofrepErrorReply(error: DomainError | null, key: string | null): OfrepErrorReply {
   const withKey = (errorCode: OfrepErrorCode, errorDetails: string) =>
     key === null ? { errorCode, errorDetails } : { key, errorCode, errorDetails };
-  if (error === null) return { status: 500, body: withKey("GENERAL", "A server error occurred.") };
+  if (error === null) return { status: 500, body: withKey("GENERAL", SERVER_ERROR_DETAIL) };
   if (error instanceof AuthenticationError) return { status: 401, body: { errorDetails: error.detail } };
   if (error instanceof ParseError) return { status: 400, body: withKey("PARSE_ERROR", error.detail) };
   if (error instanceof ValidationError) {

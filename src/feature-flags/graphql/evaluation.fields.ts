@@ -144,7 +144,7 @@ builder.objectFields(ProjectRef, (t) => ({
       const groups: Record<string, string> = {};
       const groupProperties: Record<string, Record<string, unknown>> = {};
       for (const [index, group] of (args.groups ?? []).entries()) {
-        if (group.groupType in groups) {
+        if (Object.hasOwn(groups, group.groupType)) {
           throw new ValidationError(`Group type "${group.groupType}" is given twice.`, {
             attr: `groups__${index}__group_type`,
           });

@@ -20,6 +20,7 @@
  */
 
 import { ValidationError } from "../../core/errors.js";
+import { ownValue } from "../../core/own-keys.js";
 import { Prisma } from "../../generated/prisma/client.js";
 import type { HogQLNode } from "./parser.js";
 import type { HogQLType, Printed } from "./types.js";
@@ -161,7 +162,7 @@ const UNITS: Record<string, string> = {
 /** A constant unit argument (`'day'`), checked against ClickHouse's unit names. */
 function unitOf(node: HogQLNode | undefined, call: string): string {
   const text = constantString(node, call, "a unit");
-  const unit = UNITS[text.toLowerCase()];
+  const unit = ownValue(UNITS, text.toLowerCase());
   if (!unit) throw new ValidationError(`${call}() does not know the unit '${text}'.`);
   return unit;
 }
@@ -246,7 +247,7 @@ export function translateDateFormat(format: string): string {
       literal += "%";
       continue;
     }
-    const mapped = code === undefined ? undefined : FORMAT_CODES[code];
+    const mapped = code === undefined ? undefined : ownValue(FORMAT_CODES, code);
     if (mapped === undefined) {
       throw new ValidationError(`formatDateTime() does not support the format code '%${code ?? ""}'.`);
     }
@@ -1065,7 +1066,7 @@ const ALIASES: Record<string, string> = {
 
 /** The function a HogQL name calls, through aliases; undefined when it is not allowed. */
 export function findFunction(name: string): FunctionDef | undefined {
-  return FUNCTIONS.get(name) ?? FUNCTIONS.get(ALIASES[name] ?? "");
+  return FUNCTIONS.get(name) ?? FUNCTIONS.get(ownValue(ALIASES, name) ?? "");
 }
 
 /** Every callable name (for close-match suggestions). */

@@ -3,6 +3,8 @@
  * checked after resolution and connected to by that address only (./ssrf.ts), no redirect followed
  * (a 3xx is an answer like any non-2xx: a failure), one time limit from connecting to the end of the
  * answer, and at most `maxResponseBytes` of the answer's body read (the rest is dropped with the socket).
+ * What an attempt came to is said without the address connected to (Node's messages name it,
+ * `connect ECONNREFUSED 10.1.2.3:443`): the delivery log must not map the URL's name to an address.
  */
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
@@ -17,10 +19,22 @@ export interface SendOutcome {
   statusCode: number | null;
   /** From the start of the attempt (before resolution) to the answer's end or the failure, in ms. */
   responseTimeMs: number;
-  /** Why it failed, for the delivery log; null for a 2xx answer. */
+  /**
+   * Why it failed, for the delivery log; null for a 2xx answer. One of: a refusal (./ssrf.ts),
+   * `receiver answered <status>`, `timed out after <n> ms`, `connection failed: <Node's error code>`.
+   */
   error: string | null;
   /** The target was refused before any connection (not worth retrying: the URL must change). */
   refused: boolean;
+}
+
+/**
+ * A connection's failure as the delivery log says it: Node's error code (`ECONNREFUSED`,
+ * `ERR_TLS_CERT_ALTNAME_INVALID`, ...), never Node's message, which names the address.
+ */
+function connectionFailure(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return `connection failed: ${code && /^[A-Z0-9_]+$/.test(code) ? code : "error"}`;
 }
 
 /** A `lookup` for http.request that answers `checked` whatever the name: no second resolution. */
@@ -82,8 +96,10 @@ export async function sendWebhook(
         "user-agent": "Signalbox-Webhooks/1",
       },
     });
+    let timedOut = false;
     const timer = setTimeout(() => {
-      request.destroy(new Error(`timed out after ${settings.timeoutMs} ms`));
+      timedOut = true;
+      request.destroy(new Error("time limit"));
     }, settings.timeoutMs);
     request.on("response", (response: IncomingMessage) => {
       const status = response.statusCode ?? 0;
@@ -105,7 +121,12 @@ export async function sendWebhook(
       response.on("error", () => done());
       response.on("close", done);
     });
-    request.on("error", (error: Error) => finish({ statusCode: null, error: error.message }));
+    request.on("error", (error: Error) =>
+      finish({
+        statusCode: null,
+        error: timedOut ? `timed out after ${settings.timeoutMs} ms` : connectionFailure(error),
+      }),
+    );
     request.end(body);
   });
 }

@@ -27,6 +27,7 @@
  * subject without the hash-key override (Rust `get_holdout_hash`).
  */
 
+import { ownValue } from "../../../core/own-keys.js";
 import { CohortMembership } from "./cohorts.js";
 import type { CompiledDefinitions, CompiledFlag } from "./compile.js";
 import { type ConditionContext, filtersMatch, inRollout } from "./conditions.js";
@@ -89,14 +90,14 @@ function result(
 /** The person identifier a flag hashes (see the header); `withOverride` false for holdouts. */
 function personIdentifier(flag: CompiledFlag, subject: EvaluationSubject, withOverride: boolean): string {
   if (flag.byDevice && subject.deviceId) return subject.deviceId;
-  const override = withOverride && flag.continuity ? subject.hashKeyOverrides[flag.key] : undefined;
+  const override = withOverride && flag.continuity ? ownValue(subject.hashKeyOverrides, flag.key) : undefined;
   return override ?? subject.distinctId;
 }
 
 /** The key of the subject's group of type `index`, or null when it has none (or the type is unknown). */
 function groupKey(index: number, context: FlagContext): string | null {
   const name = context.groupTypes.get(index);
-  const key = name === undefined ? undefined : context.subject.groups[name];
+  const key = name === undefined ? undefined : ownValue(context.subject.groups, name);
   return key === undefined || key === null || String(key) === "" ? null : String(key);
 }
 
@@ -201,7 +202,7 @@ export function evaluateFlags(
     person: subject.personProperties,
     groupProperties: (index) => {
       const name = compiled.groupTypes.get(index);
-      return (name === undefined ? undefined : subject.groupProperties[name]) ?? EMPTY;
+      return (name === undefined ? undefined : ownValue(subject.groupProperties, name)) ?? EMPTY;
     },
     cohorts: new CohortMembership(
       compiled.cohorts,

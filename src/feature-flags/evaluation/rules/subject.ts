@@ -5,6 +5,7 @@
  * `fetch_and_locally_cache_all_relevant_properties`, `get_feature_flag_hash_key_overrides`;
  * handler/properties.rs `get_group_property_overrides`). Pure.
  */
+import { ownValue } from "../../../core/own-keys.js";
 import {
   EVENT_TO_PERSON_PROPERTIES,
   initialPropertyKey,
@@ -105,7 +106,8 @@ export function buildSubject(
   const groupProperties: Record<string, Record<string, unknown>> = {};
   for (const group of stored?.groups ?? []) {
     const name = names.get(group.groupTypeIndex);
-    if (name !== undefined && input.groups[name] === group.groupKey) groupProperties[name] = group.properties;
+    if (name !== undefined && ownValue(input.groups, name) === group.groupKey)
+      groupProperties[name] = group.properties;
   }
   for (const [name, properties] of Object.entries(input.groupProperties)) {
     groupProperties[name] = { ...groupProperties[name], ...properties };
@@ -119,7 +121,7 @@ export function buildSubject(
   for (const { flagKey, hashKey } of byPriority) hashKeyOverrides[flagKey] = hashKey;
   if (input.anonDistinctId !== null) {
     for (const flag of definitions.flags) {
-      if (hasExperienceContinuity(flag) && !(flag.key in hashKeyOverrides))
+      if (hasExperienceContinuity(flag) && !Object.hasOwn(hashKeyOverrides, flag.key))
         hashKeyOverrides[flag.key] = input.anonDistinctId;
     }
   }
@@ -165,7 +167,7 @@ export function needsStoredData(
       if (!isRecord(property)) return true;
       if (property["type"] === "flag") return false;
       if (property["type"] === "cohort" || property["type"] === "group") return true;
-      return typeof property["key"] !== "string" || !(property["key"] in personProperties);
+      return typeof property["key"] !== "string" || !Object.hasOwn(personProperties, property["key"]);
     });
   });
 }
