@@ -10,8 +10,8 @@ import type { Database } from "../../src/db/database.js";
 import { migrationStatus } from "../../src/db/migrations.js";
 import { openEmbeddedTestDatabase } from "../support/server.js";
 
-/** A statement that takes seconds on PGlite: a count over a cross join of generated series. */
-const SLOW = "SELECT count(*) FROM generate_series(1, 3000) a CROSS JOIN generate_series(1, 3000) b";
+/** A statement that takes half a minute and more on PGlite: a count over 10^8 rows of a cross join. */
+const SLOW = "SELECT count(*) FROM generate_series(1, 10000) a CROSS JOIN generate_series(1, 10000) b";
 
 let database: Database;
 let drop: () => Promise<void>;
