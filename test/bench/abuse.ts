@@ -17,7 +17,8 @@
  *
  * Printed per kind: p50 and p99 latency (ms) alone and beside the hostile client, the p99 ratio
  * (issue 24's goal: at most 2×) and the answers that were not a 200 or 304 (goal: none); then the
- * hostile client's answers by status per request. Latencies on a shared machine are noise in
+ * hostile client's answers by status per request, with the slowest (a query past the timeout: the
+ * time until it was stopped). Latencies on a shared machine are noise in
  * absolute terms: the ratio compares two windows of the same run.
  *
  * Environment: BENCH_ABUSE_SECONDS (per window, default 15), BENCH_BACKENDS (default
@@ -267,13 +268,21 @@ const HOSTILE: Hostile[] = [
   },
 ];
 
-/** Runs the hostile requests in a loop until `stop` resolves; returns the answers' statuses per request. */
+/** What the hostile client got for one request: the answers by status, and the slowest answer (ms). */
+interface HostileAnswers {
+  statuses: Map<string, number>;
+  slowestMs: number;
+}
+
+/** Runs the hostile requests in a loop until `stop` resolves; returns what each got. */
 async function hostileClient(
   url: string,
   ready: BenchReady,
   stop: Promise<void>,
-): Promise<Map<string, Map<string, number>>> {
-  const answers = new Map(HOSTILE.map((hostile) => [hostile.name, new Map<string, number>()]));
+): Promise<Map<string, HostileAnswers>> {
+  const answers = new Map(
+    HOSTILE.map((hostile) => [hostile.name, { statuses: new Map<string, number>(), slowestMs: 0 }]),
+  );
   let stopped = false;
   void stop.then(() => {
     stopped = true;
@@ -281,9 +290,11 @@ async function hostileClient(
   while (!stopped) {
     for (const hostile of HOSTILE) {
       if (stopped) break;
+      const started = performance.now();
       const status = await hostile.send(url, ready);
-      const counts = answers.get(hostile.name)!;
-      counts.set(status, (counts.get(status) ?? 0) + 1);
+      const answer = answers.get(hostile.name)!;
+      answer.slowestMs = Math.max(answer.slowestMs, performance.now() - started);
+      answer.statuses.set(status, (answer.statuses.get(status) ?? 0) + 1);
     }
   }
   return answers;
@@ -320,10 +331,10 @@ async function benchBackend(label: string, backend: string): Promise<void> {
         `${kind.name.padEnd(14)}${String(kind.connections).padStart(5)}  ${ms(a.p50)}   ${ms(b.p50)}   ${ms(a.p99)}   ${ms(b.p99)}   ${(b.p99 / Math.max(a.p99, 1)).toFixed(2).padStart(7)}x   ${`${a.failed}/${b.failed}`.padStart(18)}  ${String(b.requests).padStart(15)}`,
       );
     }
-    console.log("hostile client's answers:");
-    for (const [name, counts] of answers) {
-      const summary = [...counts].map(([status, count]) => `${status} ×${count}`).join(", ");
-      console.log(`  ${name.padEnd(42)} ${summary}`);
+    console.log("hostile client's answers (slowest answer, ms):");
+    for (const [name, answer] of answers) {
+      const summary = [...answer.statuses].map(([status, count]) => `${status} ×${count}`).join(", ");
+      console.log(`  ${name.padEnd(42)} ${ms(answer.slowestMs)}  ${summary}`);
     }
   } finally {
     await stopServer(child);
