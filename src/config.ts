@@ -84,6 +84,7 @@ const envSchema = z.object({
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(5000),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(500_000),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   QUERY_MAX_CONCURRENT_PER_PROJECT: z.coerce.number().int().positive().default(4),
   ENDPOINT_MATERIALIZATION_INTERVAL_SCALE: z.coerce.number().positive().max(1).default(1),
   ENDPOINT_MATERIALIZATION_FAILURES_TO_PAUSE: z.coerce.number().int().min(1).default(5),
@@ -196,6 +197,12 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Absolute path of the embedded database's data directory. */
   dataDir: string;
+  /**
+   * Every database session's default `statement_timeout`, in ms (`STATEMENT_TIMEOUT_MS`, default 30 s;
+   * 0: none): no statement the service sends runs longer, whatever its inputs, on either backend.
+   * Query runs set their own (`QUERY_TIMEOUT_MS`); migrations run on connections of their own, without it.
+   */
+  statementTimeoutMs: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Base URL for absolute links (`next`, `previous`); otherwise taken from the request's Host. */
   publicUrl: string | undefined;
@@ -280,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
+    statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
     trustProxy: e.TRUST_PROXY,

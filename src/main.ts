@@ -14,7 +14,7 @@ import { DomainError } from "./core/errors.js";
 import { migrateJobQueue } from "./core/jobs/postgres-queue.js";
 import { createLogger } from "./core/logger.js";
 import { DataDirectoryLockedError } from "./db/data-dir-lock.js";
-import { type Database, openDatabase } from "./db/database.js";
+import { type Database, type DatabaseSource, openDatabase } from "./db/database.js";
 import { applyMigrations, migrationStatus } from "./db/migrations.js";
 
 /** An error the CLI reports as one line, without a stack. */
@@ -25,14 +25,17 @@ function logger(config: Config, toStderr: boolean): Logger {
   return createLogger(config.logLevel, pino.destination(toStderr ? 2 : 1));
 }
 
+/** The configured database: PostgreSQL at `DATABASE_URL`, else the embedded one in `DATA_DIR`. */
+function databaseSource(config: Config): DatabaseSource {
+  const { statementTimeoutMs } = config;
+  return config.databaseUrl
+    ? { kind: "postgres", url: config.databaseUrl, statementTimeoutMs }
+    : { kind: "embedded", dataDir: config.dataDir, statementTimeoutMs };
+}
+
 /** Opens the configured database; the embedded one is migrated, PostgreSQL must already be. */
 async function open(config: Config, log: Logger, requireMigrated: boolean): Promise<Database> {
-  const database = await openDatabase(
-    config.databaseUrl
-      ? { kind: "postgres", url: config.databaseUrl }
-      : { kind: "embedded", dataDir: config.dataDir },
-    log,
-  );
+  const database = await openDatabase(databaseSource(config), log);
   try {
     if (database.kind === "embedded") {
       const { applied } = await applyMigrations(database.migrationTarget);
@@ -147,12 +150,7 @@ program
   .option("--status", "only report applied and pending migrations")
   .action(async (options: { status?: boolean }) => {
     const config = loadConfig();
-    const database = await openDatabase(
-      config.databaseUrl
-        ? { kind: "postgres", url: config.databaseUrl }
-        : { kind: "embedded", dataDir: config.dataDir },
-      logger(config, true),
-    );
+    const database = await openDatabase(databaseSource(config), logger(config, true));
     try {
       const report = options.status
         ? await migrationStatus(database.migrationTarget)

@@ -12,7 +12,7 @@
  * - `postgres`: a real PostgreSQL, on a node-postgres pool.
  * Every adapter is wrapped by `instrumentAdapterFactory`, so statements are counted per request.
  * Every kind listens to the database's change feed (./change-feed.ts), which per-process caches trust.
- * Every session runs in UTC (`UTC_SESSION`): Prisma's adapter writes a Date as a time without an
+ * Every session runs in UTC (`sessionSetup`): Prisma's adapter writes a Date as a time without an
  * offset and reads a timestamptz without its offset, which is right only when the session's zone is
  * UTC; a server configured with another `timezone`, or PGlite on a machine whose zone is not UTC
  * (PGlite takes the process's), would otherwise shift every instant by the zone's offset.
@@ -36,8 +36,8 @@ import {
 } from "./sql-transaction.js";
 import { statementNames } from "./statement-names.js";
 
-/** Where the data lives. */
-export type DatabaseSource =
+/** Where the data lives, and the sessions' default `statement_timeout` (ms; absent or 0: none). */
+export type DatabaseSource = (
   | {
       kind: "embedded";
       dataDir: string;
@@ -46,7 +46,8 @@ export type DatabaseSource =
       /** A PGlite data-directory tarball (`dumpDataDir`) to load into a new `dataDir` (tests' template). */
       loadDataDir?: Uint8Array;
     }
-  | { kind: "postgres"; url: string };
+  | { kind: "postgres"; url: string }
+) & { statementTimeoutMs?: number };
 
 /** An open database: the Prisma client and what the migration runner needs to reach the same data. */
 export interface Database {
@@ -70,10 +71,16 @@ export interface Database {
 }
 
 /**
- * Sets a session's TimeZone to UTC (see the module comment). Transactions that need another zone (the
- * HogQL runner's, ../queries/run-sql.ts) set it with `set_config(..., true)`, which ends with them.
+ * What every new session runs first: its TimeZone set to UTC (see the module comment) and, when
+ * given, its default `statement_timeout`, so that no statement the service sends runs without a
+ * bound (on the embedded database, the bound is enforced by stopping its thread). Transactions that
+ * need another zone or timeout (the query runner's, ../queries/run-sql.ts) set them with
+ * `set_config(..., true)`, which ends with them.
  */
-const UTC_SESSION = "SET TIME ZONE 'UTC'";
+function sessionSetup(statementTimeoutMs: number | undefined): string {
+  const timeout = statementTimeoutMs ? `; SET statement_timeout = ${Math.trunc(statementTimeoutMs)}` : "";
+  return `SET TIME ZONE 'UTC'${timeout}`;
+}
 
 /** Interactive transactions: the embedded database has one connection, so a long wait means a bug; fail loudly. */
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 20_000 };
@@ -135,12 +142,17 @@ function databaseOn(kind: DatabaseSource["kind"], connections: Connections): Dat
 }
 
 /** Opens a PostgreSQL database at `url`. */
-async function openPostgres(url: string, log?: DatabaseLogger): Promise<Connections> {
+async function openPostgres(
+  source: Extract<DatabaseSource, { kind: "postgres" }>,
+  log?: DatabaseLogger,
+): Promise<Connections> {
+  const { url } = source;
   const changes = postgresChangeFeed(url, log);
+  const setup = sessionSetup(source.statementTimeoutMs);
   const pool = new pg.Pool({
     connectionString: url,
     onConnect: async (client) => {
-      await client.query(UTC_SESSION);
+      await client.query(setup);
       await changes.listenOn(client);
     },
   });
@@ -182,6 +194,7 @@ async function openEmbedded(
     throw error;
   }
   const changes = embeddedChangeFeed();
+  const setup = sessionSetup(source.statementTimeoutMs);
   // One connection: PGlite has one session. It stays open while idle (it is the feed's listener).
   const pool = new pg.Pool({
     max: 1,
@@ -190,7 +203,7 @@ async function openEmbedded(
     database: "template1",
     stream: () => host.connect(),
     onConnect: async (client) => {
-      await client.query(UTC_SESSION);
+      await client.query(setup);
       await changes.listenOn(client);
     },
   });
@@ -243,6 +256,6 @@ async function openEmbedded(
  */
 export async function openDatabase(source: DatabaseSource, log?: DatabaseLogger): Promise<Database> {
   const connections =
-    source.kind === "postgres" ? await openPostgres(source.url, log) : await openEmbedded(source, log);
+    source.kind === "postgres" ? await openPostgres(source, log) : await openEmbedded(source, log);
   return databaseOn(source.kind, connections);
 }

@@ -1,6 +1,6 @@
 /**
  * Instants are the same instants whatever zone the database session would default to
- * (src/db/database.ts, `UTC_SESSION`): PGlite's session takes the zone of the process it starts in,
+ * (src/db/database.ts, `sessionSetup`): PGlite's session takes the zone of the process it starts in,
  * and a database may be configured with any `timezone`, while Prisma's adapter writes and reads
  * timestamptz as if the session were in UTC. Before sessions were set to UTC, a process in
  * America/New_York read a key's hourly `last_used_at` stamp five hours off and never renewed it.
