@@ -282,13 +282,43 @@ describeEachBackend("remote flag evaluation on /flags and /decide", (server) => 
     expect(long.status).toBe(200);
   });
 
-  it("costs one statement once warm (the subject; the definitions' revision comes from the change feed), whatever the flags", async () => {
+  it("costs one statement once warm (the subject, which these flags need; the definitions' revision comes from the change feed)", async () => {
     await flags("/flags/?v=2", body());
     const warm = await flags("/flags/?v=2", body());
     expect(warm.status).toBe(200);
     expect(statementsOf(warm)).toBe(1);
     const config = await sendToSdk(server(), `/array/${token}/config`);
     expect(statementsOf(config)).toBe(0);
+  });
+
+  it("reads nothing stored when the request's properties decide every flag (PostHog's requires_db_properties)", async () => {
+    const s = server();
+    const project = await s.createProject("Properties only");
+    const created = await s.request("POST", `/api/projects/${project}/feature_flags/`, {
+      body: {
+        key: "example-emails",
+        filters: {
+          groups: [
+            {
+              properties: [{ key: "email", type: "person", value: "@example.com", operator: "icontains" }],
+              rollout_percentage: 100,
+            },
+          ],
+        },
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const { apiToken } = await s.db.project.findUniqueOrThrow({ where: { id: project } });
+    const ask = (extra: Record<string, unknown>) =>
+      flags("/flags/?v=2", { token: apiToken, distinct_id: "someone", ...extra });
+    await ask({});
+    const decided = await ask({ person_properties: { email: "ada@example.com" } });
+    expect(decided.body.flags["example-emails"]).toMatchObject({ enabled: true });
+    expect(statementsOf(decided)).toBe(0);
+    // Without the property, the stored person is read (and has none: no match).
+    const stored = await ask({});
+    expect(stored.body.flags["example-emails"]).toMatchObject({ enabled: false });
+    expect(statementsOf(stored)).toBe(1);
   });
 
   it("serves the remote config posthog-js loads: JSON, and a script registering it under the token", async () => {

@@ -7,7 +7,8 @@
  *    definitions object by the engine (engine/evaluate.ts) and kept beside it;
  * 2. the subject in ONE statement (subject.queries.ts): stored person properties, static-cohort
  *    memberships, group properties, hash keys; a `/flags` request with `$anon_distinct_id` for a
- *    project with active continuity flags also writes the missing hash keys in that statement;
+ *    project with active continuity flags also writes the missing hash keys in that statement. No
+ *    statement at all when the request's properties decide every flag (no flag needs stored data);
  * 3. the request's properties overlaid with PostHog's precedence (rules/subject.ts), then the
  *    engine's pure evaluation.
  * When reading the subject fails for a reason other than bad input (the database), the flags that
@@ -158,13 +159,19 @@ export function createFlagEvaluationService(
           : null,
     };
 
+    // Stored data is read only when some flag needs it: the request's properties decide the rest
+    // (rust/feature-flags flag_matching.rs prepares the evaluation state only for flags whose
+    // `requires_db_properties` holds). Every flag is looked at, not only the keys asked for: a flag
+    // may depend on another that needs stored data.
     let stored: StoredSubject | null = null;
     let loadError: unknown = null;
-    try {
-      stored = await options.readSubject(query);
-    } catch (error) {
-      if (error instanceof DomainError || !options.tolerateLoadFailure) throw error;
-      loadError = error;
+    if (flags.some((flag) => needsStoredData(flag, input.personProperties))) {
+      try {
+        stored = await options.readSubject(query);
+      } catch (error) {
+        if (error instanceof DomainError || !options.tolerateLoadFailure) throw error;
+        loadError = error;
+      }
     }
 
     // Without stored data, only flags decided by the request alone are computed.
