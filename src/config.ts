@@ -85,6 +85,15 @@ const envSchema = z.object({
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(500_000),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   QUERY_MAX_CONCURRENT_PER_PROJECT: z.coerce.number().int().positive().default(4),
+  HOGQL_MAX_QUERY_LENGTH: z.coerce.number().int().positive().default(65_536),
+  HOGQL_MAX_TOKENS: z.coerce.number().int().positive().default(10_000),
+  HOGQL_MAX_NESTING: z.coerce.number().int().positive().default(32),
+  HOGQL_MAX_EXPRESSION_DEPTH: z.coerce.number().int().positive().default(200),
+  HOGQL_MAX_PRINTED_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
   ENDPOINT_MATERIALIZATION_INTERVAL_SCALE: z.coerce.number().positive().max(1).default(1),
   RATE_LIMIT_BURST: rateFromEnv.prefault("480/minute"),
   RATE_LIMIT_SUSTAINED: rateFromEnv.prefault("4800/hour"),
@@ -169,6 +178,22 @@ export interface Limits {
   queryTimeoutMs: number;
   /** Most query runs one project may have in flight in this process (429 beyond). */
   queryMaxConcurrentPerProject: number;
+  /**
+   * Cheap checks of HogQL text before it is parsed (src/queries/hogql/text-limits.ts; 400 beyond,
+   * `attr: "query"`): most characters (`HOGQL_MAX_QUERY_LENGTH`, 65,536), tokens
+   * (`HOGQL_MAX_TOKENS`, 10,000), bracket nesting (`HOGQL_MAX_NESTING`, 32) and estimated
+   * expression depth (`HOGQL_MAX_EXPRESSION_DEPTH`, 200; PostHog's parser traps past about 240).
+   */
+  hogqlMaxQueryLength: number;
+  hogqlMaxTokens: number;
+  hogqlMaxNesting: number;
+  hogqlMaxExpressionDepth: number;
+  /**
+   * Most bytes of PostgreSQL one HogQL query may print to, its bound values counted
+   * (`HOGQL_MAX_PRINTED_BYTES`, 1 MiB; 400 `max_size` beyond). Checked while printing, so a query
+   * whose aliases double at each use is refused before it costs more than this.
+   */
+  hogqlMaxPrintedBytes: number;
 }
 
 /** How webhook deliveries are sent (src/webhooks/delivery/). */
@@ -314,6 +339,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxHeaderBytes: e.MAX_HEADER_BYTES,
       queryTimeoutMs: e.QUERY_TIMEOUT_MS,
       queryMaxConcurrentPerProject: e.QUERY_MAX_CONCURRENT_PER_PROJECT,
+      hogqlMaxQueryLength: e.HOGQL_MAX_QUERY_LENGTH,
+      hogqlMaxTokens: e.HOGQL_MAX_TOKENS,
+      hogqlMaxNesting: e.HOGQL_MAX_NESTING,
+      hogqlMaxExpressionDepth: e.HOGQL_MAX_EXPRESSION_DEPTH,
+      hogqlMaxPrintedBytes: e.HOGQL_MAX_PRINTED_BYTES,
     },
   };
 }

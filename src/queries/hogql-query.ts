@@ -18,6 +18,7 @@ import { parseHogQLSelect } from "./hogql/parser.js";
 import { replacePlaceholders } from "./hogql/placeholders.js";
 import { printHogQL } from "./hogql/printer.js";
 import { loadPropertyTypes } from "./hogql/property-types.js";
+import { checkHogQLText } from "./hogql/text-limits.js";
 import { clickHouseTypeName, type HogQLType, jsonValue } from "./hogql/types.js";
 import { cachedResponseFields, type QueryKind } from "./query-kinds.js";
 import { bindOnce } from "./run-sql.js";
@@ -73,6 +74,13 @@ export const hogqlQueryKind: QueryKind = {
       }
     };
     const query = parseInput(hogqlQuerySchema, input, deps.ctx.limits);
+    const { limits } = deps.ctx;
+    checkHogQLText(query.query, {
+      maxLength: limits.hogqlMaxQueryLength,
+      maxTokens: limits.hogqlMaxTokens,
+      maxNesting: limits.hogqlMaxNesting,
+      maxExpressionDepth: limits.hogqlMaxExpressionDepth,
+    });
     const now = deps.now();
     const parsed = await time("parse", () => parseHogQLSelect(query.query));
     const replaced = replacePlaceholders(parsed, {
@@ -87,6 +95,7 @@ export const hogqlQueryKind: QueryKind = {
         projectId: project.id,
         timezone: project.timezone,
         propertyTypes,
+        limits: { maxDepth: limits.hogqlMaxExpressionDepth, maxPrintedBytes: limits.hogqlMaxPrintedBytes },
         ...(filters ? { filters } : {}),
       }),
     );
