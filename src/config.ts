@@ -94,6 +94,9 @@ const envSchema = z.object({
     .int()
     .positive()
     .default(1024 * 1024),
+  QUERY_WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  QUERY_WORKER_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  QUERY_WORKER_MAX_MEMORY_MB: z.coerce.number().int().min(16).default(128),
   ENDPOINT_MATERIALIZATION_INTERVAL_SCALE: z.coerce.number().positive().max(1).default(1),
   RATE_LIMIT_BURST: rateFromEnv.prefault("480/minute"),
   RATE_LIMIT_SUSTAINED: rateFromEnv.prefault("4800/hour"),
@@ -196,6 +199,23 @@ export interface Limits {
   hogqlMaxPrintedBytes: number;
 }
 
+/**
+ * The worker threads that parse and print HogQL (src/queries/query-workers.ts)
+ * off the request thread. A task past its time or memory budget, or whose parser trapped, loses its
+ * worker (a fresh one replaces it) and answers 400 naming the budget.
+ */
+export interface QueryWorkerSettings {
+  /**
+   * Worker threads (`QUERY_WORKER_THREADS`, default 2: one long task never holds up every other,
+   * and a 2-core machine keeps a core for the event loop while one task runs).
+   */
+  threads: number;
+  /** Longest one task may run once a worker has taken it, in ms (`QUERY_WORKER_TIMEOUT_MS`, default 5,000). */
+  timeoutMs: number;
+  /** Heap of one worker, in MB (`QUERY_WORKER_MAX_MEMORY_MB`, default 128: V8's old generation). */
+  maxMemoryMb: number;
+}
+
 /** How webhook deliveries are sent (src/webhooks/delivery/). */
 export interface WebhookSettings {
   /**
@@ -257,6 +277,8 @@ export interface Config {
   };
   /** Webhook deliveries (src/webhooks/). */
   webhooks: WebhookSettings;
+  /** The query worker pool (src/queries/query-workers.ts). */
+  queryWorkers: QueryWorkerSettings;
   /** The job queue that runs scheduled and queued work (src/core/jobs/). */
   jobs: {
     /** Jobs one process runs at once on PostgreSQL (`JOB_CONCURRENCY`, default 2); the embedded runner runs one at a time. */
@@ -312,6 +334,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
     },
     jobs: { concurrency: e.JOB_CONCURRENCY, pollIntervalMs: e.JOB_POLL_INTERVAL_MS },
+    queryWorkers: {
+      threads: e.QUERY_WORKER_THREADS,
+      timeoutMs: e.QUERY_WORKER_TIMEOUT_MS,
+      maxMemoryMb: e.QUERY_WORKER_MAX_MEMORY_MB,
+    },
     rateLimits: {
       burst: e.RATE_LIMIT_BURST,
       sustained: e.RATE_LIMIT_SUSTAINED,

@@ -15,6 +15,7 @@ import { createServices } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
 import { generateProjectApiToken } from "../../src/core/auth/api-keys.js";
 import { dataAccessOf } from "../../src/core/context.js";
+import type { Services } from "../../src/core/services.js";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import type { PrismaClient } from "../../src/generated/prisma/client.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
@@ -68,6 +69,8 @@ export interface TestServer {
   baseUrl: string;
   db: PrismaClient;
   database: Database;
+  /** The server's services (the same objects its doors call). */
+  services: Services;
   /** The PostgreSQL database's URL (a second process can open it); null on PGlite. */
   databaseUrl: string | null;
   app: FastifyInstance;
@@ -144,15 +147,16 @@ export async function startTestServer(
       done();
     },
   });
+  const services = createServices({
+    now: options.now ?? (() => new Date()),
+    config,
+    data: dataAccessOf(database),
+  });
   const app = await buildApp({
     config,
     database,
     logger: pino({ level: "error" }, sink),
-    services: createServices({
-      now: options.now ?? (() => new Date()),
-      config,
-      data: dataAccessOf(database),
-    }),
+    services,
     ...(options.now ? { now: options.now } : {}),
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
@@ -165,6 +169,7 @@ export async function startTestServer(
     baseUrl,
     db,
     database,
+    services,
     databaseUrl: url,
     app,
     projectId: project.id,
