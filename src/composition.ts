@@ -61,7 +61,7 @@ import { createHogQLQueryKind } from "./queries/hogql-query.js";
 import { queryRoutes } from "./queries/queries.rest.js";
 import { createQueryService } from "./queries/query.service.js";
 import { createQueryWorkers } from "./queries/query-workers.js";
-import { trendsQueryKind } from "./queries/trends/trends-query-kind.js";
+import { createTrendsQueryKind } from "./queries/trends/trends-query-kind.js";
 import "./property-definitions/graphql/index.js";
 import { createPropertyDefinitionService } from "./property-definitions/property-definitions.service.js";
 import "./projects/projects.graphql.js";
@@ -96,7 +96,7 @@ export function createServices(
   const flagEvaluation = createFlagEvaluationService(deps, flagDefinitions);
   const queries = createQueryService(deps, [
     createHogQLQueryKind(queryWorkers),
-    trendsQueryKind,
+    createTrendsQueryKind(queryWorkers),
     experimentQueryKind,
   ]);
   const dashboards = createDashboardService({ queries });

@@ -94,6 +94,8 @@ const envSchema = z.object({
     .int()
     .positive()
     .default(1024 * 1024),
+  FORMULA_MAX_LENGTH: z.coerce.number().int().positive().default(1000),
+  FORMULA_MAX_DEPTH: z.coerce.number().int().positive().default(32),
   QUERY_WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   QUERY_WORKER_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   QUERY_WORKER_MAX_MEMORY_MB: z.coerce.number().int().min(16).default(128),
@@ -197,10 +199,14 @@ export interface Limits {
    * whose aliases double at each use is refused before it costs more than this.
    */
   hogqlMaxPrintedBytes: number;
+  /** Most characters of one Trends formula (`FORMULA_MAX_LENGTH`, 1,000; 400 `max_length` beyond). */
+  formulaMaxLength: number;
+  /** Deepest parenthesis nesting of one Trends formula (`FORMULA_MAX_DEPTH`, 32; 400 `max_depth` beyond). */
+  formulaMaxDepth: number;
 }
 
 /**
- * The worker threads that parse and print HogQL (src/queries/query-workers.ts)
+ * The worker threads that parse and print HogQL and evaluate formulas (src/queries/query-workers.ts)
  * off the request thread. A task past its time or memory budget, or whose parser trapped, loses its
  * worker (a fresh one replaces it) and answers 400 naming the budget.
  */
@@ -371,6 +377,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hogqlMaxNesting: e.HOGQL_MAX_NESTING,
       hogqlMaxExpressionDepth: e.HOGQL_MAX_EXPRESSION_DEPTH,
       hogqlMaxPrintedBytes: e.HOGQL_MAX_PRINTED_BYTES,
+      formulaMaxLength: e.FORMULA_MAX_LENGTH,
+      formulaMaxDepth: e.FORMULA_MAX_DEPTH,
     },
   };
 }

@@ -2,7 +2,8 @@
  * The tasks of the query worker (./query-worker.ts) and what they answer, shared by the worker and
  * the request thread (./query-workers.ts). They cross the thread boundary by structured clone, so
  * they are plain data: the AST travels as its JSON text (one string copy instead of a walk of
- * thousands of objects), a printed statement as its strings and values.
+ * thousands of objects), a printed statement as its strings and values, formula series as
+ * `Float64Array`s.
  */
 import type { LimitPlan } from "./hogql/limits.js";
 import type { PlaceholderInputs } from "./hogql/placeholders.js";
@@ -42,7 +43,11 @@ export type QueryTask =
       /** Whether `{filters}` has SQL (a `FiltersMarker` is printed for it), or is TRUE. */
       filters: boolean;
       limits: PrintLimits;
-    };
+    }
+  /** Parse Trends formulas and check them against `seriesCount` series; answers null. */
+  | { kind: "check-formulas"; formulas: string[]; seriesCount: number }
+  /** Evaluate Trends formulas over series columns; answers one `Float64Array` per formula. */
+  | { kind: "evaluate-formulas"; formulas: string[]; series: Float64Array[] };
 
 /** A HogQL query after the first stage of a run. */
 export interface PreparedHogQL {

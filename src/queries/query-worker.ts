@@ -2,7 +2,7 @@
  * The query worker: the module each thread of the query worker pool runs (./query-workers.ts builds
  * the pool; src/core/worker-pool.ts runs it). It does the query work whose cost the caller
  * controls: parsing HogQL (PostHog's WebAssembly parser), replacing placeholders, applying the
- * LIMIT rules, printing PostgreSQL.
+ * LIMIT rules, printing PostgreSQL, and parsing and evaluating Trends formulas.
  *
  * Tasks and results are plain data (./query-tasks.ts). An expected refusal comes back as
  * `{ok: false, error}` (a ValidationError's detail, code and attr), since thrown errors lose their
@@ -30,6 +30,7 @@ import type {
   QueryTask,
   QueryTaskResult,
 } from "./query-tasks.js";
+import { checkFormula, evaluateFormulaColumns, parseFormula } from "./trends/formula.js";
 
 void hogqlParser();
 
@@ -68,6 +69,11 @@ async function perform(task: QueryTask): Promise<unknown> {
       };
       return result;
     }
+    case "check-formulas":
+      for (const formula of task.formulas) checkFormula(parseFormula(formula), task.seriesCount);
+      return null;
+    case "evaluate-formulas":
+      return task.formulas.map((formula) => evaluateFormulaColumns(parseFormula(formula), task.series));
   }
 }
 

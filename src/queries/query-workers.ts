@@ -1,6 +1,6 @@
 /**
  * The query work whose cost a caller controls, as the request thread asks for it: each call makes
- * the cheap checks first, here (HogQL text: ./hogql/text-limits.ts),
+ * the cheap checks first, here (HogQL text: ./hogql/text-limits.ts; formulas: length and depth),
  * then hands the work to the query worker pool (./query-worker.ts on src/core/worker-pool.ts) and
  * only awaits. The composition root builds one per process (`createQueryWorkers`) and closes it at
  * shutdown.
@@ -27,6 +27,7 @@ import {
   type QueryTask,
   type QueryTaskResult,
 } from "./query-tasks.js";
+import { checkFormulaText } from "./trends/formula.js";
 
 declare module "../core/services.js" {
   interface Services {
@@ -70,6 +71,17 @@ export interface QueryWorkers {
       filters?: FiltersSql | undefined;
     },
   ): Promise<PrintedRun>;
+  /**
+   * Parses Trends formulas and checks them against `seriesCount` series.
+   * @throws ValidationError for the formula limits and PostHog's formula errors.
+   */
+  checkFormulas(formulas: readonly string[], seriesCount: number): Promise<void>;
+  /**
+   * Evaluates Trends formulas over series columns (`series[i][p]`: series `i` at point `p`); one
+   * column per formula.
+   * @throws ValidationError as `checkFormulas`, the pool's budgets.
+   */
+  evaluateFormulas(formulas: readonly string[], series: Float64Array[]): Promise<Float64Array[]>;
   /** Stops the workers (at shutdown). */
   close(): Promise<void>;
 }
@@ -98,6 +110,11 @@ export function createQueryWorkers(config: Pick<Config, "limits" | "queryWorkers
     maxTokens: limits.hogqlMaxTokens,
     maxNesting: limits.hogqlMaxNesting,
     maxExpressionDepth: limits.hogqlMaxExpressionDepth,
+  };
+  const checkFormulaTexts = (formulas: readonly string[]) => {
+    for (const formula of formulas) {
+      checkFormulaText(formula, { maxLength: limits.formulaMaxLength, maxDepth: limits.formulaMaxDepth });
+    }
   };
 
   return {
@@ -129,6 +146,14 @@ export function createQueryWorkers(config: Pick<Config, "limits" | "queryWorkers
         values = values.map((value) => (isFiltersMarker(value) ? filters(value.filtersTargets) : value));
       }
       return { sql: new Prisma.Sql(printed.strings, values), columns: printed.columns, hogql: printed.hogql };
+    },
+    async checkFormulas(formulas, seriesCount) {
+      checkFormulaTexts(formulas);
+      await run<null>({ kind: "check-formulas", formulas: [...formulas], seriesCount });
+    },
+    evaluateFormulas(formulas, series) {
+      checkFormulaTexts(formulas);
+      return run<Float64Array[]>({ kind: "evaluate-formulas", formulas: [...formulas], series });
     },
     close: () => pool.close(),
   };
