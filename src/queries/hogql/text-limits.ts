@@ -17,7 +17,10 @@
  *   `+`, `AND` or `::` and fewer of some constructs, which count more (measured on
  *   `@posthog/hogql-parser` 1.3.87): `NOT` 2 (traps past 241 levels), `??` 2 (past 186), a lambda's
  *   `->` 4 (past 94). Operators are summed, not split by precedence: a bound that trusted
- *   precedence would undercount where lambdas or `NOT` interleave with other operators.
+ *   precedence would undercount where lambdas or `NOT` interleave with other operators. In a FROM
+ *   clause each join (`JOIN`, or a comma) is a level too, the constraints adding up (the parser
+ *   traps past 340 joins); and each part of a field chain past the fourth counts two (parsing
+ *   `a.b.c…` takes time growing with the square of its length: 100 parts, 0.9 s; 200, 2.8 s).
  *
  * The scan follows the lexer's rules (posthog/hogql/grammar/HogQLLexer.common.g4) for strings,
  * quoted identifiers, comments (`--`, `//`, `/* *\/`) and `f'…{expr}…'` templates; where it is
@@ -93,9 +96,6 @@ const SEPARATOR_WORDS = new Set([
   "order",
   "limit",
   "offset",
-  "join",
-  "on",
-  "using",
   "union",
   "intersect",
   "except",
@@ -108,6 +108,10 @@ const SEPARATOR_WORDS = new Set([
   "then",
   "else",
 ]);
+/** Words of a FROM clause's joins: in one, a join is a level and its constraint adds to it. */
+const JOIN_WORDS = new Set(["join", "on", "using"]);
+/** Parts of a field chain that count nothing (`person.properties.a.b`); each further part counts two. */
+const FREE_CHAIN_PARTS = 4;
 const CLOSERS: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
 
 /** An open bracket (or the whole text, or a template string) and the expressions seen inside it. */
@@ -120,10 +124,12 @@ interface Frame {
   inner: number;
   /** Deepest expression finished so far. */
   deepest: number;
+  /** Whether the text is in this bracket's FROM clause. */
+  inFrom: boolean;
 }
 
 function frame(closer: string | null): Frame {
-  return { closer, operators: 0, inner: 0, deepest: 0 };
+  return { closer, operators: 0, inner: 0, deepest: 0, inFrom: false };
 }
 
 /** Ends the current expression of `f`: its depth is its operators plus its deepest group. */
@@ -164,6 +170,15 @@ export function checkHogQLText(text: string, limits: HogQLTextLimits, attr = "qu
   let tokens = 0;
   // Whether the last token ends an operand, so that a following `(` or `[` is a call or an index.
   let afterOperand = false;
+  // Whether the last token is a field chain's `.`, and the parts of the chain read so far.
+  let afterDot = false;
+  let chainParts = 0;
+  /** An identifier (plain or quoted): one more part when it follows a chain's `.`. */
+  const identifier = (dotBefore: boolean) => {
+    chainParts = dotBefore ? chainParts + 1 : 1;
+    if (chainParts > FREE_CHAIN_PARTS) top.operators += 2;
+    afterOperand = true;
+  };
   const push = (closer: string) => {
     if (stack.length > limits.maxNesting) {
       throw new ValidationError(`HogQL queries may nest brackets at most ${limits.maxNesting} levels deep.`, {
@@ -213,6 +228,8 @@ export function checkHogQLText(text: string, limits: HogQLTextLimits, attr = "qu
       continue;
     }
     tokens += 1;
+    const dotBefore = afterDot;
+    afterDot = false;
     if (tokens > limits.maxTokens) {
       throw new ValidationError(`HogQL queries may hold at most ${limits.maxTokens} tokens.`, {
         attr,
@@ -224,9 +241,14 @@ export function checkHogQLText(text: string, limits: HogQLTextLimits, attr = "qu
       push("'");
       continue;
     }
-    if (c === "'" || c === '"' || c === "`") {
+    if (c === "'") {
       i = skipQuoted(text, i, c);
       afterOperand = true;
+      continue;
+    }
+    if (c === '"' || c === "`") {
+      i = skipQuoted(text, i, c);
+      identifier(dotBefore);
       continue;
     }
     if (/[A-Za-z_$]/.test(c)) {
@@ -239,9 +261,13 @@ export function checkHogQLText(text: string, limits: HogQLTextLimits, attr = "qu
       else if (word === "end" && top.closer === "end") {
         pop();
         afterOperand = true;
-      } else if (SEPARATOR_WORDS.has(word)) endExpression(top);
-      else if (OPERATOR_WORDS.has(word)) top.operators += OPERATOR_WORDS.get(word)!;
-      else afterOperand = true;
+      } else if (JOIN_WORDS.has(word) && top.inFrom) {
+        if (word === "join") top.operators += 1;
+      } else if (SEPARATOR_WORDS.has(word) || JOIN_WORDS.has(word)) {
+        endExpression(top);
+        top.inFrom = word === "from";
+      } else if (OPERATOR_WORDS.has(word)) top.operators += OPERATOR_WORDS.get(word)!;
+      else identifier(dotBefore);
       continue;
     }
     if (/[0-9]/.test(c)) {
@@ -269,7 +295,8 @@ export function checkHogQLText(text: string, limits: HogQLTextLimits, attr = "qu
     }
     if (c === ",") {
       i += 1;
-      endExpression(top);
+      if (top.inFrom) top.operators += 1;
+      else endExpression(top);
       afterOperand = false;
       continue;
     }
@@ -277,7 +304,10 @@ export function checkHogQLText(text: string, limits: HogQLTextLimits, attr = "qu
     i += operator.length;
     afterOperand = false;
     // A field chain (`properties.$browser`) is one node; a tuple access (`t.1`) is a level.
-    if (operator === "." && !/[0-9]/.test(text[i] ?? "")) continue;
+    if (operator === "." && !/[0-9]/.test(text[i] ?? "")) {
+      afterDot = true;
+      continue;
+    }
     top.operators += HEAVY_OPERATORS.get(operator) ?? 1;
   }
   while (stack.length > 1) pop();

@@ -143,6 +143,19 @@ describeEachBackend(
       expect(await rows(server(), query.replace(" SELECT c2", " SELECT c1"))).toEqual([[159]]);
     });
 
+    it("counts joins and long field chains, which the parser also nests", async () => {
+      const s = server();
+      const joins = (n: number) =>
+        `SELECT count() FROM events a0 ${Array.from({ length: n }, (_, i) => `JOIN events a${i + 1} ON 1 = 1`).join(" ")}`;
+      expect(refusal(await runHogQL(s, joins(120)))).toEqual(EXPRESSION_DEPTH);
+      const commas = `SELECT 1 FROM ${Array.from({ length: 250 }, (_, i) => `events a${i}`).join(", ")}`;
+      expect(refusal(await runHogQL(s, commas))).toEqual(EXPRESSION_DEPTH);
+      expect(refusal(await runHogQL(s, `SELECT properties${".k".repeat(120)} FROM events`))).toEqual(
+        EXPRESSION_DEPTH,
+      );
+      expect(await rows(s, joins(3))).toEqual([[0]]);
+    });
+
     it("refuses CTE chains that double, and answers long ones that do not", async () => {
       const s = server();
       const doubling = Array.from({ length: 18 }, (_, i) => `c${i} + c${i} AS c${i + 1}`).join(", ");
