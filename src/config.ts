@@ -184,14 +184,20 @@ export interface Limits {
   /** Most query runs one project may have in flight in this process (429 beyond). */
   queryMaxConcurrentPerProject: number;
   /**
-   * Cheap checks of HogQL text before it is parsed (src/queries/hogql/text-limits.ts; 400 beyond,
-   * `attr: "query"`): most characters (`HOGQL_MAX_QUERY_LENGTH`, 65,536), tokens
-   * (`HOGQL_MAX_TOKENS`, 10,000), bracket nesting (`HOGQL_MAX_NESTING`, 32) and estimated
-   * expression depth (`HOGQL_MAX_EXPRESSION_DEPTH`, 200; PostHog's parser traps past about 240).
+   * Most characters of HogQL text (`HOGQL_MAX_QUERY_LENGTH`, 65,536; 400 `max_length`,
+   * `attr: "query"` beyond). This and the next two are checked before parsing, on the request
+   * thread (src/queries/hogql/text-limits.ts).
    */
   hogqlMaxQueryLength: number;
+  /** Most tokens of HogQL text (`HOGQL_MAX_TOKENS`, 10,000; 400 `max_tokens` beyond). */
   hogqlMaxTokens: number;
+  /** Deepest bracket, `CASE` and template nesting of HogQL text (`HOGQL_MAX_NESTING`, 32; 400 `max_depth` beyond). */
   hogqlMaxNesting: number;
+  /**
+   * Deepest HogQL expression (`HOGQL_MAX_EXPRESSION_DEPTH`, 200; 400 `max_depth` beyond): as
+   * estimated from the text before parsing (PostHog's parser traps past about 240 levels), and as
+   * printed, column CTEs expanded.
+   */
   hogqlMaxExpressionDepth: number;
   /**
    * Most bytes of PostgreSQL one HogQL query may print to, its bound values counted

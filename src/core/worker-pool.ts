@@ -120,6 +120,8 @@ export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): Work
       await ready;
       await acquire();
       try {
+        // A task that waited its turn past close() is not a task that ran out of time.
+        if (closed) throw new Error("The worker pool is closed.");
         return (await piscina!.run(task, { signal: AbortSignal.timeout(timeoutMs) })) as Result;
       } catch (error) {
         throw refusal(error);

@@ -63,8 +63,11 @@ export interface PreparedHogQL {
 
 /** A printed HogQL query: the statement as `Prisma.Sql`'s parts, with `FiltersMarker` values. */
 export interface PrintedHogQL {
+  /** The statement's text around its values (`Prisma.Sql.strings`). */
   strings: string[];
+  /** Its bound values (`Prisma.Sql.values`), `FiltersMarker`s among them. */
   values: unknown[];
+  /** Its output columns. */
   columns: PrintedColumn[];
   /** Its size as `printedBytes` measures it (a marker counted as 8). */
   bytes: number;

@@ -49,6 +49,7 @@ export interface TrendsDeps {
   formulas: {
     /** Parses formulas and checks them against `seriesCount` series. @throws ValidationError. */
     checkFormulas(formulas: readonly string[], seriesCount: number): Promise<void>;
+    /** Evaluates formulas over series columns (`FormulaEvaluator`). */
     evaluateFormulas: FormulaEvaluator;
   };
 }
