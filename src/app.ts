@@ -21,6 +21,7 @@ import type { OpenAPIObject } from "openapi3-ts/oas31";
 import type { Logger } from "pino";
 import {
   attachJobQueue,
+  closeServices,
   createServices,
   EVENT_STREAM_MODULES,
   JOB_MODULES,
@@ -98,7 +99,8 @@ export function openApiDocument(routes: readonly RestRoute[]): OpenAPIObject {
 
 /**
  * Starts the job queue with every domain's jobs, exposes it as `app.jobs`, and stops it (waiting for
- * the jobs in progress) when the app closes, before its owner closes the database.
+ * the jobs in progress) when the app closes, then releases the services (the query worker threads,
+ * which those jobs may use), before its owner closes the database.
  */
 async function startJobs(app: FastifyInstance, database: Database, config: Config, deps: JobDeps) {
   const definitions = JOB_MODULES.flatMap((module) => module(deps));
@@ -110,6 +112,7 @@ async function startJobs(app: FastifyInstance, database: Database, config: Confi
   app.decorate("jobs", jobs);
   app.addHook("onClose", async () => {
     await jobs.stop();
+    await closeServices(deps.services);
   });
   await attachJobQueue(deps.services, jobs);
 }

@@ -57,10 +57,11 @@ import "./persons/graphql/index.js";
 import { createPersonService } from "./persons/persons.service.js";
 import { projectRoutes } from "./projects/projects.rest.js";
 import { propertyDefinitionRoutes } from "./property-definitions/property-definitions.rest.js";
-import { hogqlQueryKind } from "./queries/hogql-query.js";
+import { createHogQLQueryKind } from "./queries/hogql-query.js";
 import { queryRoutes } from "./queries/queries.rest.js";
 import { createQueryService } from "./queries/query.service.js";
-import { trendsQueryKind } from "./queries/trends/trends-query-kind.js";
+import { createQueryWorkers } from "./queries/query-workers.js";
+import { createTrendsQueryKind } from "./queries/trends/trends-query-kind.js";
 import "./property-definitions/graphql/index.js";
 import { createPropertyDefinitionService } from "./property-definitions/property-definitions.service.js";
 import "./projects/projects.graphql.js";
@@ -80,16 +81,24 @@ import { createWebhookService, enqueueWebhookDeliveries } from "./webhooks/webho
 // Registered once per process: the listener holds no state, it works in the transaction it is handed.
 onActivityRecorded(enqueueWebhookDeliveries);
 
-/** Builds every domain service. */
+/**
+ * Builds every domain service, and the query worker pool they share (its threads start with the
+ * first query; `closeServices` stops them).
+ */
 export function createServices(
   deps: ServiceDeps = { now: () => new Date(), config: loadConfig({}) },
 ): Services {
+  const queryWorkers = createQueryWorkers(deps.config);
   const cohorts = createCohortService(deps);
   const flagDefinitions = createFlagDefinitionsService(deps);
   const groups = createGroupService(deps);
   const persons = createPersonService(deps);
   const flagEvaluation = createFlagEvaluationService(deps, flagDefinitions);
-  const queries = createQueryService(deps, [hogqlQueryKind, trendsQueryKind, experimentQueryKind]);
+  const queries = createQueryService(deps, [
+    createHogQLQueryKind(queryWorkers),
+    createTrendsQueryKind(queryWorkers),
+    experimentQueryKind,
+  ]);
   const dashboards = createDashboardService({ queries });
   const endpointMaterialization = createMaterializationService(deps, queries);
   const featureFlags = createFeatureFlagService(deps, {
@@ -103,7 +112,11 @@ export function createServices(
     activityLog: createActivityLogService(),
     cohorts,
     dashboards,
-    endpoints: createEndpointService(deps, { materialization: endpointMaterialization, queries }),
+    endpoints: createEndpointService(deps, {
+      materialization: endpointMaterialization,
+      queries,
+      queryWorkers,
+    }),
     endpointMaterialization,
     eventDefinitions: createEventDefinitionService(deps, { schemaPropertiesByEvent }),
     eventSchemas: createEventSchemaService(deps),
@@ -117,9 +130,15 @@ export function createServices(
     projects: createProjectService(),
     propertyDefinitions: createPropertyDefinitionService(deps),
     queries,
+    queryWorkers,
     users: createUserService(),
     webhooks: createWebhookService(deps),
   };
+}
+
+/** Releases what the services hold beyond the database (the query worker threads), at shutdown. */
+export async function closeServices(services: Services): Promise<void> {
+  await services.queryWorkers.close();
 }
 
 /** Every domain's REST module, in registration order. */

@@ -86,6 +86,20 @@ const envSchema = z.object({
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   QUERY_MAX_CONCURRENT_PER_PROJECT: z.coerce.number().int().positive().default(4),
+  HOGQL_MAX_QUERY_LENGTH: z.coerce.number().int().positive().default(65_536),
+  HOGQL_MAX_TOKENS: z.coerce.number().int().positive().default(10_000),
+  HOGQL_MAX_NESTING: z.coerce.number().int().positive().default(32),
+  HOGQL_MAX_EXPRESSION_DEPTH: z.coerce.number().int().positive().default(200),
+  HOGQL_MAX_PRINTED_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  FORMULA_MAX_LENGTH: z.coerce.number().int().positive().default(1000),
+  FORMULA_MAX_DEPTH: z.coerce.number().int().positive().default(32),
+  QUERY_WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  QUERY_WORKER_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  QUERY_WORKER_MAX_MEMORY_MB: z.coerce.number().int().min(16).default(128),
   ENDPOINT_MATERIALIZATION_INTERVAL_SCALE: z.coerce.number().positive().max(1).default(1),
   ENDPOINT_MATERIALIZATION_FAILURES_TO_PAUSE: z.coerce.number().int().min(1).default(5),
   RATE_LIMIT_BURST: rateFromEnv.prefault("480/minute"),
@@ -171,6 +185,49 @@ export interface Limits {
   queryTimeoutMs: number;
   /** Most query runs one project may have in flight in this process (429 beyond). */
   queryMaxConcurrentPerProject: number;
+  /**
+   * Most characters of HogQL text (`HOGQL_MAX_QUERY_LENGTH`, 65,536; 400 `max_length`,
+   * `attr: "query"` beyond). This and the next two are checked before parsing, on the request
+   * thread (src/queries/hogql/text-limits.ts).
+   */
+  hogqlMaxQueryLength: number;
+  /** Most tokens of HogQL text (`HOGQL_MAX_TOKENS`, 10,000; 400 `max_tokens` beyond). */
+  hogqlMaxTokens: number;
+  /** Deepest bracket, `CASE` and template nesting of HogQL text (`HOGQL_MAX_NESTING`, 32; 400 `max_depth` beyond). */
+  hogqlMaxNesting: number;
+  /**
+   * Deepest HogQL expression (`HOGQL_MAX_EXPRESSION_DEPTH`, 200; 400 `max_depth` beyond): as
+   * estimated from the text before parsing (PostHog's parser traps past about 240 levels), and as
+   * printed, column CTEs expanded.
+   */
+  hogqlMaxExpressionDepth: number;
+  /**
+   * Most bytes of PostgreSQL one HogQL query may print to, its bound values counted
+   * (`HOGQL_MAX_PRINTED_BYTES`, 1 MiB; 400 `max_size` beyond). Checked while printing, so a query
+   * whose aliases double at each use is refused before it costs more than this.
+   */
+  hogqlMaxPrintedBytes: number;
+  /** Most characters of one Trends formula (`FORMULA_MAX_LENGTH`, 1,000; 400 `max_length` beyond). */
+  formulaMaxLength: number;
+  /** Deepest parenthesis nesting of one Trends formula (`FORMULA_MAX_DEPTH`, 32; 400 `max_depth` beyond). */
+  formulaMaxDepth: number;
+}
+
+/**
+ * The worker threads that parse and print HogQL and evaluate formulas (src/queries/query-workers.ts)
+ * off the request thread. A task past its time or memory budget, or whose parser trapped, loses its
+ * worker (a fresh one replaces it) and answers 400 naming the budget.
+ */
+export interface QueryWorkerSettings {
+  /**
+   * Worker threads (`QUERY_WORKER_THREADS`, default 2: one long task never holds up every other,
+   * and a 2-core machine keeps a core for the event loop while one task runs).
+   */
+  threads: number;
+  /** Longest one task may run once a worker has taken it, in ms (`QUERY_WORKER_TIMEOUT_MS`, default 5,000). */
+  timeoutMs: number;
+  /** Heap of one worker, in MB (`QUERY_WORKER_MAX_MEMORY_MB`, default 128: V8's old generation). */
+  maxMemoryMb: number;
 }
 
 /** How webhook deliveries are sent (src/webhooks/delivery/). */
@@ -247,6 +304,8 @@ export interface Config {
   };
   /** Webhook deliveries (src/webhooks/). */
   webhooks: WebhookSettings;
+  /** The query worker pool (src/queries/query-workers.ts). */
+  queryWorkers: QueryWorkerSettings;
   /** The job queue that runs scheduled and queued work (src/core/jobs/). */
   jobs: {
     /** Jobs one process runs at once on PostgreSQL (`JOB_CONCURRENCY`, default 2); the embedded runner runs one at a time. */
@@ -304,6 +363,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
     },
     jobs: { concurrency: e.JOB_CONCURRENCY, pollIntervalMs: e.JOB_POLL_INTERVAL_MS },
+    queryWorkers: {
+      threads: e.QUERY_WORKER_THREADS,
+      timeoutMs: e.QUERY_WORKER_TIMEOUT_MS,
+      maxMemoryMb: e.QUERY_WORKER_MAX_MEMORY_MB,
+    },
     rateLimits: {
       burst: e.RATE_LIMIT_BURST,
       sustained: e.RATE_LIMIT_SUSTAINED,
@@ -331,6 +395,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxHeaderBytes: e.MAX_HEADER_BYTES,
       queryTimeoutMs: e.QUERY_TIMEOUT_MS,
       queryMaxConcurrentPerProject: e.QUERY_MAX_CONCURRENT_PER_PROJECT,
+      hogqlMaxQueryLength: e.HOGQL_MAX_QUERY_LENGTH,
+      hogqlMaxTokens: e.HOGQL_MAX_TOKENS,
+      hogqlMaxNesting: e.HOGQL_MAX_NESTING,
+      hogqlMaxExpressionDepth: e.HOGQL_MAX_EXPRESSION_DEPTH,
+      hogqlMaxPrintedBytes: e.HOGQL_MAX_PRINTED_BYTES,
+      formulaMaxLength: e.FORMULA_MAX_LENGTH,
+      formulaMaxDepth: e.FORMULA_MAX_DEPTH,
     },
   };
 }

@@ -33,8 +33,9 @@ import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { type HogQLNode, parseHogQLSelect } from "../queries/hogql/parser.js";
+import type { HogQLNode } from "../queries/hogql/parser.js";
 import type { QueryService } from "../queries/query.service.js";
+import type { QueryWorkers } from "../queries/query-workers.js";
 import {
   type Db,
   type EndpointRecord,
@@ -136,13 +137,35 @@ function snapshot(endpoint: EndpointRecord): Record<string, unknown> {
   };
 }
 
+/** Parses HogQL text in the query workers (`QueryWorkers.parseHogQL`, attr `query`). */
+type HogQLParse = (text: string) => Promise<HogQLNode>;
+
+/**
+ * A `HogQLParse` that parses each text once (an update checks the same query before and under its
+ * row lock, and each parse is a round trip to a worker).
+ */
+function parseOnce(workers: QueryWorkers): HogQLParse {
+  const parsed = new Map<string, Promise<HogQLNode>>();
+  return (text) => {
+    let ast = parsed.get(text);
+    if (!ast) {
+      ast = workers.parseHogQL(text, "query");
+      parsed.set(text, ast);
+    }
+    return ast;
+  };
+}
+
 /**
  * The query of a request, checked: an object whose `kind` is `HogQLQuery` (with text PostHog's
- * parser accepts) or an insight node. Returns it as given, with its parsed HogQL (null otherwise).
- * @throws ValidationError attr `query`: an unknown kind, HogQL without text, `Invalid HogQL query: ...`.
+ * parser accepts, within the HogQL limits) or an insight node. Returns it as given, with its parsed
+ * HogQL (null otherwise).
+ * @throws ValidationError attr `query`: an unknown kind, HogQL without text, `Invalid HogQL query: ...`,
+ *   a HogQL limit.
  */
 async function checkedQuery(
   query: Record<string, unknown>,
+  parse: HogQLParse,
 ): Promise<{ query: Record<string, unknown>; ast: HogQLNode | null }> {
   const kind = query["kind"];
   if (!isEndpointQueryKind(kind)) {
@@ -156,14 +179,14 @@ async function checkedQuery(
   if (typeof text !== "string") {
     throw new ValidationError("A HogQLQuery needs its HogQL text in `query`.", { attr: "query" });
   }
-  return { query, ast: await parseHogQLSelect(text, "query") };
+  return { query, ast: await parse(text) };
 }
 
 /** The parsed HogQL of a stored query, or null when it is not HogQL or no longer parses. */
-async function storedAst(query: Record<string, unknown>): Promise<HogQLNode | null> {
+async function storedAst(query: Record<string, unknown>, parse: HogQLParse): Promise<HogQLNode | null> {
   if (query["kind"] !== "HogQLQuery" || typeof query["query"] !== "string") return null;
   try {
-    return await parseHogQLSelect(query["query"]);
+    return await parse(query["query"]);
   } catch {
     return null;
   }
@@ -204,8 +227,8 @@ function checkMaterialization(data: EndpointRequest, willBeActive: boolean): voi
  * The check of a query a request asks to materialize. @throws ValidationError attr `is_materialized`
  * with the reason when it cannot be (PostHog refuses to enable materialization of such a query).
  */
-async function requireMaterializable(query: Record<string, unknown>): Promise<void> {
-  const check = canMaterializeHere(query, await storedAst(query));
+async function requireMaterializable(query: Record<string, unknown>, parse: HogQLParse): Promise<void> {
+  const check = canMaterializeHere(query, await storedAst(query, parse));
   if (!check.canMaterialize) {
     throw new ValidationError(`Cannot materialize endpoint: ${check.reason}`, { attr: "is_materialized" });
   }
@@ -231,6 +254,7 @@ async function decideUpdate(
   current: EndpointRecord,
   data: EndpointRequest,
   query: () => Promise<Record<string, unknown> | null>,
+  parse: HogQLParse,
 ) {
   const willBeActive = data.is_active ?? current.isActive;
   checkMaterialization(data, willBeActive);
@@ -243,10 +267,10 @@ async function decideUpdate(
     : asked || current.current.isMaterialized
       ? ((data.sync_frequency ?? current.current.syncFrequency ?? DEFAULT_SYNC_FREQUENCY) as SyncFrequency)
       : null;
-  if (asked) await requireMaterializable(changed ? next! : current.current.query);
+  if (asked) await requireMaterializable(changed ? next! : current.current.query, parse);
   // A materialized endpoint whose new query cannot be materialized stops being materialized.
   const moved =
-    changed && frequency !== null && canMaterializeHere(next!, await storedAst(next!)).canMaterialize;
+    changed && frequency !== null && canMaterializeHere(next!, await storedAst(next!, parse)).canMaterialize;
   return { next, changed, asked, disable, frequency, moved };
 }
 
@@ -263,13 +287,18 @@ function parseRequest(ctx: ServiceContext, body: unknown): EndpointRequest {
 
 /**
  * Creates the endpoint service; `materialization` schedules the refreshes of materialized versions,
- * `queries` runs the endpoints' queries.
+ * `queries` runs the endpoints' queries, `queryWorkers` parses their HogQL.
  */
 export function createEndpointService(
   deps: ServiceDeps,
-  collaborators: { materialization: MaterializationService; queries: QueryService },
+  collaborators: {
+    materialization: MaterializationService;
+    queries: QueryService;
+    queryWorkers: QueryWorkers;
+  },
 ) {
-  const { materialization: scheduler } = collaborators;
+  const { materialization: scheduler, queryWorkers } = collaborators;
+  const parse: HogQLParse = (text) => queryWorkers.parseHogQL(text, "query");
   /** The project's endpoint named or identified by `ref`. @throws NotFoundError. */
   async function read(db: Db, projectId: number, ref: EndpointKey): Promise<EndpointRecord> {
     const endpoint =
@@ -311,7 +340,10 @@ export function createEndpointService(
         },
       };
     }
-    return { ...canMaterializeHere(version.query, await storedAst(version.query)), materialized: null };
+    return {
+      ...canMaterializeHere(version.query, await storedAst(version.query, parse)),
+      materialized: null,
+    };
   }
 
   const runner = createEndpointRunner(deps, collaborators, read);
@@ -410,18 +442,19 @@ export function createEndpointService(
         throw new ValidationError("Must specify query");
       if (!data.name) throw new ValidationError("Endpoint must have a name.");
       if (!isEndpointName(data.name)) throw new ValidationError(INVALID_NAME_MESSAGE);
-      const { query } = await checkedQuery(data.query);
+      const parseHere = parseOnce(queryWorkers);
+      const { query } = await checkedQuery(data.query, parseHere);
       checkCacheAge(data.cache_age_seconds);
       const isActive = data.is_active ?? true;
       checkMaterialization(data, isActive);
       const asked = data.is_materialized === true || data.sync_frequency != null;
-      if (asked) await requireMaterializable(query);
+      if (asked) await requireMaterializable(query, parseHere);
       // PostHog enables materialization of a materializable HogQL query on create (failures swallowed).
       const materialize =
         asked ||
         (isActive &&
           data.is_materialized !== false &&
-          canMaterializeHere(query, await storedAst(query)).canMaterialize);
+          canMaterializeHere(query, await storedAst(query, parseHere)).canMaterialize);
       const frequency = (data.sync_frequency ?? DEFAULT_SYNC_FREQUENCY) as SyncFrequency;
       const name = data.name;
       const userId = ctx.actor.user.id;
@@ -500,9 +533,10 @@ export function createEndpointService(
       const first = await read(ctx.db, project.id, name);
       const data = parseRequest(ctx, body);
       checkCacheAge(data.cache_age_seconds);
-      const query = once(async () => (data.query ? (await checkedQuery(data.query)).query : null));
+      const parseHere = parseOnce(queryWorkers);
+      const query = once(async () => (data.query ? (await checkedQuery(data.query, parseHere)).query : null));
       // PostHog's refusals come before any write; the decision is made again under the row lock.
-      await decideUpdate(first, data, query);
+      await decideUpdate(first, data, query, parseHere);
       const hasCacheAge = body !== null && typeof body === "object" && "cache_age_seconds" in body;
       const userId = ctx.actor.user.id;
       const now = deps.now();
@@ -517,6 +551,7 @@ export function createEndpointService(
             current,
             data,
             query,
+            parseHere,
           );
           const versionData: Prisma.EndpointVersionUpdateManyMutationInput = {};
           if (data.description != null) versionData.description = data.description;

@@ -2,7 +2,8 @@
  * The `HogQLQuery` kind (query-and-experiments.md 1a–1c): the text parsed by PostHog's parser,
  * placeholders replaced in the AST, PostHog's LIMIT rules applied, printed to parameterised
  * PostgreSQL over the project's events and persons, run read-only, and answered as PostHog's
- * `HogQLQueryResponse`:
+ * `HogQLQueryResponse`. Parsing and printing run in the query workers (./query-workers.ts), with
+ * the reads they need (property types, `{filters}`) made here between the two tasks:
  * `{results, columns, types, hasMore?, limit?, offset?, query, hogql, clickhouse, timings, modifiers,
  *   query_status: null, error: null, + cached-response fields}`.
  * `clickhouse` holds the printed SQL (PostgreSQL here; PostHog's field for the printed query).
@@ -12,14 +13,10 @@ import { z } from "zod";
 import { parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { hogqlFiltersSchema, prepareFilters } from "./hogql/filters.js";
-import { hogqlText } from "./hogql/hogql-text.js";
-import { applyLimits } from "./hogql/limits.js";
-import { parseHogQLSelect } from "./hogql/parser.js";
-import { replacePlaceholders } from "./hogql/placeholders.js";
-import { printHogQL } from "./hogql/printer.js";
 import { loadPropertyTypes } from "./hogql/property-types.js";
 import { clickHouseTypeName, type HogQLType, jsonValue } from "./hogql/types.js";
 import { cachedResponseFields, type QueryKind } from "./query-kinds.js";
+import type { QueryWorkers } from "./query-workers.js";
 import { bindOnce } from "./run-sql.js";
 
 /** PostHog's `HogQLQuery` node (fields not read here are accepted and ignored). */
@@ -58,8 +55,8 @@ function typeFromValues(rows: unknown[][], index: number): HogQLType {
   return "String";
 }
 
-/** The `HogQLQuery` kind. */
-export const hogqlQueryKind: QueryKind = {
+/** The `HogQLQuery` kind, parsing and printing in `workers`. */
+export const createHogQLQueryKind = (workers: QueryWorkers): QueryKind => ({
   kind: "HogQLQuery",
   async run(deps, project, input, options) {
     const started = performance.now();
@@ -74,24 +71,28 @@ export const hogqlQueryKind: QueryKind = {
     };
     const query = parseInput(hogqlQuerySchema, input, deps.ctx.limits);
     const now = deps.now();
-    const parsed = await time("parse", () => parseHogQLSelect(query.query));
-    const replaced = replacePlaceholders(parsed, {
-      variables: query.variables ?? null,
-      values: query.values ?? null,
-    });
-    const { ast, plan } = applyLimits(replaced, options);
-    const propertyTypes = await time("property_types", () => loadPropertyTypes(deps.ctx.db, project.id, ast));
+    const prepared = await time("parse", () =>
+      workers.prepareHogQL(
+        query.query,
+        { variables: query.variables ?? null, values: query.values ?? null },
+        { limit: options.limit, offset: options.offset },
+      ),
+    );
+    const { plan } = prepared;
+    const propertyTypes = await time("property_types", () =>
+      loadPropertyTypes(deps.ctx.db, project.id, prepared.names),
+    );
     const filters = await time("filters", () => prepareFilters(deps.ctx.db, project.id, query.filters, now));
     const printed = await time("print", () =>
-      printHogQL(ast, {
+      workers.printHogQL(prepared, {
         projectId: project.id,
         timezone: project.timezone,
         propertyTypes,
-        ...(filters ? { filters } : {}),
+        filters,
       }),
     );
     const statement =
-      plan.kind === "paginated" && ast.node !== "SelectQuery"
+      plan.kind === "paginated" && prepared.root !== "SelectQuery"
         ? Prisma.sql`${printed.sql} LIMIT ${plan.limit + 1}::bigint OFFSET ${plan.offset}::bigint`
         : printed.sql;
     const rows = await time("execute", () =>
@@ -118,7 +119,7 @@ export const hogqlQueryKind: QueryKind = {
         ? { hasMore: rows.length > plan.limit, limit: plan.limit, offset: plan.offset }
         : {}),
       query: query.query,
-      hogql: hogqlText(ast),
+      hogql: printed.hogql,
       clickhouse: bindOnce(statement).text,
       timings,
       modifiers: query.modifiers ?? {},
@@ -127,4 +128,4 @@ export const hogqlQueryKind: QueryKind = {
       ...cachedResponseFields(project, query, now),
     };
   },
-};
+});

@@ -9,7 +9,7 @@ import { authenticate } from "../../src/core/auth/authenticate.js";
 import { createServiceContext, dataAccessOf, type ServiceContext } from "../../src/core/context.js";
 import { TooManyRequestsError } from "../../src/core/errors.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
-import { hogqlQueryKind } from "../../src/queries/hogql-query.js";
+import { createHogQLQueryKind } from "../../src/queries/hogql-query.js";
 import { createQueryService } from "../../src/queries/query.service.js";
 import type { QueryKind } from "../../src/queries/query-kinds.js";
 import { runReadOnly } from "../../src/queries/run-sql.js";
@@ -42,7 +42,7 @@ describeEachBackend("query service", (server, backend) => {
       },
     };
     const service = createQueryService({ now: () => new Date(), config: loadConfig({}) }, [
-      hogqlQueryKind,
+      createHogQLQueryKind(server().services.queryWorkers),
       blocking,
     ]);
     const ctx = await contextOf(server(), {

@@ -17,6 +17,7 @@ import { loadConfig } from "../../src/config.js";
 import { generateProjectApiToken } from "../../src/core/auth/api-keys.js";
 import { dataAccessOf } from "../../src/core/context.js";
 import { createLogger } from "../../src/core/logger.js";
+import type { Services } from "../../src/core/services.js";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import type { PrismaClient } from "../../src/generated/prisma/client.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
@@ -70,6 +71,8 @@ export interface TestServer {
   baseUrl: string;
   db: PrismaClient;
   database: Database;
+  /** The server's services (the same objects its doors call). */
+  services: Services;
   /** The PostgreSQL database's URL (a second process can open it); null on PGlite. */
   databaseUrl: string | null;
   app: FastifyInstance;
@@ -168,15 +171,16 @@ export async function startTestServer(
       done();
     },
   });
+  const services = createServices({
+    now: options.now ?? (() => new Date()),
+    config,
+    data: dataAccessOf(database),
+  });
   const app = await buildApp({
     config,
     database,
     logger: createLogger(options.logLevel ?? "error", sink),
-    services: createServices({
-      now: options.now ?? (() => new Date()),
-      config,
-      data: dataAccessOf(database),
-    }),
+    services,
     ...(options.now ? { now: options.now } : {}),
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
@@ -189,6 +193,7 @@ export async function startTestServer(
     baseUrl,
     db,
     database,
+    services,
     databaseUrl: url,
     app,
     projectId: project.id,

@@ -17,6 +17,11 @@
  * - `properties.x` is `properties ->> 'x'` (missing or JSON null → NULL), typed by the project's
  *   property definitions (Numeric → float, Boolean, DateTime; text otherwise); `/` is always float
  *   and NULL when dividing by zero.
+ * - Printing is bounded whatever the input: expressions and queries nest at most `maxDepth` levels
+ *   (column CTEs expanded), a column CTE expands inside itself at most 50 times (PostHog's resolver:
+ *   `Too many CTE expansions (50+). Probably a CTE loop.`), and every printed expression is measured
+ *   as it is made, so an alias or CTE reused at each level (`1 AS a0, a0 + a0 AS a1, ...`, whose SQL
+ *   doubles per level) is refused once it passes `maxPrintedBytes`, before it costs more.
  */
 import { ValidationError } from "../../core/errors.js";
 import { Prisma } from "../../generated/prisma/client.js";
@@ -44,11 +49,23 @@ export interface PropertyTypes {
   person: ReadonlyMap<string, string>;
 }
 
+/** The bounds of one print (src/config.ts `HOGQL_MAX_EXPRESSION_DEPTH`, `HOGQL_MAX_PRINTED_BYTES`). */
+export interface PrintLimits {
+  /** Deepest nesting of expressions and queries, column CTEs expanded. */
+  maxDepth: number;
+  /** Most bytes of printed SQL, bound values counted (`printedBytes`). */
+  maxPrintedBytes: number;
+}
+
+/** PostHog's bound on nested CTE expansions (posthog/hogql/resolver.py `cte_counter > 50`). */
+const MAX_CTE_EXPANSIONS = 50;
+
 /** What printing needs besides the AST. */
 export interface PrintOptions {
   projectId: number;
   timezone: string;
   propertyTypes: PropertyTypes;
+  limits: PrintLimits;
   /**
    * The `{filters}` expression over an events row (`event`) and its current person (`person`, whose
    * `id` is the internal person id), SQL aliases fixed by the printer; absent when no filters were given.
@@ -200,8 +217,8 @@ function lookup(table: Readonly<Record<string, string>>, key: string): string | 
   return Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
-function fail(message: string): never {
-  throw new ValidationError(message);
+function fail(message: string, code?: string): never {
+  throw new ValidationError(message, code ? { code } : {});
 }
 
 function out(s: Prisma.Sql, type: HogQLType, nullable: boolean): Printed {
@@ -217,12 +234,56 @@ function nodes(value: unknown): HogQLNode[] {
   return (value as HogQLNode[] | null | undefined) ?? [];
 }
 
+/**
+ * The size of `statement` as sent to PostgreSQL, in characters: its text, plus each bound value
+ * (a string by its length, anything else as 8).
+ */
+export function printedBytes(statement: Prisma.Sql): number {
+  let bytes = 0;
+  for (const part of statement.strings) bytes += part.length;
+  for (const value of statement.values) bytes += typeof value === "string" ? value.length : 8;
+  return bytes;
+}
+
+/**
+ * The refusal of a query that prints past `maxPrintedBytes`.
+ * @throws ValidationError `max_size`.
+ */
+export function refusePrintedSize(bytes: number, maxPrintedBytes: number): void {
+  if (bytes > maxPrintedBytes) {
+    fail(
+      `The query prints to more than the limit of ${maxPrintedBytes} bytes of PostgreSQL (bound values included).`,
+      "max_size",
+    );
+  }
+}
+
 /** The printer of one query (aliases are numbered across the whole query). */
 class Printer {
   private aliasCount = 0;
   private cteCount = 0;
+  /** Expressions and queries being printed, one inside the other. */
+  private depth = 0;
+  /** Column CTEs being expanded, one inside the other. */
+  private cteExpansions = 0;
 
   constructor(private readonly options: PrintOptions) {}
+
+  /** `print()` one level deeper. @throws ValidationError `max_depth` past the limit. */
+  private nested<T>(print: () => T): T {
+    if (this.depth >= this.options.limits.maxDepth) {
+      fail(
+        `HogQL expressions may nest at most ${this.options.limits.maxDepth} levels deep (column CTEs expanded).`,
+        "max_depth",
+      );
+    }
+    this.depth += 1;
+    try {
+      return print();
+    } finally {
+      this.depth -= 1;
+    }
+  }
 
   private nextAlias(prefix = "t"): string {
     this.aliasCount += 1;
@@ -231,9 +292,11 @@ class Printer {
 
   /** A SELECT or set of SELECTs, with the CTEs visible from where it stands. */
   query(node: HogQLNode, ctes: ReadonlyMap<string, CteDef>, positional = false): PrintedQuery {
-    if (node.node === "SelectQuery") return this.select(node, ctes, positional);
-    if (node.node === "SelectSetQuery") return this.selectSet(node, ctes, positional);
-    return fail(`Unsupported HogQL construct: ${node.node} where a query was expected.`);
+    return this.nested(() => {
+      if (node.node === "SelectQuery") return this.select(node, ctes, positional);
+      if (node.node === "SelectSetQuery") return this.selectSet(node, ctes, positional);
+      return fail(`Unsupported HogQL construct: ${node.node} where a query was expected.`);
+    });
   }
 
   private selectSet(node: HogQLNode, ctes: ReadonlyMap<string, CteDef>, positional: boolean): PrintedQuery {
@@ -496,8 +559,16 @@ class Printer {
     return sql`${this.expr(node["expr"] as HogQLNode, scope).sql} ${raw(direction)} NULLS LAST`;
   }
 
-  /** Any expression. */
+  /** Any expression, measured (see the module comment). */
   expr(node: HogQLNode, scope: Scope): Printed {
+    return this.nested(() => {
+      const printed = this.exprOf(node, scope);
+      refusePrintedSize(printedBytes(printed.sql), this.options.limits.maxPrintedBytes);
+      return printed;
+    });
+  }
+
+  private exprOf(node: HogQLNode, scope: Scope): Printed {
     switch (node.node) {
       case "Constant":
         return this.constant(node);
@@ -622,7 +693,7 @@ class Printer {
     const alias = rest.length === 0 ? scope.aliases.get(head) : undefined;
     if (alias) return alias;
     const cte = scope.ctes.get(head);
-    if (rest.length === 0 && cte?.kind === "column") return this.expr(cte.expr, scope);
+    if (rest.length === 0 && cte?.kind === "column") return this.expandCte(cte.expr, scope);
     const byAlias = scope.tables.get(head);
     if (byAlias && rest.length > 0) return this.fieldOn(byAlias, rest, chain);
     const candidates = scope.order.filter(
@@ -631,6 +702,22 @@ class Printer {
     if (candidates.length === 0) fail(`Unable to resolve field: ${chain.join(".")}`);
     if (candidates.length > 1) fail(`Ambiguous query. Found multiple sources for field: ${chain.join(".")}`);
     return this.fieldOn(candidates[0]!, chain, chain);
+  }
+
+  /**
+   * A column CTE's expression where its name is used (PostHog's resolver expands it there).
+   * @throws ValidationError `Too many CTE expansions (50+). Probably a CTE loop.` (`WITH x + 1 AS x`).
+   */
+  private expandCte(expr: HogQLNode, scope: Scope): Printed {
+    if (this.cteExpansions >= MAX_CTE_EXPANSIONS) {
+      fail(`Too many CTE expansions (${MAX_CTE_EXPANSIONS}+). Probably a CTE loop.`);
+    }
+    this.cteExpansions += 1;
+    try {
+      return this.expr(expr, scope);
+    } finally {
+      this.cteExpansions -= 1;
+    }
   }
 
   private fieldOn(ref: TableRef, path: string[], chain: string[]): Printed {
@@ -1067,8 +1154,11 @@ function coerce(value: Printed, other: Printed): Printed {
 /**
  * Prints a HogQL query (placeholders already replaced) as one parameterised PostgreSQL SELECT whose
  * output columns are named `_0`, `_1`, ... (HogQL's names, which may repeat, are in `columns`).
- * @throws ValidationError naming the first construct, table, field or function that is not supported.
+ * @throws ValidationError naming the first construct, table, field or function that is not supported;
+ *   `max_depth` or `max_size` past `options.limits`; PostHog's CTE loop error.
  */
 export function printHogQL(ast: HogQLNode, options: PrintOptions): PrintedQuery {
-  return new Printer(options).query(ast, new Map(), true);
+  const printed = new Printer(options).query(ast, new Map(), true);
+  refusePrintedSize(printedBytes(printed.sql), options.limits.maxPrintedBytes);
+  return printed;
 }

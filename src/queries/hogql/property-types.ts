@@ -7,10 +7,9 @@ import type { PrismaClient } from "../../generated/prisma/client.js";
 import type { HogQLNode } from "./parser.js";
 import type { PropertyTypes } from "./printer.js";
 
-/** Every name in field chains and every string constant of the AST (a superset of the property keys). */
-function mentionedNames(node: unknown, names: Set<string>): void {
+function collectNames(node: unknown, names: Set<string>): void {
   if (Array.isArray(node)) {
-    for (const item of node) mentionedNames(item, names);
+    for (const item of node) collectNames(item, names);
     return;
   }
   if (node === null || typeof node !== "object") return;
@@ -20,25 +19,30 @@ function mentionedNames(node: unknown, names: Set<string>): void {
   } else if (record.node === "Constant" && typeof record["value"] === "string") {
     names.add(record["value"] as string);
   }
-  for (const value of Object.values(record)) mentionedNames(value, names);
+  for (const value of Object.values(record)) collectNames(value, names);
 }
 
-/** The typed property definitions of `projectId` among the names `ast` mentions. */
+/** Every name in field chains and every string constant of the AST (a superset of the property keys). */
+export function mentionedNames(ast: HogQLNode): string[] {
+  const names = new Set<string>();
+  collectNames(ast, names);
+  return [...names];
+}
+
+/** The typed property definitions of `projectId` among `names` (`mentionedNames` of the query). */
 export async function loadPropertyTypes(
   db: PrismaClient,
   projectId: number,
-  ast: HogQLNode,
+  names: readonly string[],
 ): Promise<PropertyTypes> {
-  const names = new Set<string>();
-  mentionedNames(ast, names);
   const event = new Map<string, string>();
   const person = new Map<string, string>();
-  if (names.size === 0) return { event, person };
+  if (names.length === 0) return { event, person };
   const rows = await db.propertyDefinition.findMany({
     where: {
       projectId,
       type: { in: [1, 2] },
-      name: { in: [...names].slice(0, 10_000) },
+      name: { in: names.slice(0, 10_000) },
       propertyType: { in: ["Numeric", "Boolean", "DateTime"] },
     },
     select: { name: true, type: true, propertyType: true },

@@ -4,14 +4,19 @@
  *
  * Accepted: numbers, series letters (`a`/`A` = the first series...), `+ - * / % **`, unary `-`/`+`,
  * parentheses; Python's precedence (`**` binds tighter than unary minus and is right-associative)
- * and Python's `%` (the sign of the divisor). A missing value counts as 0; division or modulo by zero
- * gives 0. Anything else is refused with PostHog's messages (ValidationError, 400):
+ * and Python's `%` (the sign of the divisor). A missing value counts as 0 (callers pass 0 for it);
+ * division or modulo by zero gives 0. Anything else is refused with PostHog's messages (ValidationError, 400):
  * - another operator: `Formulas only support arithmetic ( + - * / % ** ) between series, not <Op>`
  *   with Python's operator class name (`FloorDiv`, `BitAnd`, `Invert`, ...);
  * - a comparison or other construct: `Formulas only support arithmetic between series, not <Node>`;
  * - an unknown series: `Formula references series X, but only N series are defined (A, B)`;
  * - a call: `Formulas only support arithmetic between series (like (A + B) / 2), not F(). ...`.
  * Text that does not parse at all is `Invalid formula: <text>`.
+ *
+ * Cost: parsing and evaluation recurse once per parenthesis and per term, so formulas are first
+ * measured on the request thread (`checkFormulaText`: length and parenthesis depth, configuration
+ * `FORMULA_MAX_LENGTH`, `FORMULA_MAX_DEPTH`) and then parsed and evaluated in a query worker
+ * (src/queries/query-worker.ts), whose time budget bounds formulas times points.
  */
 import { ValidationError } from "../../core/errors.js";
 
@@ -70,6 +75,38 @@ function tokenize(text: string): string[] {
     position = TOKEN.lastIndex;
   }
   return tokens;
+}
+
+/** The formula limits (src/config.ts `FORMULA_MAX_LENGTH`, `FORMULA_MAX_DEPTH`). */
+export interface FormulaLimits {
+  /** Most characters. */
+  maxLength: number;
+  /** Deepest parenthesis nesting. */
+  maxDepth: number;
+}
+
+/**
+ * Checks a formula's length and parenthesis depth, in one pass, before it is parsed.
+ * @throws ValidationError `max_length` or `max_depth` (attr `trendsFilter`) naming the limit.
+ */
+export function checkFormulaText(text: string, limits: FormulaLimits): void {
+  if (text.length > limits.maxLength) {
+    throw new ValidationError(`Formulas may be at most ${limits.maxLength} characters long.`, {
+      attr: "trendsFilter",
+      code: "max_length",
+    });
+  }
+  let depth = 0;
+  for (const c of text) {
+    if (c === "(") depth += 1;
+    else if (c === ")") depth -= 1;
+    if (depth > limits.maxDepth) {
+      throw new ValidationError(`Formulas may nest parentheses at most ${limits.maxDepth} levels deep.`, {
+        attr: "trendsFilter",
+        code: "max_depth",
+      });
+    }
+  }
 }
 
 /** Parses a formula (lowered first, as PostHog does). @throws ValidationError when it does not parse. */
@@ -152,7 +189,7 @@ function pythonMod(a: number, b: number): number {
   return a - b * Math.floor(a / b);
 }
 
-function evaluate(node: FormulaNode, values: ReadonlyMap<string, number | null>): number {
+function evaluate(node: FormulaNode, values: ReadonlyMap<string, number>): number {
   switch (node.kind) {
     case "number":
       return node.value;
@@ -165,7 +202,7 @@ function evaluate(node: FormulaNode, values: ReadonlyMap<string, number | null>)
           `Formula references series ${node.name.toUpperCase()}, but only ${available.length} ${word} defined (${available.join(", ") || "none"})`,
         );
       }
-      return value ?? 0;
+      return value;
     }
     case "unary": {
       const operand = evaluate(node.operand, values);
@@ -211,20 +248,34 @@ function evaluate(node: FormulaNode, values: ReadonlyMap<string, number | null>)
   }
 }
 
-/**
- * The letters of `count` series (`a`, `b`, ...) bound to one point's values.
- * @param values The series' values at one point, in series order (null = missing, read as 0).
- */
-export function evaluateFormula(node: FormulaNode, values: ReadonlyArray<number | null>): number {
-  const map = new Map<string, number | null>();
+/** The series letters (`a`, `b`, ...) bound to one point's values. */
+function bind(values: ReadonlyArray<number>): Map<string, number> {
+  const map = new Map<string, number>();
   for (const [index, value] of values.entries()) map.set(String.fromCharCode(97 + index), value);
-  return evaluate(node, map);
+  return map;
 }
 
 /**
  * Checks a formula against `seriesCount` series once, before any SQL runs (so a bad formula costs
  * no statement): the same errors evaluation would raise.
+ * @throws ValidationError as evaluation would (unknown series, operators, calls).
  */
 export function checkFormula(node: FormulaNode, seriesCount: number): void {
-  evaluateFormula(node, new Array<number>(seriesCount).fill(1));
+  evaluate(node, bind(new Array<number>(seriesCount).fill(1)));
+}
+
+/**
+ * A formula at every point of a set of series: `series[i][p]` is series `i` (the letter `a` + i) at
+ * point `p`; all have the same length. Returns the formula's value at each point.
+ * @throws ValidationError as `checkFormula`.
+ */
+export function evaluateFormulaColumns(node: FormulaNode, series: ReadonlyArray<Float64Array>): Float64Array {
+  const points = series[0]?.length ?? 0;
+  const out = new Float64Array(points);
+  const point = new Array<number>(series.length);
+  for (let p = 0; p < points; p++) {
+    for (let i = 0; i < series.length; i++) point[i] = series[i]![p]!;
+    out[p] = evaluate(node, bind(point));
+  }
+  return out;
 }

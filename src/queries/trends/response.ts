@@ -4,7 +4,6 @@
  * one `TrendResult` per series, breakdown value and period, their order, and formula outputs.
  */
 
-import { evaluateFormula, type FormulaNode } from "./formula.js";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type SeriesRow } from "./series-sql.js";
 import type { TrendsSeries } from "./trends-query.schema.js";
 
@@ -177,19 +176,30 @@ export function seriesResult(
 }
 
 /**
+ * Evaluates formulas over series columns (`series[i][p]`: series `i` at point `p`), one column per
+ * formula (the query workers' `evaluateFormulas`).
+ */
+export type FormulaEvaluator = (
+  formulas: readonly string[],
+  series: Float64Array[],
+) => Promise<Float64Array[]>;
+
+/**
  * The results of formulas over one period's series values: per breakdown value (a series missing
  * for a value counts as zeros), ordered as PostHog orders them (values before the null bucket before
- * Other, then total, then the values, descending).
+ * Other, then total, then the values, descending). Every formula is evaluated at every point of every
+ * breakdown value in one call of `evaluate`.
  */
-export function formulaResults(
-  formulas: Array<{ node: FormulaNode; text: string; customName: string | null }>,
+export async function formulaResults(
+  formulas: Array<{ text: string; customName: string | null }>,
+  evaluate: FormulaEvaluator,
   values: SeriesValues[],
   seriesCount: number,
   bucketCount: number,
   period: PeriodInfo,
   filter: Record<string, unknown>,
   options: { totalValue: boolean; cumulative: boolean; breakdown: boolean },
-): TrendResult[] {
+): Promise<TrendResult[]> {
   const groups = new Map<string, { breakdown: string[] | null; bySeries: Map<number, SeriesValues> }>();
   for (const item of values) {
     const key = JSON.stringify(item.breakdown);
@@ -203,15 +213,30 @@ export function formulaResults(
   // Without a breakdown there is always one group (all zeros when nothing matched); with one, a
   // range without events has no values and so no results, as PostHog answers.
   if (groups.size === 0 && !options.breakdown) groups.set("null", { breakdown: null, bySeries: new Map() });
+  // One column per series: each group's points (its total, or one value per bucket) one after the other.
+  const groupList = [...groups.values()];
+  const points = options.totalValue ? 1 : bucketCount;
+  const series = Array.from({ length: seriesCount }, () => new Float64Array(groupList.length * points));
+  groupList.forEach((group, g) => {
+    for (let i = 0; i < seriesCount; i++) {
+      const item = group.bySeries.get(i);
+      if (!item) continue;
+      if (options.totalValue) series[i]![g] = item.total ?? 0;
+      else for (let b = 0; b < points; b++) series[i]![g * points + b] = item.data[b] ?? 0;
+    }
+  });
+  const columns = await evaluate(
+    formulas.map((formula) => formula.text),
+    series,
+  );
   const results: TrendResult[] = [];
-  for (const formula of formulas) {
+  for (const [f, formula] of formulas.entries()) {
     const label = formula.customName ?? `Formula (${formula.text})`;
+    const column = columns[f]!;
     const outputs: Array<{ result: TrendResult; breakdown: string[] | null; total: number }> = [];
-    for (const group of groups.values()) {
-      const seriesValues = (i: number) => group.bySeries.get(i);
+    for (const [g, group] of groupList.entries()) {
       let result: TrendResult;
       if (options.totalValue) {
-        const point = Array.from({ length: seriesCount }, (_, i) => seriesValues(i)?.total ?? 0);
         result = {
           data: null,
           labels: [],
@@ -220,15 +245,10 @@ export function formulaResults(
           label,
           filter,
           action: null,
-          aggregated_value: evaluateFormula(formula.node, point),
+          aggregated_value: column[g]!,
         };
       } else {
-        const data = Array.from({ length: bucketCount }, (_, b) =>
-          evaluateFormula(
-            formula.node,
-            Array.from({ length: seriesCount }, (_, i) => seriesValues(i)?.data[b] ?? 0),
-          ),
-        );
+        const data = Array.from(column.subarray(g * points, (g + 1) * points));
         // Series values are already cumulative on a cumulative display.
         const shown = data;
         result = {

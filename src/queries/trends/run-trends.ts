@@ -24,10 +24,10 @@ import { checkRegexPatterns } from "../../properties/regex-check.js";
 import { type CohortDefinition, toSql } from "../../properties/to-sql.js";
 import { bucketStarts, dayOf, labelOf } from "./buckets.js";
 import { type DateRange, isoInZone, previousRange, resolveDateRange } from "./date-range.js";
-import { checkFormula, parseFormula } from "./formula.js";
 import { isDistinctMath } from "./math.js";
 import {
   cumulative,
+  type FormulaEvaluator,
   formulaResults,
   type PeriodInfo,
   type SeriesValues,
@@ -39,10 +39,19 @@ import {
 import { BREAKDOWN_OTHER, type SeriesRow, type SeriesShape, seriesStatement } from "./series-sql.js";
 import { andTrees, parseTrendsQuery, TOTAL_VALUE_DISPLAYS, type TrendsQuery } from "./trends-query.schema.js";
 
-/** What the engine reads with: hot SQL on the driver, and Prisma for cohorts and regex checks. */
+/**
+ * What the engine reads with: hot SQL on the driver, and Prisma for cohorts and regex checks; and
+ * where formulas are checked and evaluated (the query workers: ../query-workers.ts).
+ */
 export interface TrendsDeps {
   reader: SqlReader;
   db: Pick<PrismaClient, "cohort" | "$queryRaw">;
+  formulas: {
+    /** Parses formulas and checks them against `seriesCount` series. @throws ValidationError. */
+    checkFormulas(formulas: readonly string[], seriesCount: number): Promise<void>;
+    /** Evaluates formulas over series columns (`FormulaEvaluator`). */
+    evaluateFormulas: FormulaEvaluator;
+  };
 }
 
 /** The project a query runs in: its id (the guard on every read) and its IANA timezone. */
@@ -121,11 +130,13 @@ export async function runTrendsQuery(
   if (!DateTime.now().setZone(project.timezone).isValid) {
     throw new ValidationError(`The project's timezone '${project.timezone}' is not a known IANA zone.`);
   }
-  const formulas = query.formulas.map((f) => {
-    const node = parseFormula(f.formula);
-    checkFormula(node, query.series.length);
-    return { node, text: f.formula, customName: f.customName };
-  });
+  const formulas = query.formulas.map((f) => ({ text: f.formula, customName: f.customName }));
+  if (formulas.length > 0) {
+    await deps.formulas.checkFormulas(
+      formulas.map((f) => f.text),
+      query.series.length,
+    );
+  }
   const totalValue = TOTAL_VALUE_DISPLAYS.has(query.display);
   const isCumulative = query.display === "ActionsLineGraphCumulative";
   // Total-value displays read the range as a day interval (PostHog).
@@ -212,10 +223,16 @@ export async function runTrendsQuery(
     const shapeOptions = { totalValue, cumulative: isCumulative };
     if (formulas.length > 0) {
       results.push(
-        ...formulaResults(formulas, values, query.series.length, buckets.length, info, filter, {
-          ...shapeOptions,
-          breakdown: query.breakdowns.length > 0,
-        }),
+        ...(await formulaResults(
+          formulas,
+          deps.formulas.evaluateFormulas,
+          values,
+          query.series.length,
+          buckets.length,
+          info,
+          filter,
+          { ...shapeOptions, breakdown: query.breakdowns.length > 0 },
+        )),
       );
     } else {
       for (const item of values) {

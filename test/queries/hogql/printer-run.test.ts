@@ -6,12 +6,14 @@
  * (vitest.mutation.config.ts) can run these against each mutant of the printer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config.js";
+import { ValidationError } from "../../../src/core/errors.js";
 import type { Database } from "../../../src/db/database.js";
 import { Prisma } from "../../../src/generated/prisma/client.js";
 import { prepareFilters } from "../../../src/queries/hogql/filters.js";
 import { type HogQLNode, parseHogQLSelect } from "../../../src/queries/hogql/parser.js";
 import { replacePlaceholders } from "../../../src/queries/hogql/placeholders.js";
-import { type PrintOptions, printHogQL } from "../../../src/queries/hogql/printer.js";
+import { type PrintOptions, printedBytes, printHogQL } from "../../../src/queries/hogql/printer.js";
 import { runReadOnly } from "../../../src/queries/run-sql.js";
 import { bootstrap } from "../../../src/users/bootstrap.js";
 import { openTestDatabase } from "../../support/server.js";
@@ -88,10 +90,13 @@ afterAll(async () => {
 });
 
 const NO_TYPES = { event: new Map<string, string>(), person: new Map<string, string>() };
+const { hogqlMaxExpressionDepth, hogqlMaxPrintedBytes } = loadConfig({}).limits;
+/** The configured defaults. */
+const LIMITS = { maxDepth: hogqlMaxExpressionDepth, maxPrintedBytes: hogqlMaxPrintedBytes };
 
-/** Prints `ast` (parsed, or made by hand) for the project, in UTC, without property types unless given. */
+/** Prints `ast` (parsed, or made by hand) for the project, in UTC, without property types unless given, within the default limits. */
 function print(ast: HogQLNode, options: Partial<PrintOptions> = {}) {
-  return printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES, ...options });
+  return printHogQL(ast, { projectId, timezone: "UTC", propertyTypes: NO_TYPES, limits: LIMITS, ...options });
 }
 
 /** Prints `ast` (parsed, or made by hand) for the project (UTC) and runs it: its rows as arrays and its columns. */
@@ -1316,5 +1321,64 @@ describe("the last edges the mutation run found", () => {
     expect(await refusal("SELECT not(true, false)")).toMatch(/^Unsupported function call 'not\(\.\.\.\)'/);
     expect(await refusal("SELECT equals(1)")).toMatch(/^Unsupported function call 'equals\(\.\.\.\)'/);
     expect(await refusal("SELECT plus(1)")).toMatch(/^Unsupported function call 'plus\(\.\.\.\)'/);
+  });
+});
+
+describe("bounds on printing", () => {
+  /** The ValidationError printing `query` with `limits` is refused with, as `{code, message}`. */
+  async function bounded(
+    query: string,
+    limits: Partial<typeof LIMITS>,
+  ): Promise<{ code: string; message: string }> {
+    try {
+      print(await parseHogQLSelect(query), { limits: { ...LIMITS, ...limits } });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationError);
+      return { code: (error as ValidationError).code, message: (error as ValidationError).message };
+    }
+    throw new Error(`printed: ${query}`);
+  }
+
+  it("expands a column CTE inside itself at most 50 times, with PostHog's loop error", async () => {
+    const loop = "Too many CTE expansions (50+). Probably a CTE loop.";
+    expect(await refusal("WITH x + 1 AS x SELECT x")).toBe(loop);
+    expect(await refusal("WITH b AS a, a AS b SELECT a")).toBe(loop);
+    // 50 nested expansions are allowed, the 51st is not.
+    const chain = (n: number) =>
+      `WITH 1 AS c0, ${Array.from({ length: n }, (_, i) => `c${i} AS c${i + 1}`).join(", ")} SELECT c${n}`;
+    expect(await rowsOf(chain(49))).toEqual([[1]]);
+    expect(await refusal(chain(50))).toBe(loop);
+  });
+
+  it("nests expressions and queries at most maxDepth levels, column CTEs expanded", async () => {
+    // The query, then `+`, `+`, and the constants: four levels.
+    expect((await bounded("SELECT 1 + 1 + 1", { maxDepth: 3 })).code).toBe("max_depth");
+    expect(
+      print(await parseHogQLSelect("SELECT 1 + 1 + 1"), { limits: { ...LIMITS, maxDepth: 4 } }).columns,
+    ).toHaveLength(1);
+    expect(await bounded("WITH 1 + 1 AS c SELECT c + 1", { maxDepth: 4 })).toEqual({
+      code: "max_depth",
+      message: "HogQL expressions may nest at most 4 levels deep (column CTEs expanded).",
+    });
+    expect((await bounded("SELECT (SELECT (SELECT 1))", { maxDepth: 5 })).code).toBe("max_depth");
+  });
+
+  it("measures each expression as it is printed, so a doubling alias is refused at the limit", async () => {
+    const query = `SELECT 1 AS a0, ${Array.from({ length: 12 }, (_, i) => `a${i} + a${i} AS a${i + 1}`).join(", ")}`;
+    const size = printedBytes(print(await parseHogQLSelect(query)).sql);
+    expect(
+      print(await parseHogQLSelect(query), { limits: { ...LIMITS, maxPrintedBytes: size } }).columns,
+    ).toHaveLength(13);
+    expect(await bounded(query, { maxPrintedBytes: size - 1 })).toEqual({
+      code: "max_size",
+      message: `The query prints to more than the limit of ${size - 1} bytes of PostgreSQL (bound values included).`,
+    });
+    // The doubling is refused when the expression that passes the limit is made: the last alias,
+    // about half the statement, is over a limit a third of the statement's size.
+    expect((await bounded(query, { maxPrintedBytes: Math.floor(size / 3) })).code).toBe("max_size");
+  });
+
+  it("counts a statement's text and each bound value (strings by length, others as 8)", () => {
+    expect(printedBytes(Prisma.sql`a ${"xyz"} b ${5}`)).toBe("a ".length + " b ".length + 3 + 8);
   });
 });

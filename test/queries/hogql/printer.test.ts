@@ -12,12 +12,14 @@ import { printHogQL } from "../../../src/queries/hogql/printer.js";
 import { bindOnce } from "../../../src/queries/run-sql.js";
 
 const NO_TYPES = { event: new Map<string, string>(), person: new Map<string, string>() };
+const LIMITS = { maxDepth: 200, maxPrintedBytes: 1024 * 1024 };
 
 async function print(query: string, propertyTypes = NO_TYPES) {
   const printed = printHogQL(await parseHogQLSelect(query), {
     projectId: 42,
     timezone: "UTC",
     propertyTypes,
+    limits: LIMITS,
   });
   return { ...bindOnce(printed.sql), columns: printed.columns };
 }

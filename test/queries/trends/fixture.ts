@@ -100,7 +100,7 @@ export function runOn(
   options: { projectId?: number; timezone?: string; now?: Date; reader?: SqlReader } = {},
 ): Promise<TrendsQueryResponse> {
   return runTrendsQuery(
-    { reader: options.reader ?? s.database.reader, db: s.db },
+    { reader: options.reader ?? s.database.reader, db: s.db, formulas: s.services.queryWorkers },
     { id: options.projectId ?? s.projectId, timezone: options.timezone ?? "UTC" },
     { kind: "TrendsQuery", ...query },
     { now: options.now ?? new Date("2020-01-20T10:00:00Z") },

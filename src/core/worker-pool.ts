@@ -1,0 +1,137 @@
+/**
+ * A pool of worker threads for CPU work whose cost a caller controls (docs/architecture.md,
+ * "Untrusted work has a budget"), over piscina. The request thread only awaits.
+ *
+ * Guarantees:
+ * - Each task runs on a worker of its own with a time budget counted from the moment a worker takes
+ *   it (tasks wait their turn in a FIFO here, so waiting is never charged) and the worker's heap
+ *   capped (`resourceLimits.maxOldGenerationSizeMb`). Past its time the task's worker is terminated
+ *   (V8 interrupts JavaScript and WebAssembly alike); past its heap V8 ends the worker.
+ * - A worker whose task broke it ends itself with `WORKER_TRAP_EXIT_CODE` (the query worker does
+ *   so after a WebAssembly trap, so a trapped parser instance is never used again).
+ * - A lost worker is replaced at once (piscina keeps `threads` workers); the next task runs on a
+ *   fresh one. Each of the three failures answers 400 (`ValidationError`) naming the budget.
+ * - Workers start when the first task comes, not when the pool is made (services built only to
+ *   list routes never start threads), and each answers `WORKER_WARM_UP` before any task is timed,
+ *   so loading the worker's modules is not charged to a task.
+ *
+ * The worker module may be TypeScript (tests and `tsx` development): the workers then load tsx.
+ */
+import { fileURLToPath } from "node:url";
+import { Piscina } from "piscina";
+import { ValidationError } from "./errors.js";
+
+/** The exit code of a worker that ended itself because its task broke it. */
+export const WORKER_TRAP_EXIT_CODE = 70;
+
+/** The task each new worker is first handed, which it answers once ready (with anything). */
+export const WORKER_WARM_UP = "warm-up";
+
+/** How a pool is built. */
+export interface WorkerPoolOptions {
+  /** The worker module, whose default export takes a task and returns (or resolves to) its result. */
+  module: URL;
+  /** Worker threads. */
+  threads: number;
+  /** Longest a task may run, in ms. */
+  timeoutMs: number;
+  /** A worker's heap (V8 old generation), in MB. */
+  maxMemoryMb: number;
+  /** What a task does, for refusals: "Processing the query" → "Processing the query took longer than …". */
+  subject: string;
+}
+
+/** A pool of workers (see the module comment). */
+export interface WorkerPool<Task, Result> {
+  /**
+   * Runs `task` on a worker.
+   * @throws ValidationError `max_time` (past the time budget), `max_memory` (past the heap),
+   *   `too_complex` (the worker ended itself); the worker's own errors as piscina rethrows them.
+   */
+  run(task: Task): Promise<Result>;
+  /** Stops every worker (tasks still running are abandoned); later `run`s fail. */
+  close(): Promise<void>;
+}
+
+/** The options piscina's workers start with: tsx's loader when the module is TypeScript. */
+function execArgv(module: URL): string[] | undefined {
+  if (!module.pathname.endsWith(".ts")) return undefined;
+  return [...process.execArgv, "--import", import.meta.resolve("tsx")];
+}
+
+/** Builds a pool (no thread starts before the first task). */
+export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): WorkerPool<Task, Result> {
+  const { subject, timeoutMs, maxMemoryMb, threads } = options;
+  let piscina: Piscina | null = null;
+  let ready: Promise<unknown> | null = null;
+  let closed = false;
+  let running = 0;
+  const waiting: Array<() => void> = [];
+
+  const start = (): Promise<unknown> => {
+    piscina = new Piscina({
+      filename: fileURLToPath(options.module),
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
+      execArgv: execArgv(options.module),
+    });
+    // Piscina hands concurrent tasks to idle workers first: one warm-up each.
+    const pool = piscina;
+    return Promise.all(Array.from({ length: threads }, () => pool.run(WORKER_WARM_UP)));
+  };
+
+  const acquire = async (): Promise<void> => {
+    if (running < threads) {
+      running += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const release = (): void => {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  };
+
+  const refusal = (error: unknown): unknown => {
+    if (!(error instanceof Error)) return error;
+    if (error.name === "AbortError") {
+      return new ValidationError(`${subject} took longer than the limit of ${timeoutMs} ms.`, {
+        code: "max_time",
+      });
+    }
+    if ((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY") {
+      return new ValidationError(`${subject} needed more memory than the limit of ${maxMemoryMb} MB.`, {
+        code: "max_memory",
+      });
+    }
+    if (error.message === `worker exited with code: ${WORKER_TRAP_EXIT_CODE}`) {
+      return new ValidationError(`${subject} failed: the input is too complex.`, { code: "too_complex" });
+    }
+    return error;
+  };
+
+  return {
+    async run(task) {
+      if (closed) throw new Error("The worker pool is closed.");
+      ready ??= start();
+      await ready;
+      await acquire();
+      try {
+        // A task that waited its turn past close() is not a task that ran out of time.
+        if (closed) throw new Error("The worker pool is closed.");
+        return (await piscina!.run(task, { signal: AbortSignal.timeout(timeoutMs) })) as Result;
+      } catch (error) {
+        throw refusal(error);
+      } finally {
+        release();
+      }
+    },
+    async close() {
+      closed = true;
+      await piscina?.destroy();
+    },
+  };
+}

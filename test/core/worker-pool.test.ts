@@ -1,0 +1,95 @@
+/**
+ * The worker pool (src/core/worker-pool.ts) with a worker module made for it
+ * (./fixtures/pool-worker.ts): a task past its time, past its heap or that ends its worker answers
+ * 400 naming the budget, its worker is replaced and the next task answers; waiting for a worker is
+ * not charged to a task's time.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { ValidationError } from "../../src/core/errors.js";
+import { createWorkerPool, type WorkerPool } from "../../src/core/worker-pool.js";
+import type { PoolTestTask } from "./fixtures/pool-worker.js";
+
+const MODULE = new URL("./fixtures/pool-worker.ts", import.meta.url);
+
+let pool: WorkerPool<PoolTestTask, number | null> | null = null;
+
+function poolOf(options: { threads?: number; timeoutMs?: number; maxMemoryMb?: number } = {}) {
+  pool = createWorkerPool<PoolTestTask, number | null>({
+    module: MODULE,
+    threads: options.threads ?? 2,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    maxMemoryMb: options.maxMemoryMb ?? 128,
+    subject: "Testing",
+  });
+  return pool;
+}
+
+/** The refusal `promise` rejects with, as `{code, message}`. */
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ValidationError);
+  return { code: (error as ValidationError).code, message: (error as ValidationError).message };
+}
+
+afterEach(async () => {
+  await pool?.close();
+  pool = null;
+});
+
+describe("worker pool", () => {
+  it("stops a task past its time budget, and runs the next one on a fresh worker", async () => {
+    const p = poolOf({ threads: 1, timeoutMs: 500 });
+    const before = await p.run({ kind: "thread" });
+    expect(await refusal(p.run({ kind: "spin" }))).toEqual({
+      code: "max_time",
+      message: "Testing took longer than the limit of 500 ms.",
+    });
+    const after = await p.run({ kind: "thread" });
+    expect(after).not.toBe(before);
+  });
+
+  it("stops a worker past its heap, and runs the next task on a fresh one", async () => {
+    const p = poolOf({ threads: 1, maxMemoryMb: 32, timeoutMs: 60_000 });
+    const before = await p.run({ kind: "thread" });
+    expect(await refusal(p.run({ kind: "allocate" }))).toEqual({
+      code: "max_memory",
+      message: "Testing needed more memory than the limit of 32 MB.",
+    });
+    expect(await p.run({ kind: "thread" })).not.toBe(before);
+  });
+
+  it("answers a task whose worker ended itself as too complex, and replaces the worker", async () => {
+    const p = poolOf({ threads: 1 });
+    const before = await p.run({ kind: "thread" });
+    expect(await refusal(p.run({ kind: "trap" }))).toEqual({
+      code: "too_complex",
+      message: "Testing failed: the input is too complex.",
+    });
+    expect(await p.run({ kind: "thread" })).not.toBe(before);
+  });
+
+  it("does not charge a task for the time it waits for a worker", async () => {
+    const p = poolOf({ threads: 1, timeoutMs: 1000 });
+    // Four tasks of 400 ms on one worker: the last waits 1.2 s, past the budget, and still answers.
+    const answers = await Promise.all(Array.from({ length: 4 }, () => p.run({ kind: "wait", ms: 400 })));
+    expect(new Set(answers).size).toBe(1);
+  });
+
+  it("runs tasks side by side on its threads, and rethrows a worker's own errors", async () => {
+    const p = poolOf({ threads: 2 });
+    const threads = await Promise.all([p.run({ kind: "wait", ms: 300 }), p.run({ kind: "wait", ms: 300 })]);
+    expect(new Set(threads).size).toBe(2);
+    await expect(p.run({ kind: "throw" })).rejects.toThrow("a bug in the worker");
+    await expect(p.run({ kind: "throw" })).rejects.not.toBeInstanceOf(ValidationError);
+  });
+
+  it("refuses tasks once closed", async () => {
+    const p = poolOf();
+    await p.run({ kind: "thread" });
+    await p.close();
+    await expect(p.run({ kind: "thread" })).rejects.toThrow("The worker pool is closed.");
+  });
+});
