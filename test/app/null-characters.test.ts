@@ -1,0 +1,125 @@
+/**
+ * NUL characters (U+0000) in every kind of text a request carries, on PGlite and PostgreSQL (issue 24
+ * §5). PostgreSQL refuses a NUL in text (SQLSTATE 22021) and in jsonb (22P05), so each kind is
+ * answered before it reaches a statement, as PostHog answers it:
+ * - a project token, wherever it goes (payload, query, path, the polling paths' `token`): the
+ *   answer to an unknown token on that path (capture's `validate_token` refuses NUL tokens);
+ * - a query string: 400 `null_characters_not_allowed` naming the parameter;
+ * - a path parameter: 404, as DRF's `get_object_or_404` answers a lookup value the database refuses;
+ * - a management body: DRF's 400 `null_characters_not_allowed` naming the field;
+ * - capture payloads (event names, distinct ids, properties, person and group properties): stored
+ *   with U+FFFD instead, as PostHog's ingestion sanitizes them;
+ * - `/flags` bodies (distinct id, person properties, groups): 400 naming the field;
+ * - GraphQL string arguments and variables: a `ValidationError`, never "Unexpected error.".
+ * After each request the server still answers (test/support/still-serving.ts).
+ */
+import { expect, it } from "vitest";
+import { createServices, EVENT_STREAM_MODULES } from "../../src/composition.js";
+import type { SdkMethod, SdkRoute } from "../../src/sdk/routes.js";
+import { projectToken, type SdkRequestOptions, sendToSdk } from "../support/capture.js";
+import { ROUTES } from "../support/rest-routes.js";
+import { SDK_ROUTES } from "../support/sdk-routes.js";
+import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
+import { expectStillServing, watchProcessFailures } from "../support/still-serving.js";
+
+const NUL_TOKEN = "phc_\u0000";
+/** A well-formed token no project has. */
+const UNKNOWN_TOKEN = "phc_no_project_has_this_token";
+
+/** One way a token reaches an SDK route: a label and the request that carries `token` there. */
+type TokenPlacement = [string, (token: string) => { path: string; options: SdkRequestOptions }];
+
+/** Every place `route` reads its token from, for `method` (a header cannot carry a NUL at all). */
+function tokenPlacements(route: SdkRoute, method: SdkMethod): TokenPlacement[] {
+  const event = { event: "nul", distinct_id: "u" };
+  if (route.tokenIn === "path") {
+    return [
+      ["path", (token) => ({ path: route.path.replace(":token", encodeURIComponent(token)), options: {} })],
+    ];
+  }
+  if (route.tokenIn === "header") return [];
+  const data = (token: string) => encodeURIComponent(JSON.stringify({ ...event, token }));
+  if (method === "GET") {
+    return [
+      ["query data", (token) => ({ path: `${route.path}?data=${data(token)}`, options: { method } })],
+      [
+        "query token",
+        (token) => ({
+          path: `${route.path}?data=${encodeURIComponent(JSON.stringify(event))}&token=${encodeURIComponent(token)}`,
+          options: { method },
+        }),
+      ],
+    ];
+  }
+  return [
+    ["body token", (token) => ({ path: route.path, options: { json: { ...event, token } } })],
+    ["body api_key", (token) => ({ path: route.path, options: { json: { ...event, api_key: token } } })],
+    [
+      "properties token",
+      (token) => ({ path: route.path, options: { json: { ...event, properties: { token } } } }),
+    ],
+    ["batch", (token) => ({ path: route.path, options: { json: { api_key: token, batch: [event] } } })],
+    [
+      "query token",
+      (token) => ({ path: `${route.path}?token=${encodeURIComponent(token)}`, options: { json: event } }),
+    ],
+  ];
+}
+
+/** The REST and event-stream paths that take their project from the query's `token`. */
+const TOKEN_QUERY_PATHS = [
+  ...ROUTES.filter((route) => route.projectFromToken).map((route) => route.path),
+  ...EVENT_STREAM_MODULES.flatMap((module) => module(createServices()))
+    .filter((route) => route.projectFromToken)
+    .map((route) => route.path),
+];
+
+describeEachBackend("NUL characters in requests", (server) => {
+  watchProcessFailures();
+
+  /** Sends one request and checks that the server still serves after it; returns the answer. */
+  const hostile = async (label: string, send: (s: TestServer) => Promise<TestResponse>) => {
+    const s = server();
+    const logged = s.errorLogs.length;
+    const answer = await send(s);
+    expect(answer.status, `${label}: ${answer.text}`).toBeLessThan(500);
+    await expectStillServing(s, label, logged);
+    return answer;
+  };
+
+  it("answers a NUL in a project token as an unknown token, on every SDK path and wherever it goes", async () => {
+    const s = server();
+    for (const route of SDK_ROUTES) {
+      for (const method of route.methods) {
+        for (const [where, place] of tokenPlacements(route, method)) {
+          const label = `${method} ${route.path} (${where})`;
+          const unknown = place(UNKNOWN_TOKEN);
+          const expected = await sendToSdk(s, unknown.path, unknown.options);
+          const nul = place(NUL_TOKEN);
+          const answer = await hostile(label, () => sendToSdk(s, nul.path, nul.options));
+          expect(answer.status, `${label}: ${answer.text}`).toBe(expected.status);
+          expect(answer.body, label).toEqual(expected.body);
+          expect([401, 404], `${label}: ${answer.text}`).toContain(answer.status);
+        }
+      }
+    }
+  });
+
+  it("answers a NUL in the polling paths' token as an unknown token", async () => {
+    for (const path of TOKEN_QUERY_PATHS) {
+      const expected = await server().request("GET", `${path}?token=${UNKNOWN_TOKEN}`);
+      const answer = await hostile(path, (s) =>
+        s.request("GET", `${path}?token=${encodeURIComponent(NUL_TOKEN)}`),
+      );
+      expect(answer.status, `${path}: ${answer.text}`).toBe(401);
+      expect(answer.body, path).toEqual(expected.body);
+    }
+  });
+
+  it("still finds the project of a real token (the check refuses only what cannot be a token)", async () => {
+    const s = server();
+    const token = await projectToken(s);
+    const answer = await sendToSdk(s, "/e/", { json: { event: "real", distinct_id: "u", token } });
+    expect(answer.status, answer.text).toBe(200);
+  });
+});
