@@ -151,9 +151,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
-    routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
     ...serverOptions,
+    routerOptions: { ignoreTrailingSlash: true, ...serverOptions.routerOptions },
   });
   registerBodyParsers(app, config.limits);
   registerErrorHandlers(app, config.limits);

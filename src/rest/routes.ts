@@ -1,7 +1,8 @@
 /**
  * The REST door's route table machinery. A domain declares its documented paths as `RestRoute`s;
  * this module authenticates each request once (personal API key → ServiceContext), parses the
- * query (refusing NUL characters in it, which PostgreSQL cannot take), hands the handler plain
+ * query (refusing NUL characters in it, which PostgreSQL cannot take; a path parameter holding one
+ * names nothing, 404), hands the handler plain
  * values (no body is `{}`, as DRF's empty `request.data`), writes the answer with the route's
  * response schema (src/rest/route-responses.ts), and answers every other method on a known path with 405.
  * Paths are written with their trailing slash; the server answers with and without it.
@@ -27,7 +28,7 @@ import { parseIntegerId } from "../core/validation.js";
 import { FORM_BODY_ROUTE_CONFIG } from "./body-parsers.js";
 import { AnsweredFromCache, conditionalRead, NotModified } from "./conditional.js";
 import { JSON_TYPE, KnownAnswers } from "./known-answers.js";
-import { checkQuery, contextFor, type DoorDeps, rateWait } from "./request-context.js";
+import { checkPath, checkQuery, contextFor, type DoorDeps, rateWait } from "./request-context.js";
 import { ResponseCache } from "./response-cache.js";
 import { responseSchemas } from "./route-responses.js";
 
@@ -234,6 +235,7 @@ export function registerRestRoutes(
             route,
           );
           throwIfThrottled(rateWait(deps.rateLimits, route, base, params));
+          checkPath(params);
           const read = conditional
             ? conditionalRead({
                 headers: request.headers,

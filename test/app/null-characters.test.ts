@@ -17,7 +17,7 @@ import { expect, it } from "vitest";
 import { createServices, EVENT_STREAM_MODULES } from "../../src/composition.js";
 import type { SdkMethod, SdkRoute } from "../../src/sdk/routes.js";
 import { projectToken, type SdkRequestOptions, sendToSdk } from "../support/capture.js";
-import { ROUTES } from "../support/rest-routes.js";
+import { fillPath, hasBody, params, ROUTES } from "../support/rest-routes.js";
 import { SDK_ROUTES } from "../support/sdk-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
 import { expectStillServing, watchProcessFailures } from "../support/still-serving.js";
@@ -113,6 +113,49 @@ describeEachBackend("NUL characters in requests", (server) => {
       );
       expect(answer.status, `${path}: ${answer.text}`).toBe(401);
       expect(answer.body, path).toEqual(expected.body);
+    }
+  });
+
+  it("answers a NUL in any path parameter of any REST route with 404: it names nothing", async () => {
+    const s = server();
+    const values = {
+      project_id: s.projectId,
+      organization_id: s.organizationId,
+      ids: new Proxy({}, { get: () => 1 }),
+      name: "endpoint",
+      version_number: 1,
+    };
+    for (const route of ROUTES) {
+      for (const name of params(route.path)) {
+        const path = fillPath(route.path.replace(`:${name}`, "a%00b"), values);
+        const label = `${route.method} ${path}`;
+        const answer = await hostile(label, () =>
+          s.request(route.method, path, hasBody(route.method) ? { body: {} } : {}),
+        );
+        expect(answer.status, `${label}: ${answer.text}`).toBe(404);
+        // A route with PostHog's own error body (a flag's `status`), or an empty one, answers that.
+        if (answer.text === "") expect(route.emptyBodyOn, `${label}: an empty body`).toBeDefined();
+        else if (!route.errorBody) expect(answer.body.code, label).toBe("not_found");
+      }
+    }
+  });
+
+  it("answers a path the router cannot decode with PostHog's 404, on every door", async () => {
+    for (const path of [
+      `/api/projects/1/feature_flags/%FF/`,
+      `/api/projects/1/endpoints/%ED%A0%80/`,
+      `/api/organizations/%/`,
+      `/array/%E0%A4%A/config`,
+      `/ofrep/v1/evaluate/flags/%`,
+    ]) {
+      const answer = await hostile(path, (s) => s.request("GET", path));
+      expect(answer.status, `${path}: ${answer.text}`).toBe(404);
+      expect(answer.body, path).toEqual({
+        type: "invalid_request",
+        code: "not_found",
+        detail: "Not found.",
+        attr: null,
+      });
     }
   });
 
