@@ -6,6 +6,7 @@
  * PostHog's endpoint run does (posthog-behavior.md §4.7); a timeout answers 400 naming the limit.
  */
 import { ValidationError } from "../core/errors.js";
+import { databaseErrorOf } from "../db/database-error.js";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 
 /** A statement as sent: its text with `$n` placeholders and the values bound to them. */
@@ -37,37 +38,6 @@ export function bindOnce(query: Prisma.Sql): BoundStatement {
   return { text, values };
 }
 
-/** The PostgreSQL error inside whatever the driver adapter and Prisma wrapped it in. */
-function databaseError(error: unknown): { code: string | null; message: string } | null {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current && typeof current === "object"; depth++) {
-    const record = current as Record<string, unknown>;
-    const meta = record["meta"] as Record<string, unknown> | undefined;
-    const cause = (meta?.["driverAdapterError"] as Record<string, unknown> | undefined)?.["cause"] as
-      | Record<string, unknown>
-      | undefined;
-    if (cause && typeof cause["message"] === "string") {
-      const code = cause["originalCode"] ?? cause["code"];
-      return {
-        code: typeof code === "string" ? code : null,
-        message: (cause["originalMessage"] as string) ?? cause["message"],
-      };
-    }
-    if (typeof meta?.["message"] === "string") {
-      return { code: typeof meta["code"] === "string" ? meta["code"] : null, message: meta["message"] };
-    }
-    if (
-      typeof record["code"] === "string" &&
-      /^[0-9A-Z]{5}$/.test(record["code"]) &&
-      typeof record["message"] === "string"
-    ) {
-      return { code: record["code"], message: record["message"] };
-    }
-    current = record["cause"];
-  }
-  return null;
-}
-
 /**
  * Runs `query` read-only with a statement timeout of `timeoutMs` and the session TimeZone `timezone`.
  * @throws ValidationError `Query execution failed: <database message>` for errors of the query, or
@@ -90,7 +60,7 @@ export async function runReadOnly<R>(
       { timeout: options.timeoutMs + 10_000, maxWait: 10_000 },
     );
   } catch (error) {
-    const cause = databaseError(error);
+    const cause = databaseErrorOf(error);
     if (cause?.code === "57014") {
       throw new ValidationError(`Query exceeded the statement timeout of ${options.timeoutMs} ms.`, {
         code: "query_timeout",

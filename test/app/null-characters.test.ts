@@ -11,10 +11,15 @@
  *   with U+FFFD instead, as PostHog's ingestion sanitizes them;
  * - `/flags` bodies (distinct id, person properties, groups): 400 naming the field;
  * - GraphQL string arguments and variables: a `ValidationError`, never "Unexpected error.".
+ * Should a string still reach a statement unchecked, the database's refusal is answered as DRF's 400
+ * (`unstorableTextError`), whichever driver and wrapper reported it.
  * After each request the server still answers (test/support/still-serving.ts).
  */
 import { expect, it } from "vitest";
 import { createServices, EVENT_STREAM_MODULES } from "../../src/composition.js";
+import { unstorableTextError } from "../../src/core/json-input.js";
+import { Prisma } from "../../src/generated/prisma/client.js";
+import { httpLayerError } from "../../src/rest/error-body.js";
 import type { SdkMethod, SdkRoute } from "../../src/sdk/routes.js";
 import { projectToken, type SdkRequestOptions, sendToSdk } from "../support/capture.js";
 import { fillPath, hasBody, params, ROUTES } from "../support/rest-routes.js";
@@ -157,6 +162,37 @@ describeEachBackend("NUL characters in requests", (server) => {
         attr: null,
       });
     }
+  });
+
+  it("answers the database's refusal of a NUL as DRF's 400, whichever driver and wrapper report it", async () => {
+    const s = server();
+    const refusals: Array<[string, () => Promise<unknown>]> = [
+      ["Prisma, text", () => s.db.project.findFirst({ where: { name: "a\u0000" } })],
+      ["Prisma, raw", () => s.db.$queryRaw`SELECT ${"a\u0000"}::text`],
+      ["reader, text", () => s.database.reader.rows(Prisma.sql`SELECT ${"a\u0000"}::text`)],
+      [
+        "reader, jsonb",
+        () => s.database.reader.rows(Prisma.sql`SELECT ${'{"a": "\\u0000"}'}::jsonb ->> 'a'`),
+      ],
+      ["transaction", () => s.database.transaction((tx) => tx.rows(Prisma.sql`SELECT ${"\u0000"}::text`))],
+    ];
+    for (const [label, run] of refusals) {
+      const error = await run().then(
+        () => expect.unreachable(`${label}: the database took a NUL`),
+        (failure: unknown) => failure,
+      );
+      const expected = {
+        httpStatus: 400,
+        code: "null_characters_not_allowed",
+        detail: "Null characters are not allowed.",
+      };
+      expect(unstorableTextError(error), label).toMatchObject(expected);
+      expect(httpLayerError(error, 0), label).toMatchObject(expected);
+    }
+    const other = await s.database.reader
+      .rows(Prisma.sql`SELECT ${"x"}::uuid`)
+      .catch((failure: unknown) => failure);
+    expect(unstorableTextError(other), "another refusal (22P02)").toBeNull();
   });
 
   it("still finds the project of a real token (the check refuses only what cannot be a token)", async () => {
