@@ -21,13 +21,19 @@ import { unstorableTextError } from "../../src/core/json-input.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
 import { httpLayerError } from "../../src/rest/error-body.js";
 import type { SdkMethod, SdkRoute } from "../../src/sdk/routes.js";
-import { projectToken, type SdkRequestOptions, sendToSdk } from "../support/capture.js";
+import { projectToken, type SdkRequestOptions, sendToSdk, storedEvents } from "../support/capture.js";
 import { fillPath, hasBody, params, ROUTES } from "../support/rest-routes.js";
 import { SDK_ROUTES } from "../support/sdk-routes.js";
-import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
+import { describeEachBackend, readResponse, type TestResponse, type TestServer } from "../support/server.js";
 import { expectStillServing, watchProcessFailures } from "../support/still-serving.js";
 
 const NUL_TOKEN = "phc_\u0000";
+/** DRF's answer to a NUL in a field (`ProhibitNullCharactersValidator`), less its `attr`. */
+const NULL_CHARACTERS = {
+  type: "validation_error",
+  code: "null_characters_not_allowed",
+  detail: "Null characters are not allowed.",
+};
 /** A well-formed token no project has. */
 const UNKNOWN_TOKEN = "phc_no_project_has_this_token";
 
@@ -161,6 +167,154 @@ describeEachBackend("NUL characters in requests", (server) => {
         detail: "Not found.",
         attr: null,
       });
+    }
+  });
+
+  it("refuses a NUL in a query parameter with 400 naming it, on list, polling and stream routes", async () => {
+    const s = server();
+    const token = await projectToken(s);
+    for (const path of [
+      `/api/projects/${s.projectId}/feature_flags/?search=a%00b`,
+      `/api/projects/${s.projectId}/event_definitions/?search=%00`,
+      `/api/feature_flag/local_evaluation/?token=${token}&search=%00`,
+      `/api/projects/${s.projectId}/feature_flags/local_evaluation/stream?search=%00`,
+    ]) {
+      const answer = await hostile(path, () => s.request("GET", path));
+      expect(answer.status, `${path}: ${answer.text}`).toBe(400);
+      expect(answer.body, path).toEqual({ ...NULL_CHARACTERS, attr: "search" });
+    }
+  });
+
+  it("refuses a NUL in a management body as JSON, form or multipart with DRF's 400 naming the field", async () => {
+    const path = `/api/projects/${server().projectId}/feature_flags/`;
+    const multipart = new FormData();
+    multipart.append("key", "nul-multipart");
+    multipart.append("name", "a\u0000b");
+    const bodies: Array<[string, RequestInit]> = [
+      [
+        "JSON",
+        {
+          body: JSON.stringify({ key: "nul-json", name: "a\u0000b" }),
+          headers: { "content-type": "application/json" },
+        },
+      ],
+      [
+        "form",
+        { body: "key=nul-form&name=a%00b", headers: { "content-type": "application/x-www-form-urlencoded" } },
+      ],
+      ["multipart", { body: multipart }],
+    ];
+    for (const [label, init] of bodies) {
+      const answer = await hostile(label, async (s) => {
+        const headers = { ...(init.headers as Record<string, string>), authorization: `Bearer ${s.key}` };
+        return readResponse(await fetch(`${s.baseUrl}${path}`, { ...init, method: "POST", headers }));
+      });
+      expect(answer.status, `${label}: ${answer.text}`).toBe(400);
+      expect(answer.body, label).toEqual({ ...NULL_CHARACTERS, attr: "name" });
+    }
+  });
+
+  it("stores capture's NULs as U+FFFD: event names, distinct ids, properties, person and group properties", async () => {
+    const s = server();
+    const token = await projectToken(s);
+    const nul = "n\u0000l";
+    const sent: Array<[string, unknown]> = [
+      [
+        "/e/",
+        {
+          token,
+          event: `e ${nul}`,
+          distinct_id: `d ${nul}`,
+          properties: {
+            [`k ${nul}`]: `v ${nul}`,
+            $set: { [`p ${nul}`]: nul },
+            $groups: { company: `g ${nul}` },
+          },
+        },
+      ],
+      [
+        "/batch/",
+        {
+          api_key: token,
+          batch: [{ event: `b ${nul}`, distinct_id: `d ${nul}`, properties: { nested: [nul] } }],
+        },
+      ],
+      ["/engage/", { $token: token, $distinct_id: `d ${nul}`, $set: { [`q ${nul}`]: nul } }],
+      [
+        "/e/",
+        {
+          token,
+          event: "$groupidentify",
+          distinct_id: `d ${nul}`,
+          properties: { $group_type: `t ${nul}`, $group_key: `g ${nul}`, $group_set: { [`c ${nul}`]: nul } },
+        },
+      ],
+    ];
+    for (const [path, json] of sent) {
+      const answer = await hostile(path, () => sendToSdk(s, path, { json }));
+      expect(answer.status, `${path}: ${answer.text}`).toBe(200);
+    }
+    const fixed = "n\ufffdl";
+    const events = (await storedEvents(s)).filter((event) => event.distinctId === `d ${fixed}`);
+    expect(events.map((event) => event.event).sort()).toEqual([
+      "$groupidentify",
+      "$identify",
+      `b ${fixed}`,
+      `e ${fixed}`,
+    ]);
+    expect(JSON.stringify(events)).not.toContain("\\u0000");
+    const person = await s.db.person.findFirstOrThrow({
+      where: { projectId: s.projectId, distinctIds: { some: { distinctId: `d ${fixed}` } } },
+    });
+    expect(person.properties).toMatchObject({ [`p ${fixed}`]: fixed, [`q ${fixed}`]: fixed });
+    const group = await s.db.group.findFirstOrThrow({
+      where: { projectId: s.projectId, groupKey: `g ${fixed}` },
+    });
+    expect(group).toBeDefined();
+  });
+
+  it("refuses a NUL in a /flags body with 400 naming the field: distinct id, person and group properties", async () => {
+    const s = server();
+    const token = await projectToken(s);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ distinct_id: "a\u0000" }, "distinct_id"],
+      [{ distinct_id: "u", person_properties: { email: "\u0000" } }, "person_properties"],
+      [{ distinct_id: "u", person_properties: { "\u0000": 1 } }, "person_properties"],
+      [{ distinct_id: "u", groups: { company: "\u0000" } }, "groups"],
+      [{ distinct_id: "u", group_properties: { company: { name: "\u0000" } } }, "group_properties"],
+      [{ distinct_id: "u", $anon_distinct_id: "\u0000" }, "$anon_distinct_id"],
+    ];
+    for (const path of ["/flags/?v=2", "/decide/?v=4"]) {
+      for (const [body, attr] of cases) {
+        const label = `${path} ${attr}`;
+        const answer = await hostile(label, () => sendToSdk(s, path, { json: { token, ...body } }));
+        expect(answer.status, `${label}: ${answer.text}`).toBe(400);
+        expect(answer.body, label).toMatchObject(NULL_CHARACTERS);
+        expect(answer.body.attr?.startsWith(attr), `${label}: attr ${answer.body.attr}`).toBe(true);
+      }
+    }
+  });
+
+  it("answers a NUL in GraphQL arguments and variables with an error, never the masked one", async () => {
+    const s = server();
+    const project = `project(id: "${s.projectId}")`;
+    const requests: Array<[string, unknown]> = [
+      [
+        "a variable",
+        {
+          query: `query($s: String) { ${project} { featureFlags(filter: {search: $s}) { totalCount } } }`,
+          variables: { s: "\u0000" },
+        },
+      ],
+      ["a literal", { query: `{ ${project} { group(groupTypeIndex: 0, groupKey: "a\\u0000") { id } } }` }],
+      ["a flag key", { query: `{ ${project} { featureFlag(key: "\\u0000") { id } } }` }],
+      ["a node id", { query: `{ node(id: "\\u0000") { id } }` }],
+      ["an endpoint name", { query: `{ ${project} { endpoint(name: "\\u0000") { id } } }` }],
+    ];
+    for (const [label, body] of requests) {
+      const answer = await hostile(label, () => s.request("POST", "/graphql", { body }));
+      const messages = (answer.body?.errors ?? []).map((error: { message: string }) => error.message);
+      expect(messages, `${label}: ${answer.text}`).not.toContain("Unexpected error.");
     }
   });
 
