@@ -5,6 +5,8 @@
  * - multipart bodies cut short in a file part, in a field, in a part's headers, headers that never
  *   end, no boundary: 400 `Multipart form parse error - …` (the first used to end the process:
  *   busboy's file stream had no `error` listener);
+ * - a REST request whose `Authorization` key is bad: 401 before its body is read, so a hostile body
+ *   costs no parsing (DRF authenticates before the view reads `request.data`);
  * - clients that disconnect mid-body on every door, and headers Node's parser refuses;
  * - event-stream, GraphQL SSE and WebSocket writes after the client went away.
  * Compressed and encoded capture bodies (gzip, base64, lz64 bombs) are in
@@ -127,6 +129,26 @@ describeEachBackend(
       const answer = await hostile("well-formed", sendMultipart(MULTIPART_TYPE, body));
       expect(answer.status, answer.text).toBe(201);
       expect(answer.body).toMatchObject({ key: "multipart-flag", name: "From a form" });
+    });
+
+    it("answers a bad key with 401 before reading the body, whatever the body", async () => {
+      const bodies: Array<[string, string, string]> = [
+        ...MULTIPART_BODIES,
+        ["malformed JSON", "application/json", '{"key": '],
+        ["an unknown media type", "text/xml", "<a/>"],
+        ["a body over the limit", "application/json", JSON.stringify({ name: "x".repeat(3_000_000) })],
+      ];
+      for (const [label, type, body] of bodies) {
+        const answer = await hostile(`bad key, ${label}`, sendMultipart(type, body, "phx_not_a_key"));
+        expect(answer.status, `${label}: ${answer.text}`).toBe(401);
+        expect(answer.body.code, label).toBe("authentication_failed");
+      }
+      // And on the methods a path does not take (405 once authenticated).
+      const s = server();
+      const other = await hostile("bad key, PUT", () =>
+        s.request("PUT", flagsPath(s), { rawBody: '{"key": ', key: "phx_not_a_key" }),
+      );
+      expect(other.status).toBe(401);
     });
 
     it("survives clients that go away mid-body or mid-headers, on every door", async () => {
