@@ -12,12 +12,13 @@
  * Compressed and encoded capture bodies (gzip, base64, lz64 bombs) are in
  * test/ingestion/capture.bad-input.test.ts, beside capture's limits.
  */
-import net from "node:net";
+import type net from "node:net";
 import { gzipSync } from "node:zlib";
 import { expect, it } from "vitest";
 import WebSocket from "ws";
 import { projectToken } from "../support/capture.js";
 import { createFlag } from "../support/flags.js";
+import { rawExchange } from "../support/raw-request.js";
 import { describeEachBackend, readResponse, type TestResponse, type TestServer } from "../support/server.js";
 import { expectStillServing, watchProcessFailures } from "../support/still-serving.js";
 
@@ -59,33 +60,6 @@ const MULTIPART_BODIES: Array<[string, string, string]> = [
       `--${BOUNDARY}\r\nContent-Disposition: form-data; name="b"; filename="b.csv"\r\n\r\ny`,
   ],
 ];
-
-/**
- * Opens a raw connection to `s`, writes `head` (a request line and headers) and `body`, then either
- * closes the connection at once (`"abort"`) or waits for the answer; resolves with what the server
- * wrote back (possibly nothing).
- */
-function rawRequest(
-  s: TestServer,
-  head: string,
-  body: Buffer | string,
-  then: "abort" | "answer",
-): Promise<string> {
-  const { port } = new URL(s.baseUrl);
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(port), "127.0.0.1");
-    let answer = "";
-    socket.on("data", (chunk) => {
-      answer += chunk.toString("latin1");
-    });
-    socket.on("error", () => resolve(answer));
-    socket.on("close", () => resolve(answer));
-    socket.write(head);
-    socket.write(body);
-    if (then === "abort") setTimeout(() => socket.destroy(), 20);
-    else setTimeout(() => socket.end(), 2_000);
-  });
-}
 
 describeEachBackend(
   "hostile requests",
@@ -190,7 +164,7 @@ describeEachBackend(
       ];
       for (const [label, head, body] of requests) {
         const logged = s.errorLogs.length;
-        await rawRequest(s, head, body, "abort");
+        await rawExchange(s.baseUrl, head, body, "abort");
         await expectStillServing(s, `gone mid-body: ${label}`, logged);
       }
     });
@@ -198,8 +172,8 @@ describeEachBackend(
     it("answers a header holding a NUL with 400 and goes on serving", async () => {
       const s = server();
       const logged = s.errorLogs.length;
-      const answer = await rawRequest(
-        s,
+      const answer = await rawExchange(
+        s.baseUrl,
         "POST /ofrep/v1/evaluate/flags HTTP/1.1\r\nHost: x\r\nX-API-Key: phc_\u0000x\r\nContent-Length: 2\r\n\r\n",
         "{}",
         "answer",
