@@ -24,7 +24,7 @@ const TOKEN_CHARACTERS = /^[\x21-\x7e]+$/;
  * not a personal API key `phx_…`), and here also without spaces or control characters, which no
  * issued token holds (`phc_` + base62). Any other string names no project: an unknown token.
  */
-export function isPossibleProjectToken(token: string): boolean {
+function isPossibleProjectToken(token: string): boolean {
   return token.length <= MAX_TOKEN_LENGTH && TOKEN_CHARACTERS.test(token) && !token.startsWith("phx_");
 }
 
