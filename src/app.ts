@@ -154,9 +154,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
-    routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
     ...serverOptions,
+    routerOptions: { ignoreTrailingSlash: true, ...serverOptions.routerOptions },
   });
   registerBodyParsers(app, config.limits);
   registerErrorHandlers(app, config.limits);
@@ -169,12 +169,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header("X-Request-Id", request.id);
     done();
   });
-  // Every handler runs inside its request's SQL accounting context.
+  // Every handler runs inside its request's SQL accounting context, and so does every route's
+  // preParsing hook (the REST door authenticates there, before the body: rest/routes.ts).
   app.addHook("onRoute", (route) => {
     const handler = route.handler;
     route.handler = function (this: FastifyInstance, request: FastifyRequest, reply) {
       return runWithSqlStats(request.sqlStats, () => handler.call(this, request, reply));
     };
+    if (route.preParsing) {
+      route.preParsing = [route.preParsing].flat().map(
+        (hook) =>
+          function (this: FastifyInstance, request, reply, payload, done) {
+            return runWithSqlStats(request.sqlStats, () => hook.call(this, request, reply, payload, done));
+          },
+      );
+    }
   });
   // A graceful stop (SIGTERM) lets the requests in flight finish, then must let their connections
   // go: Node's close() ends only the connections idle at that moment, so a kept-alive connection

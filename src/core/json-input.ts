@@ -5,6 +5,7 @@
  * (100,000 arrays) is measured and refused, never a stack overflow.
  */
 import secureJsonParse from "secure-json-parse";
+import { databaseErrorOf } from "../db/database-error.js";
 import { ValidationError } from "./errors.js";
 
 /**
@@ -108,6 +109,25 @@ export function checkStorableString(text: string, attr: string | null): void {
       code: "surrogate_characters_not_allowed",
     });
   }
+}
+
+/**
+ * PostgreSQL's SQLSTATEs for a NUL in a value: in text, 22021 `character_not_in_repertoire`
+ * ("invalid byte sequence for encoding "UTF8": 0x00"; a JS string encodes to no other invalid
+ * byte), and in jsonb, 22P05 `untranslatable_character` ("\u0000 cannot be converted to text").
+ */
+const NUL_REFUSALS = new Set(["22021", "22P05"]);
+
+/**
+ * The error `checkStorableString` gives a NUL, for a statement the database refused because a value
+ * held one; null for any other failure. The doors' last line for a string from a request that
+ * reached a statement unchecked: the caller's 400 (DRF's message; no `attr`, as which value it was
+ * is not known) rather than a 500. Every door checks its input before this is needed.
+ */
+export function unstorableTextError(error: unknown): ValidationError | null {
+  const refusal = databaseErrorOf(error);
+  if (!refusal?.code || !NUL_REFUSALS.has(refusal.code)) return null;
+  return new ValidationError("Null characters are not allowed.", { code: "null_characters_not_allowed" });
 }
 
 /** A node of the walk in `checkStorableText`: its key and its parent, so a path is built only on failure. */

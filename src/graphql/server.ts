@@ -23,6 +23,7 @@ import type { Limits } from "../config.js";
 import { findCredential } from "../core/auth/authenticate.js";
 import type { DataAccess } from "../core/context.js";
 import { DomainError, holdsInternalText } from "../core/errors.js";
+import { unstorableTextError } from "../core/json-input.js";
 import type { RateLimits } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 import { useCompiledExecution } from "./compiled-execution.js";
@@ -91,8 +92,13 @@ function originalOf(error: unknown): unknown {
   return wrapped?.originalError ?? error;
 }
 
-function isExpected(error: unknown): boolean {
-  return originalOf(error) instanceof DomainError;
+/**
+ * The expected failure behind `error`: a DomainError, or the database's refusal of a NUL in a value
+ * (`unstorableTextError`, a 400 over REST); null for anything unexpected.
+ */
+function expectedErrorOf(error: unknown): DomainError | null {
+  const original = originalOf(error);
+  return original instanceof DomainError ? original : unstorableTextError(original);
 }
 
 /** yoga's logger on top of pino: errors become `err` fields; expected failures are debug noise, not errors. */
@@ -101,7 +107,7 @@ function yogaLogger(logger: Logger) {
     (level: "debug" | "info" | "warn" | "error") =>
     (...args: unknown[]) => {
       const [first, ...rest] = args;
-      const effective = level === "error" && isExpected(first) ? "debug" : level;
+      const effective = level === "error" && expectedErrorOf(first) ? "debug" : level;
       if (first instanceof Error)
         logger[effective]({ err: first }, rest.length > 0 ? format(...rest) : first.message);
       else logger[effective](format(...args));
@@ -128,12 +134,12 @@ export function createGraphQLServer(
       // Never yoga's development mode (NODE_ENV=development), which adds causes and stacks.
       isDev: false,
       maskError: (error, message) => {
-        const original = originalOf(error);
-        if (original instanceof DomainError) {
-          if (original.detail !== original.message) {
-            logger.error({ err: original }, "an error's message held internal text: answered without it");
+        const expected = expectedErrorOf(error);
+        if (expected) {
+          if (expected.detail !== expected.message) {
+            logger.error({ err: expected }, "an error's message held internal text: answered without it");
           }
-          return toGraphQLError(original, original === error ? undefined : (error as GraphQLError));
+          return toGraphQLError(expected, expected === error ? undefined : (error as GraphQLError));
         }
         const masked = maskError(error, message, false) as GraphQLError;
         // An error of GraphQL's own passes unmasked: the last check that it quotes nothing internal.

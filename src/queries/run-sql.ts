@@ -6,6 +6,7 @@
  * PostHog's endpoint run does (posthog-behavior.md §4.7); a timeout answers 400 naming the limit.
  */
 import { ValidationError } from "../core/errors.js";
+import { databaseErrorOf } from "../db/database-error.js";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 
 /** A statement as sent: its text with `$n` placeholders and the values bound to them. */
@@ -37,33 +38,6 @@ export function bindOnce(query: Prisma.Sql): BoundStatement {
   return { text, values };
 }
 
-/** A SQLSTATE: five digits or upper-case letters. */
-const SQLSTATE = /^[0-9A-Z]{5}$/;
-
-/**
- * The PostgreSQL error inside whatever the driver adapter and Prisma wrapped it in: its SQLSTATE and
- * PostgreSQL's own message (`bigint out of range`), never Prisma's text around it. Found on the
- * adapter's error (`meta.driverAdapterError` of Prisma's error, and its `cause`), whose `originalCode`
- * and `originalMessage` are the server's whatever `kind` Prisma mapped it to (`ValueOutOfRange` has no
- * `message`), or on a driver's own error (`severity`, a SQLSTATE `code`, `message`). Null when no
- * server error is inside (Prisma's own failures, such as a closed transaction).
- */
-function databaseError(error: unknown): { code: string; message: string } | null {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current && typeof current === "object"; depth++) {
-    const record = current as Record<string, unknown>;
-    const { originalCode, originalMessage, severity, code, message } = record;
-    if (typeof originalCode === "string" && typeof originalMessage === "string") {
-      return { code: originalCode, message: originalMessage };
-    }
-    const fromDriver = typeof severity === "string" && typeof code === "string" && SQLSTATE.test(code);
-    if (fromDriver && typeof message === "string") return { code, message };
-    const meta = record["meta"] as Record<string, unknown> | undefined;
-    current = meta?.["driverAdapterError"] ?? record["cause"];
-  }
-  return null;
-}
-
 /**
  * Runs `query` read-only with a statement timeout of `timeoutMs` and the session TimeZone `timezone`.
  * @throws ValidationError `Query execution failed: <database message>` for errors of the query, or
@@ -86,14 +60,14 @@ export async function runReadOnly<R>(
       { timeout: options.timeoutMs + 10_000, maxWait: 10_000 },
     );
   } catch (error) {
-    const cause = databaseError(error);
+    const cause = databaseErrorOf(error);
     if (cause?.code === "57014") {
       throw new ValidationError(`Query exceeded the statement timeout of ${options.timeoutMs} ms.`, {
         code: "query_timeout",
       });
     }
     // Connection, resource and shutdown failures (classes 08, 53, 57P) are the server's, not the query's.
-    if (cause && !/^(08|53|57P)/.test(cause.code)) {
+    if (cause && !/^(08|53|57P)/.test(cause.code ?? "")) {
       throw new ValidationError(`Query execution failed: ${cause.message}`, { code: "query_error" });
     }
     throw error;

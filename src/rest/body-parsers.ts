@@ -11,7 +11,7 @@
  * Bodies are read whole within the server's `bodyLimit` (413 beyond) before they are parsed.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import busboy from "busboy";
+import { Busboy, type BusboyHeaders, type BusboyInstance } from "@fastify/busboy";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Limits } from "../config.js";
 import { ParseError, UnsupportedMediaTypeError } from "../core/errors.js";
@@ -46,33 +46,61 @@ function parseJsonBody(text: string): unknown {
 }
 
 /**
- * DRF `MultiPartParser` (through busboy): the text fields, in order, and the uploaded files' contents
- * by field name (Django's `request.FILES`; a cohort's `csv`). A field or file may be as large as the
- * whole body (busboy's own 1 MB field default would cut it silently), which the server already bounds.
- * @throws ParseError `Multipart form parse error - <reason>` (no boundary, a truncated body...).
+ * DRF `MultiPartParser` (through @fastify/busboy): the text fields, in order, and the uploaded
+ * files' contents by field name (Django's `request.FILES`; a cohort's `csv`). The body is already
+ * read whole within the server's `bodyLimit`, so a field or file may be as large as the body
+ * (busboy's own 1 MB field default would cut it silently); a part's headers keep busboy's bound
+ * (80 KiB kept, the rest dropped). Every failure of the parser or of a file's
+ * stream (no boundary, a body cut short in a part or in its headers) is the request's 400, never an
+ * `error` event nobody hears (which would end the process).
+ * @throws ParseError `Multipart form parse error - <reason>`.
  */
 function parseMultipartBody(headers: IncomingHttpHeaders, body: Buffer, limits: Limits): Promise<FormBody> {
   if (body.length === 0) return Promise.resolve(new FormBody([]));
   return new Promise((resolve, reject) => {
-    const fail = (error: unknown) =>
-      reject(new ParseError(`Multipart form parse error - ${(error as Error).message}`));
     const fields: Array<[string, string]> = [];
     const files: Array<[string, Buffer]> = [];
-    let parser: busboy.Busboy;
+    let settled = false;
+    let finished = false;
+    let openFiles = 0;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(new ParseError(`Multipart form parse error - ${(error as Error).message}`));
+    };
+    // Done once the parser has finished and every file stream has ended, in whichever order.
+    const settle = () => {
+      if (settled || !finished || openFiles > 0) return;
+      settled = true;
+      resolve(new FormBody(fields, files));
+    };
+    let parser: BusboyInstance;
     try {
-      parser = busboy({ headers, limits: { fieldSize: limits.bodyLimitBytes } });
+      parser = new Busboy({
+        headers: headers as BusboyHeaders,
+        limits: { fieldSize: limits.bodyLimitBytes },
+      });
     } catch (error) {
       fail(error);
       return;
     }
     parser.on("field", (name, value) => fields.push([name, value]));
     parser.on("file", (name, stream) => {
+      openFiles++;
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => files.push([name, Buffer.concat(chunks)]));
+      stream.on("error", fail);
+      stream.on("end", () => {
+        openFiles--;
+        files.push([name, Buffer.concat(chunks)]);
+        settle();
+      });
     });
     parser.on("error", fail);
-    parser.on("close", () => resolve(new FormBody(fields, files)));
+    parser.on("finish", () => {
+      finished = true;
+      settle();
+    });
     parser.end(body);
   });
 }

@@ -13,6 +13,7 @@ import {
   TooManyRequestsError,
   ValidationError,
 } from "../core/errors.js";
+import { unstorableTextError } from "../core/json-input.js";
 
 /** The body PostHog answers every error with: the route table's error response and its OpenAPI `Error`. */
 export const errorBodySchema = z
@@ -58,10 +59,13 @@ export const SERVER_ERROR_BODY: PostHogErrorBody = {
 
 /**
  * Turns a failure of the HTTP layer (fastify's body reading and routing errors, which carry a
- * `code` such as `FST_ERR_CTP_BODY_TOO_LARGE`) into a domain error; returns null for anything else.
+ * `code` such as `FST_ERR_CTP_BODY_TOO_LARGE`), or the database's refusal of a NUL in a value
+ * (`unstorableTextError`), into a domain error; returns null for anything else.
  */
 export function httpLayerError(error: unknown, bodyLimitBytes: number): DomainError | null {
   if (error instanceof DomainError) return error;
+  const unstorable = unstorableTextError(error);
+  if (unstorable) return unstorable;
   const { code, message, statusCode } = error as { code?: string; message?: string; statusCode?: number };
   switch (code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":

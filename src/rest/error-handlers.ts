@@ -8,7 +8,7 @@
  */
 import { type ServerOptions, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import type { ConnectionError, FastifyInstance } from "fastify";
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Limits } from "../config.js";
 import {
   type DomainError,
@@ -59,14 +59,24 @@ function connectionError(error: ConnectionError, limits: Limits): DomainError {
  * `limits.maxHeaderBytes` (request line plus headers; Node's default is 16 KiB), and a
  * `clientErrorHandler` that answers those refusals in PostHog's shape (414 for an oversized request
  * line, 431 for oversized headers, 408, or 400 for malformed HTTP) and closes the connection, as
- * fastify's own handler does.
+ * fastify's own handler does. A path the router cannot decode (`%FF`, a lone `%`) names nothing:
+ * 404 in PostHog's body (`frameworkErrors`), as Django answers a path no pattern resolves, rather
+ * than fastify's own 400 body. A path parameter may be as long as the request line (fastify's
+ * default of 100 characters would refuse a 128-character endpoint name with a 414).
  */
 export function httpServerOptions(limits: Limits): {
   http: ServerOptions;
   clientErrorHandler: (error: ConnectionError, socket: Socket) => void;
+  frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void;
+  routerOptions: { maxParamLength: number };
 } {
   return {
     http: { maxHeaderSize: limits.maxHeaderBytes },
+    routerOptions: { maxParamLength: limits.maxHeaderBytes },
+    frameworkErrors(error, request, reply) {
+      request.log.debug({ err: error }, "path not routed");
+      void reply.status(404).send(errorBody(new NotFoundError()));
+    },
     clientErrorHandler(this: FastifyInstance, error: ConnectionError, socket: Socket) {
       // A reset connection has nobody left to answer.
       if (error.code === "ECONNRESET" || socket.destroyed) return;

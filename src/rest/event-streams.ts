@@ -16,7 +16,7 @@ import { ProjectTokenCache } from "../core/auth/project-token.js";
 import type { Scope } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import type { Services } from "../core/services.js";
-import { checkQuery, contextFor, type DoorDeps } from "./request-context.js";
+import { checkPath, checkQuery, contextFor, type DoorDeps } from "./request-context.js";
 import { absoluteUrl, type ProjectFromToken, type RestDeps } from "./routes.js";
 
 /** One event: `id` (what `Last-Event-ID` resumes from) and `data` (one line: compact JSON). */
@@ -88,6 +88,7 @@ export function registerEventStreamRoutes(
         const params = { ...(request.params as Record<string, string>) };
         const parts = { headers: request.headers, params, query: url.searchParams, body: undefined };
         const ctx = await contextFor(deps, parts, route);
+        checkPath(params);
         checkQuery(url.searchParams);
         const gone = new AbortController();
         const signal = AbortSignal.any([gone.signal, closing.signal]);

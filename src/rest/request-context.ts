@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { type Actor, authenticate, authenticateKnown, findCredential } from "../core/auth/authenticate.js";
 import type { ProjectTokenCache } from "../core/auth/project-token.js";
 import { createServiceContext, type ServiceContext } from "../core/context.js";
-import { AuthenticationError, ProjectNotFoundError, ValidationError } from "../core/errors.js";
+import { AuthenticationError, NotFoundError, ProjectNotFoundError, ValidationError } from "../core/errors.js";
 import { checkStorableString } from "../core/json-input.js";
 import type { RateLimits } from "../core/rate-limit.js";
 import { parseIntegerId } from "../core/validation.js";
@@ -40,6 +40,21 @@ export function checkQuery(query: URLSearchParams): void {
   for (const [name, value] of query) {
     checkStorableString(name, name);
     checkStorableString(value, name);
+  }
+}
+
+/**
+ * Refuses a path parameter holding a NUL character (`/endpoints/a%00b/`), which no database lookup
+ * can carry: it names no object, so 404 (`Project not found.` for `project_id`), as DRF answers a
+ * lookup value its database driver refuses (`get_object_or_404` in rest_framework/generics.py turns
+ * psycopg's `ValueError` into `Http404`). Called once the caller is authenticated, as DRF looks the
+ * object up after `perform_authentication`.
+ * @throws NotFoundError (404).
+ */
+export function checkPath(params: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(params)) {
+    if (value.includes("\u0000"))
+      throw name === "project_id" ? new ProjectNotFoundError() : new NotFoundError();
   }
 }
 

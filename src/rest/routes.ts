@@ -1,10 +1,14 @@
 /**
  * The REST door's route table machinery. A domain declares its documented paths as `RestRoute`s;
  * this module authenticates each request once (personal API key → ServiceContext), parses the
- * query (refusing NUL characters in it, which PostgreSQL cannot take), hands the handler plain
+ * query (refusing NUL characters in it, which PostgreSQL cannot take; a path parameter holding one
+ * names nothing, 404), hands the handler plain
  * values (no body is `{}`, as DRF's empty `request.data`), writes the answer with the route's
  * response schema (src/rest/route-responses.ts), and answers every other method on a known path with 405.
  * Paths are written with their trailing slash; the server answers with and without it.
+ * A request whose `Authorization` header carries its key is authenticated, throttled and its path
+ * checked before its body is read (`admitBeforeBody`), as DRF's `APIView.initial` runs before a
+ * view reads the lazily parsed `request.data`: a bad key or a throttled one costs no parsing.
  * Every GET on a path with `:project_id` is conditional (`ETag`, `If-None-Match` → 304) unless its
  * route says `conditional: false`: see conditional.ts.
  * A route whose path names no project may take it from the public project token in the query
@@ -17,6 +21,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Limits } from "../config.js";
+import { findCredential } from "../core/auth/authenticate.js";
 import { ProjectTokenCache } from "../core/auth/project-token.js";
 import type { Scope } from "../core/auth/scopes.js";
 import type { DataAccess, ServiceContext } from "../core/context.js";
@@ -27,7 +32,7 @@ import { parseIntegerId } from "../core/validation.js";
 import { FORM_BODY_ROUTE_CONFIG } from "./body-parsers.js";
 import { AnsweredFromCache, conditionalRead, NotModified } from "./conditional.js";
 import { JSON_TYPE, KnownAnswers } from "./known-answers.js";
-import { checkQuery, contextFor, type DoorDeps, rateWait } from "./request-context.js";
+import { checkPath, checkQuery, contextFor, type DoorDeps, rateWait } from "./request-context.js";
 import { ResponseCache } from "./response-cache.js";
 import { responseSchemas } from "./route-responses.js";
 
@@ -195,6 +200,73 @@ function serializedBody(reply: FastifyReply, body: unknown, has200Schema: boolea
     : JSON.stringify(body);
 }
 
+/** The contexts of requests admitted before their body was read (`admitBeforeBody`), by request. */
+const admittedBeforeBody = new WeakMap<FastifyRequest, ServiceContext>();
+
+/**
+ * What DRF's `APIView.initial` does before a view reads the body: authenticates the request (its
+ * `ServiceContext`; `body` is the parsed body, undefined before it is read), counts it against its
+ * rate limit and checks its path parameters. Without `route` (the 405 answers), authentication only.
+ * @throws AuthenticationError (401) and the rest of `contextFor`; TooManyRequestsError (429);
+ *   NotFoundError (404) for a path parameter holding a NUL.
+ */
+async function admit(
+  deps: DoorDeps,
+  request: FastifyRequest,
+  body: unknown,
+  route?: RestRoute,
+): Promise<ServiceContext> {
+  const params = request.params as Record<string, string>;
+  const parts = {
+    headers: request.headers,
+    params,
+    query: absoluteUrl(request, deps.publicUrl).searchParams,
+    body,
+  };
+  const ctx = await contextFor(deps, parts, route);
+  if (route) {
+    throwIfThrottled(rateWait(deps.rateLimits, route, ctx, params));
+    checkPath(params);
+  }
+  return ctx;
+}
+
+/**
+ * A `preParsing` hook: a request whose `Authorization` header names its key (`findCredential`) is
+ * admitted (`admit`) before its body is read, so that a bad key costs no body parsing; a refusal
+ * ends the request there. Any other request may carry its key in the body (`personal_api_key`, as
+ * PostHog's `PersonalAPIKeyAuthentication` reads `request.data`, which parses it), so it is admitted
+ * once the body is parsed, as DRF does.
+ */
+function admitBeforeBody(deps: DoorDeps, route?: RestRoute) {
+  return async (request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream) => {
+    if (findCredential({ authorization: request.headers.authorization })) {
+      admittedBeforeBody.set(request, await admit(deps, request, undefined, route));
+    }
+    return payload;
+  };
+}
+
+/** The request's context: admitted before its body was read, or now with its parsed body. */
+async function admitted(deps: DoorDeps, request: FastifyRequest, route?: RestRoute): Promise<ServiceContext> {
+  return admittedBeforeBody.get(request) ?? admit(deps, request, request.body, route);
+}
+
+/**
+ * The route's own answers to its errors, wherever in the request they arise (before the body or in
+ * the handler): an empty body (`emptyBodyOn`) or PostHog's own body for it (`errorBody`); any other
+ * error goes on to the server's error handler (rest/error-handlers.ts).
+ */
+function routeErrorHandler(route: RestRoute) {
+  return (error: Error, _request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof DomainError && route.emptyBodyOn?.(error))
+      throw new EmptyBodyError(error.httpStatus);
+    const own = error instanceof DomainError ? route.errorBody?.(error) : undefined;
+    if (own === undefined) throw error;
+    return reply.status((error as DomainError).httpStatus).send(own);
+  };
+}
+
 /**
  * Registers `routes`, each answering with its response schemas, and a 405 answer for the other
  * methods of each of their paths. Returns the answers from memory of the routes that declare
@@ -224,16 +296,13 @@ export function registerRestRoutes(
       url: route.path,
       config: FORM_BODY_ROUTE_CONFIG,
       schema: { response: schemas },
+      preParsing: admitBeforeBody(deps, route),
+      errorHandler: routeErrorHandler(route),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const url = absoluteUrl(request, deps.publicUrl);
         const params = request.params as Record<string, string>;
         try {
-          const base = await contextFor(
-            deps,
-            { headers: request.headers, params, query: url.searchParams, body: request.body },
-            route,
-          );
-          throwIfThrottled(rateWait(deps.rateLimits, route, base, params));
+          const base = await admitted(deps, request, route);
           const read = conditional
             ? conditionalRead({
                 headers: request.headers,
@@ -284,11 +353,6 @@ export function registerRestRoutes(
               .header("Cache-Control", "private, no-cache")
               .send();
           }
-          if (error instanceof DomainError && route.emptyBodyOn?.(error)) {
-            throw new EmptyBodyError(error.httpStatus);
-          }
-          const own = error instanceof DomainError ? route.errorBody?.(error) : undefined;
-          if (own !== undefined) return reply.status((error as DomainError).httpStatus).send(own);
           throw error;
         }
       },
@@ -304,14 +368,10 @@ export function registerRestRoutes(
       method: others,
       url: path,
       config: FORM_BODY_ROUTE_CONFIG,
+      preParsing: admitBeforeBody(deps),
       handler: async (request) => {
         // Authentication comes first, as in DRF: an anonymous caller gets 401, not 405.
-        await contextFor(deps, {
-          headers: request.headers,
-          params: request.params as Record<string, string>,
-          query: absoluteUrl(request, deps.publicUrl).searchParams,
-          body: request.body,
-        });
+        await admitted(deps, request);
         throw new MethodNotAllowedError(request.method);
       },
     });

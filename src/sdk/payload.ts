@@ -10,13 +10,15 @@
  *    starting with gzip's magic bytes, whatever was said) is gunzipped, `lz64`/`lz-string` is
  *    lz-string's base64 form (older posthog-js), anything else is UTF-8 text;
  * 5. text still wholly base64 is decoded once more; then it is parsed as JSON.
- * `text/plain` bodies (posthog-js's `sendBeacon`) are read like any other. The decoded text may be
- * no larger than the route's limit (413, as capture's `EventTooBig`).
+ * `text/plain` bodies (posthog-js's `sendBeacon`) are read like any other. The payload as sent (a
+ * body, or the query's `data`) and every decoded or decompressed form of it may be no larger than
+ * the route's limit (413, as capture's `EventTooBig`); decompression stops at the limit, so a
+ * decompression bomb costs no more than the limit to refuse.
  */
 import { gunzipSync } from "node:zlib";
-import lzString from "lz-string";
 import { ParseError, PayloadTooLargeError } from "../core/errors.js";
 import { parseJson } from "../core/json-input.js";
+import { decompressLz64 } from "./lz64.js";
 
 const FORM_MIME_TYPE = "application/x-www-form-urlencoded";
 const GZIP_MAGIC = [0x1f, 0x8b, 0x08];
@@ -108,8 +110,9 @@ function gunzip(bytes: Buffer, limitBytes: number): Buffer {
   }
 }
 
+/** lz-string's base64 form decompressed, no longer than `limitBytes` at any point (./lz64.ts). */
 function lz64(bytes: Buffer, limitBytes: number): string {
-  const decompressed = lzString.decompressFromBase64(bytes.toString("latin1"));
+  const decompressed = decompressLz64(bytes.toString("latin1"), limitBytes);
   if (!decompressed) throw decodingError("decompress_lz64: failed decompress to UTF16");
   if (Buffer.byteLength(decompressed) > limitBytes) throw new PayloadTooLargeError(limitBytes);
   return decompressed;
@@ -126,6 +129,8 @@ export function decodePayload(raw: RawPayload): unknown {
   const fromQuery = raw.query.get("data");
   let bytes = fromQuery ? Buffer.from(fromQuery, "utf8") : raw.body;
   if (bytes.length === 0) throw decodingError("request missing data payload");
+  // A body is bounded by the server before it gets here; the query's `data` is bounded here.
+  if (bytes.length > raw.limitBytes) throw new PayloadTooLargeError(raw.limitBytes);
   let compression =
     compressionOf(raw.query.get("compression")) ??
     (raw.contentEncoding?.toLowerCase().includes("gzip") ? "gzip" : null);

@@ -2,10 +2,13 @@
  * Generated bad input on the REST door (issue 6 §5), on PGlite and PostgreSQL: every write route of the
  * route tables (POST, PUT, PATCH, DELETE; `REST_MODULES`, not a hand list) gets random JSON bodies,
  * values of the wrong type in every field, Unicode edge cases (NUL, lone surrogates, RTL marks, emoji),
- * values nested thousands deep in stored JSON, huge strings, bodies over the limit and prototype keys;
- * every route gets bad query parameters. Whatever comes in: never a 5xx (but the 501 of operations not
+ * values nested thousands deep in stored JSON, huge strings, bodies over the limit, prototype keys and
+ * hostile bodies (multipart cut short, part headers that never end, NUL in form fields, bad and bomb
+ * `Content-Encoding`s, clients gone mid-body), anonymous or with a key, and so does every other door
+ * that takes a body (the SDK paths, /graphql); every route gets bad query parameters. Whatever comes in: never a 5xx (but the 501 of operations not
  * built yet), no error logged, every refusal PostHog's `{type, code, detail, attr}` (or the empty body
- * a route declares) with the database unchanged, and every success a well-formed record.
+ * a route declares) with the database unchanged, and every success a well-formed record; after each
+ * hostile body the server still answers and the process raised nothing (support/still-serving.ts).
  *
  * Field names come from the record the flag routes return, so new fields are fuzzed as they land.
  * fast-check runs a fixed number of cases from a fixed seed (`FAST_CHECK_SEED` overrides it) and
@@ -19,6 +22,8 @@ import type { RestRoute } from "../../src/rest/routes.js";
 import {
   deeplyNestedJson,
   edgeString,
+  type HostileBody,
+  hostileBody,
   hugeString,
   jsonValue,
   keysIn,
@@ -29,8 +34,11 @@ import {
 } from "../support/arbitraries.js";
 import { dumpRows } from "../support/db-dump.js";
 import { createFlag } from "../support/flags.js";
+import { sendCutShort } from "../support/raw-request.js";
 import { collectionOf, fillPath, hasBody, type PathValues, ROUTES } from "../support/rest-routes.js";
-import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
+import { SDK_ROUTES } from "../support/sdk-routes.js";
+import { describeEachBackend, readResponse, type TestResponse, type TestServer } from "../support/server.js";
+import { expectStillServing, watchProcessFailures } from "../support/still-serving.js";
 import {
   createEndpoint,
   createEventDefinition,
@@ -115,6 +123,7 @@ let keyCounter = 0;
 const freshKey = () => `fuzz-${++keyCounter}`;
 
 describeEachBackend("REST routes under generated bad input", (server) => {
+  watchProcessFailures();
   let own: PathValues;
   let vocabulary: string[];
   /** Per write route: whether it reads its body (false: it answers 405 or 501 whatever the body). */
@@ -282,8 +291,47 @@ describeEachBackend("REST routes under generated bad input", (server) => {
   /** Sends `body` (a JSON value) to `route` on the fixtures. */
   const sendJson = (route: RestRoute, body: unknown) => sendRaw(route, JSON.stringify(body));
 
+  /**
+   * Sends `body` to `method path` (with the all-scopes key unless `anonymous`): cut short by the
+   * client when it says so (then there is no answer: undefined), else whole, for its answer.
+   */
+  const sendHostile = async (
+    s: TestServer,
+    request: { method: string; path: string; body: HostileBody; anonymous: boolean },
+  ): Promise<TestResponse | undefined> => {
+    const { body } = request;
+    const headers = { ...body.headers, ...(request.anonymous ? {} : { authorization: `Bearer ${s.key}` }) };
+    if (body.cutAfter !== undefined) {
+      await sendCutShort(s.baseUrl, { ...request, headers, body: body.body, cutAfter: body.cutAfter });
+      return undefined;
+    }
+    const init = { method: request.method, headers, body: new Uint8Array(body.body) };
+    return readResponse(await fetch(`${s.baseUrl}${request.path}`, init));
+  };
+
   for (const route of WRITE_ROUTES) {
     const name = `${route.method} ${route.path}`;
+
+    it(`${name}: hostile bodies, anonymous or with a key; the server goes on serving`, async () => {
+      await freshFor(route);
+      await fc.assert(
+        fc.asyncProperty(hostileBody(vocabulary), fc.boolean(), async (body, anonymous) => {
+          const s = server();
+          const logged = s.errorLogs.length;
+          const label = `${body.label}${anonymous ? ", anonymous" : ""}`;
+          const request = { method: route.method, path: fillPath(route.path, own), body, anonymous };
+          if (body.cutAfter === undefined) {
+            await check(route, label, async () => (await sendHostile(s, request))!);
+          } else {
+            const before = await dumpRows(s.db);
+            await sendHostile(s, request);
+            expect(await dumpRows(s.db), `${name} ${label}: wrote to the database`).toEqual(before);
+          }
+          await expectStillServing(s, `${name} ${label}`, logged);
+        }),
+        propertyRuns(runsFor(route, 6), WRITE_ROUTES.indexOf(route)),
+      );
+    });
 
     it(`${name}: any JSON value as the body`, async () => {
       await freshFor(route);
@@ -438,6 +486,32 @@ describeEachBackend("REST routes under generated bad input", (server) => {
       );
     });
   }
+
+  it("hostile bodies on the other doors that take one: every SDK path and /graphql", async () => {
+    const paths = [
+      ...new Set(SDK_ROUTES.filter((route) => route.methods.includes("POST")).map((route) => route.path)),
+    ];
+    const targets = [
+      ...paths.map((path) => path.replace(":token", "phc_unknown").replace(":key", "a-flag")),
+      "/graphql",
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...targets),
+        hostileBody(vocabulary),
+        fc.boolean(),
+        async (path, body, anonymous) => {
+          const s = server();
+          const logged = s.errorLogs.length;
+          const label = `POST ${path} ${body.label}${anonymous ? ", anonymous" : ""}`;
+          const answer = await sendHostile(s, { method: "POST", path, body, anonymous });
+          if (answer) expect(answer.status, `${label}: ${answer.text.slice(0, 300)}`).toBeLessThan(500);
+          await expectStillServing(s, label, logged);
+        },
+      ),
+      propertyRuns(60),
+    );
+  });
 
   for (const route of ROUTES) {
     it(`${route.method} ${route.path}: bad query parameters`, async () => {

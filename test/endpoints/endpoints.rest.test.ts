@@ -207,6 +207,16 @@ describeEachBackend("saved-query endpoints over REST", (server) => {
         ).toBe(200);
       });
 
+      it("reaches an endpoint by the longest name it may have (128 characters)", async () => {
+        const s = server();
+        const name = `${fresh("long")}_`.padEnd(128, "x");
+        await created({ name, query: hogql("SELECT 1") });
+        for (const path of [`${name}/`, `${name}/versions/`, `${name}/materialization_status/`]) {
+          const response = await s.request("GET", `${base()}/${path}`);
+          expect(response.status, `${path}: ${response.text}`).toBe(200);
+        }
+      });
+
       it("answers another project's endpoint name with 404", async () => {
         const s = server();
         const other = await s.createProject(fresh("other"));

@@ -4,13 +4,16 @@
  * an empty one or the REST door's PostHog body.
  */
 import { expect, it } from "vitest";
-import { describeEachBackend } from "../support/server.js";
+import { describeEachBackend, readResponse } from "../support/server.js";
+import { expectStillServing, watchProcessFailures } from "../support/still-serving.js";
 
 const MISSING_QUERY = {
   errors: [{ message: "Must provide query string.", extensions: { code: "BAD_REQUEST" } }],
 };
 
 describeEachBackend("GraphQL requests", (server) => {
+  watchProcessFailures();
+
   it("answers a POST with no body (and no content type) with 400 and a GraphQL error", async () => {
     const s = server();
     const answer = await s.request("POST", "/graphql");
@@ -62,6 +65,53 @@ describeEachBackend("GraphQL requests", (server) => {
     expect(answer.status).toBe(400);
     expect(answer.body.errors[0].message).toBe("POST body sent invalid JSON.");
     expect(answer.body.errors[0].extensions.code).toBe("BAD_REQUEST");
+  });
+
+  it("answers malformed variables, extensions and multipart fields with 400, never 500, with no key", async () => {
+    const s = server();
+    const query = "query=%7B__typename%7D";
+    const multipart = (fields: Record<string, string>) => {
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      form.append("0", new Blob(["x"]), "a.txt");
+      return form;
+    };
+    const operations = JSON.stringify({ query: "{ __typename }" });
+    const requests: Array<[string, string, RequestInit]> = [
+      ["GET variables={", `?${query}&variables=%7B`, {}],
+      ["GET extensions=notjson", `?${query}&extensions=notjson`, {}],
+      ["GET both", `?${query}&variables=%5B&extensions=%7B%7D%7D`, {}],
+      ["GET operationName and variables", `?${query}&operationName=%00&variables=nul`, {}],
+      [
+        "form variables={",
+        "",
+        {
+          method: "POST",
+          body: `${query}&variables=%7B`,
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+        },
+      ],
+      ["multipart map of a number", "", { method: "POST", body: multipart({ operations, map: '{"0": 5}' }) }],
+      [
+        "multipart string operations",
+        "",
+        { method: "POST", body: multipart({ operations: '"x"', map: '{"0": ["a"]}' }) },
+      ],
+      [
+        "multipart null operations",
+        "",
+        { method: "POST", body: multipart({ operations: "null", map: '{"0": ["a"]}' }) },
+      ],
+    ];
+    for (const [label, search, init] of requests) {
+      const logged = s.errorLogs.length;
+      const answer = await readResponse(await fetch(`${s.baseUrl}/graphql${search}`, init));
+      expect(answer.status, `${label}: ${answer.text}`).toBe(400);
+      expect(answer.body.errors?.[0]?.extensions?.code, `${label}: ${answer.text}`).toBe("BAD_REQUEST");
+      await expectStillServing(s, label, logged);
+    }
+    const invalid = await readResponse(await fetch(`${s.baseUrl}/graphql?${query}&variables=%7B`));
+    expect(invalid.body.errors[0].message).toMatch(/^Request parameters are not valid JSON: /);
   });
 
   it("runs documents sent as JSON, application/graphql, a form or a GET query string", async () => {

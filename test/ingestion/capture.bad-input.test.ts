@@ -2,11 +2,16 @@
  * Bad capture requests (issue 7 §1, "How it is shown"), on PGlite and PostgreSQL: each answers
  * capture's status (rust/capture/src/api.rs `CaptureError` → 400, 401 or 413) in PostHog's JSON
  * error body with capture's message, and stores NOTHING of the request (the database is dumped
- * before and after). Limits are made small here (10 kB events, 20 kB batches) so oversize is cheap.
+ * before and after). Limits are made small here (10 kB events, 20 kB batches) so oversize is cheap;
+ * they hold before and after decompression in every encoding (gzip however it is said, base64, a
+ * GET's `data`, lz64 in a body or a form's `data`, base64 inside gzip), and a decompression bomb is refused
+ * without being inflated past the limit.
  */
-import { gzipSync } from "node:zlib";
+import { deflateSync, gzipSync } from "node:zlib";
+import lzString from "lz-string";
 import { beforeAll, expect, it } from "vitest";
 import { projectToken, type SdkRequestOptions, sendToSdk } from "../support/capture.js";
+import { eventOfBytes, lz64Bomb } from "../support/compression.js";
 import { expectNothingWritten } from "../support/db-dump.js";
 import { describeEachBackend } from "../support/server.js";
 
@@ -179,6 +184,28 @@ describeEachBackend(
         400,
         /^failed to decode request: /,
       );
+      const gzipped = gzipSync(JSON.stringify(good()));
+      await refuse(
+        "gzip cut short",
+        "/e/",
+        { raw: gzipped.subarray(0, gzipped.length - 6), headers: { "content-encoding": "gzip" } },
+        400,
+        "failed to decode request: invalid gzip data",
+      );
+      await refuse(
+        "deflate, which capture does not take",
+        "/e/",
+        { raw: deflateSync(JSON.stringify(good())), headers: { "content-encoding": "deflate" } },
+        400,
+        /^failed to (decode|parse) request: /,
+      );
+      await refuse(
+        "lz64 that is not lz-string's",
+        "/e/?compression=lz64",
+        { raw: "5AAy" },
+        400,
+        /^failed to decode request: /,
+      );
       await refuse(
         "form without data",
         "/e/",
@@ -223,6 +250,113 @@ describeEachBackend(
       // The batch path takes what the event paths refuse.
       const accepted = await sendToSdk(server(), "/batch/", { json: batch(60) });
       expect(accepted.status, accepted.text).toBe(200);
+    });
+
+    /** Ways an SDK sends a JSON text: a label, the path's query and the request's body. */
+    const encodings: Array<[string, (text: string) => { query: string; options: SdkRequestOptions }]> = [
+      [
+        "plain",
+        (text) => ({ query: "", options: { raw: text, headers: { "content-type": "application/json" } } }),
+      ],
+      [
+        "Content-Encoding: gzip",
+        (text) => ({ query: "", options: { raw: gzipSync(text), headers: { "content-encoding": "gzip" } } }),
+      ],
+      [
+        "?compression=gzip-js",
+        (text) => ({ query: "?compression=gzip-js", options: { raw: gzipSync(text) } }),
+      ],
+      ["gzip unannounced", (text) => ({ query: "", options: { raw: gzipSync(text) } })],
+      ["base64 of gzip", (text) => ({ query: "", options: { raw: gzipSync(text).toString("base64") } })],
+      ["lz64", (text) => ({ query: "?compression=lz64", options: { raw: lzString.compressToBase64(text) } })],
+      [
+        "form data= of lz64",
+        (text) => ({
+          query: "",
+          options: {
+            raw: `compression=lz64&data=${encodeURIComponent(lzString.compressToBase64(text))}`,
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+          },
+        }),
+      ],
+      [
+        "GET ?data= of gzip",
+        (text) => ({
+          query: `?compression=gzip-js&data=${encodeURIComponent(gzipSync(text).toString("base64"))}`,
+          options: { method: "GET" },
+        }),
+      ],
+      [
+        "gzip of base64 of gzip",
+        (text) => ({
+          query: "",
+          options: {
+            raw: gzipSync(gzipSync(text).toString("base64")),
+            headers: { "content-encoding": "gzip" },
+          },
+        }),
+      ],
+    ];
+
+    it("serves a payload decoding to exactly the path's limit and refuses one byte more, in every encoding", async () => {
+      for (const [path, limit] of [
+        ["/e/", EVENT_LIMIT],
+        ["/batch/", BATCH_LIMIT],
+      ] as const) {
+        for (const [label, encode] of encodings) {
+          const at = encode(eventOfBytes(token, limit));
+          const served = await sendToSdk(server(), `${path}${at.query}`, at.options);
+          expect(served.status, `${path} ${label} at the limit: ${served.text}`).toBe(200);
+          const past = encode(eventOfBytes(token, limit + 1));
+          await refuse(
+            `${path} ${label} one past`,
+            `${path}${past.query}`,
+            past.options,
+            413,
+            `Request body is larger than the limit of ${limit} bytes.`,
+          );
+        }
+      }
+    });
+
+    it("refuses decompression bombs in every encoding without inflating them past the limit", async () => {
+      // About 5 MB of JSON from about 5 kB of gzip: under the limit as sent, 500 times over it inflated.
+      const inflated = eventOfBytes(token, 5_000_000);
+      for (const [path, limit] of [
+        ["/e/", EVENT_LIMIT],
+        ["/batch/", BATCH_LIMIT],
+      ] as const) {
+        for (const [label, encode] of encodings) {
+          if (label === "plain" || label.includes("lz64")) continue;
+          const bomb = encode(inflated);
+          await refuse(
+            `${path} ${label} bomb`,
+            `${path}${bomb.query}`,
+            bomb.options,
+            413,
+            `Request body is larger than the limit of ${limit} bytes.`,
+          );
+        }
+        // A GET's `data` is bounded as sent too, though the request line may be longer (64 kB).
+        const query = Buffer.from(eventOfBytes(token, limit - 100)).toString("base64");
+        await refuse(
+          `${path} GET ?data= over the limit as sent`,
+          `${path}?data=${encodeURIComponent(query)}`,
+          { method: "GET" },
+          413,
+          `Request body is larger than the limit of ${limit} bytes.`,
+        );
+        // 9.5 kB of lz64 standing for 12.5 million characters (lz-string would build them all).
+        const lz64 = lz64Bomb(5_000);
+        expect(lz64.length).toBeLessThan(EVENT_LIMIT);
+        await refuse(
+          `${path} lz64 bomb`,
+          `${path}?compression=lz64`,
+          { raw: lz64 },
+          413,
+          `Request body is larger than the limit of ${limit} bytes.`,
+        );
+      }
     });
   },
   {

@@ -1,10 +1,12 @@
 /**
  * fast-check arbitraries for bad input, shared by the REST and GraphQL property tests: strings with
  * Unicode edge cases, any JSON value (keys from a vocabulary of real field names, so values reach the
- * validation of those fields), values nested far deeper than any stored shape, huge strings, and
- * prototype-polluting keys. Also the run parameters: deterministic by default, the seed printed on
+ * validation of those fields), values nested far deeper than any stored shape, huge strings,
+ * prototype-polluting keys, and hostile request bodies (cut multipart, endless part headers, bad or
+ * bomb compression, NUL in form fields, clients gone mid-body). Also the run parameters: deterministic by default, the seed printed on
  * failure by fast-check, a fixed number of runs per property so each file stays well under a minute.
  */
+import { deflateSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
 
 /**
@@ -13,9 +15,12 @@ import fc from "fast-check";
  */
 const PROPERTY_SEED = Number(process.env["FAST_CHECK_SEED"] ?? 20251106);
 
-/** fast-check parameters for a property of `numRuns` cases. */
-export function propertyRuns(numRuns: number): fc.Parameters<unknown> {
-  return { seed: PROPERTY_SEED, numRuns, verbose: 1 };
+/**
+ * fast-check parameters for a property of `numRuns` cases; `seedOffset` gives each of a family of
+ * properties (one per route) cases of its own, still deterministic.
+ */
+export function propertyRuns(numRuns: number, seedOffset = 0): fc.Parameters<unknown> {
+  return { seed: PROPERTY_SEED + seedOffset, numRuns, verbose: 1 };
 }
 
 /**
@@ -152,4 +157,202 @@ export function jsonText(value: unknown): string {
     return `{${members.join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * A request body built to break a body parser, as it is sent: its headers (a content type, a
+ * `Content-Encoding`), its bytes, and for a client that goes away mid-body, how many of them it
+ * sends (all are declared in `Content-Length`).
+ */
+export interface HostileBody {
+  /** What it is, for failure messages. */
+  label: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** When set, only this many bytes are sent before the connection closes. */
+  cutAfter?: number;
+  [fc.toStringMethod](): string;
+}
+
+function hostile(
+  label: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  cutAfter?: number,
+): HostileBody {
+  return {
+    label,
+    headers,
+    body,
+    ...(cutAfter === undefined ? {} : { cutAfter }),
+    [fc.toStringMethod]: () =>
+      `${label} (${JSON.stringify(headers)}, ${body.length} bytes${cutAfter === undefined ? "" : `, cut after ${cutAfter}`})`,
+  };
+}
+
+/** A multipart boundary as clients write them. */
+const boundary = fc.stringMatching(/^[A-Za-z0-9'()+_,./:=?-]{1,40}$/);
+
+/** One multipart part: a field, or a file when `filename` is set. */
+interface Part {
+  name: string;
+  value: string;
+  filename?: string;
+}
+
+function multipartText(separator: string, parts: readonly Part[]): string {
+  const body = parts
+    .map((part) => {
+      const file = part.filename === undefined ? "" : `; filename="${part.filename}"`;
+      return `--${separator}\r\nContent-Disposition: form-data; name="${part.name}"${file}\r\n\r\n${part.value}\r\n`;
+    })
+    .join("");
+  return `${body}--${separator}--\r\n`;
+}
+
+/** Parts named from `names`, with edge-case values; some of them files. */
+function parts(names: readonly string[], value: fc.Arbitrary<string>): fc.Arbitrary<Part[]> {
+  const part = fc.record(
+    {
+      name: fc.constantFrom(...names),
+      value,
+      filename: fc.option(fc.constantFrom("a.csv", "x"), { nil: undefined }),
+    },
+    { requiredKeys: ["name", "value"] },
+  );
+  return fc.array(part, { minLength: 1, maxLength: 4 });
+}
+
+/**
+ * A well-formed multipart body cut inside one of its parts (its headers or its content, a file's or
+ * a field's), so that the closing boundary never comes.
+ */
+function truncatedMultipart(names: readonly string[]): fc.Arbitrary<HostileBody> {
+  return fc.tuple(boundary, parts(names, edgeString)).chain(([separator, fields]) => {
+    const type = { "content-type": `multipart/form-data; boundary=${separator}` };
+    const text = multipartText(separator, fields);
+    const starts = fields.map(
+      (_, index) =>
+        Buffer.byteLength(multipartText(separator, fields.slice(0, index))) - separator.length - 6,
+    );
+    return fc.nat({ max: fields.length - 1 }).chain((index) => {
+      const start = starts[index]!;
+      const end =
+        index + 1 < fields.length ? starts[index + 1]! : Buffer.byteLength(text) - separator.length - 6;
+      return fc
+        .integer({ min: start + 1, max: end - 1 })
+        .map((cut) => hostile("multipart cut short", type, Buffer.from(text).subarray(0, cut)));
+    });
+  });
+}
+
+/** A multipart part whose headers go on for up to 300 kB and never end. */
+const endlessPartHeaders: fc.Arbitrary<HostileBody> = fc
+  .tuple(boundary, fc.integer({ min: 100, max: 300_000 }), fc.boolean())
+  .map(([separator, length, closed]) => {
+    const text = `--${separator}\r\nContent-Disposition: form-data; name="f"; filename="a"\r\nX-Endless: ${"h".repeat(length)}${closed ? `\r\n--${separator}--` : ""}`;
+    return hostile(
+      "endless part headers",
+      { "content-type": `multipart/form-data; boundary=${separator}` },
+      Buffer.from(text),
+    );
+  });
+
+/** Well-formed forms (urlencoded or multipart) whose values hold a NUL. */
+function formWithNul(names: readonly string[]): fc.Arbitrary<HostileBody> {
+  return fc
+    .tuple(boundary, parts(names, stringWithNul), fc.boolean())
+    .map(([separator, fields, asMultipart]) =>
+      asMultipart
+        ? hostile(
+            "multipart with NUL",
+            { "content-type": `multipart/form-data; boundary=${separator}` },
+            Buffer.from(
+              multipartText(
+                separator,
+                fields.map((f) => ({ ...f, filename: undefined })),
+              ),
+            ),
+          )
+        : hostile(
+            "form with NUL",
+            { "content-type": "application/x-www-form-urlencoded" },
+            Buffer.from(new URLSearchParams(fields.map((field) => [field.name, field.value])).toString()),
+          ),
+    );
+}
+
+/** `Content-Encoding`s clients send, real and not. */
+const ENCODINGS = ["gzip", "deflate", "br", "gzip, deflate", "x-unknown"] as const;
+
+/** Bodies that say they are compressed and are not, or are cut short, or lie about the method. */
+const badCompression: fc.Arbitrary<HostileBody> = fc
+  .tuple(
+    fc.constantFrom(...ENCODINGS),
+    fc.oneof(
+      fc.uint8Array({ minLength: 1, maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
+      fc.integer({ min: 1, max: 30 }).map((cut) => gzipSync('{"key": "gzipped"}').subarray(0, cut)),
+      fc.constant(Buffer.from('{"key": "not compressed at all"}')),
+      fc.constant(deflateSync('{"key": "deflated"}')),
+    ),
+  )
+  .map(([encoding, body]) =>
+    hostile("bad compression", { "content-type": "application/json", "content-encoding": encoding }, body),
+  );
+
+/** 4 MB of spaces, gzipped and deflated (about 4 kB each): computed once, when first used. */
+let bombs: Array<[string, Buffer]> | undefined;
+const compressionBombs = () => {
+  bombs ??= [
+    ["gzip", gzipSync(Buffer.alloc(4_000_000, " "))],
+    ["deflate", deflateSync(Buffer.alloc(4_000_000, " "))],
+  ];
+  return bombs;
+};
+
+/** A small body that inflates to 4 MB, sent as JSON with its `Content-Encoding` or with none. */
+const compressionBomb: fc.Arbitrary<HostileBody> = fc
+  .tuple(fc.constantFrom(0, 1), fc.boolean())
+  .map(([which, announced]) => {
+    const [encoding, body] = compressionBombs()[which]!;
+    return hostile(
+      "decompression bomb",
+      { "content-type": "application/json", ...(announced ? { "content-encoding": encoding } : {}) },
+      body,
+    );
+  });
+
+/** A JSON or multipart body whose client goes away after any number of its bytes. */
+function cutByClient(names: readonly string[]): fc.Arbitrary<HostileBody> {
+  const whole = fc.oneof(
+    jsonValue(names).map((value) =>
+      hostile("JSON", { "content-type": "application/json" }, Buffer.from(JSON.stringify(value) ?? "null")),
+    ),
+    fc
+      .tuple(boundary, parts(names, edgeString))
+      .map(([separator, fields]) =>
+        hostile(
+          "multipart",
+          { "content-type": `multipart/form-data; boundary=${separator}` },
+          Buffer.from(multipartText(separator, fields)),
+        ),
+      ),
+  );
+  return whole.chain((body) =>
+    fc
+      .integer({ min: 0, max: body.body.length - 1 })
+      .map((cut) => hostile(`${body.label} cut by the client`, body.headers, body.body, cut)),
+  );
+}
+
+/** Any hostile body (see `HostileBody`), with form field names drawn from `names`. */
+export function hostileBody(names: readonly string[]): fc.Arbitrary<HostileBody> {
+  return fc.oneof(
+    truncatedMultipart(names),
+    endlessPartHeaders,
+    formWithNul(names),
+    badCompression,
+    compressionBomb,
+    cutByClient(names),
+  );
 }

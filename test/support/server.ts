@@ -41,8 +41,8 @@ export interface TestResponse {
 /** Options of one request. */
 export interface RequestOptions {
   body?: unknown;
-  /** Raw body text (sent as given, for malformed JSON). */
-  rawBody?: string;
+  /** A raw body, text or bytes (sent as given, for malformed JSON or hostile bodies). */
+  rawBody?: string | Uint8Array<ArrayBuffer>;
   /** The key to send as Bearer; null sends none; default the all-scopes key. */
   key?: string | null;
   headers?: Record<string, string>;
@@ -206,7 +206,7 @@ export async function startTestServer(
       const headers: Record<string, string> = { ...opts.headers };
       const key = opts.key === undefined ? boot.personal_api_key : opts.key;
       if (key) headers["authorization"] ??= `Bearer ${key}`;
-      let body: string | undefined;
+      let body: string | Uint8Array<ArrayBuffer> | undefined;
       if (opts.rawBody !== undefined) body = opts.rawBody;
       else if (opts.body !== undefined) body = JSON.stringify(opts.body);
       if (body !== undefined) headers["content-type"] ??= "application/json";

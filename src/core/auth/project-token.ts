@@ -3,12 +3,30 @@
  * names. One indexed lookup (`projects.api_token` is unique), as PostHog's
  * `Team.objects.get_team_from_token` (posthog/models/team/team.py), remembered per process by
  * `ProjectTokenCache`: capture runs it on every request, where it was one of the request's few
- * statements (issue 7's capture bench).
+ * statements (issue 7's capture bench). A string that cannot be a token names no project without
+ * a statement (`isPossibleProjectToken`), so whatever a request puts where a token goes (a NUL,
+ * which PostgreSQL refuses in text) is answered as an unknown token, never a database error.
  */
 import type { PrismaClient } from "../../generated/prisma/client.js";
 
 /** How many tokens a process remembers before it starts over. */
 const MAX_CACHED_TOKENS = 10_000;
+
+/** The longest token capture takes (rust/capture/src/token.rs `validate_token`, `TooLong`). */
+const MAX_TOKEN_LENGTH = 64;
+
+/** Printable ASCII without spaces: what every issued token is made of. */
+const TOKEN_CHARACTERS = /^[\x21-\x7e]+$/;
+
+/**
+ * Whether `token` could be a project token, checked before any lookup as PostHog's capture checks
+ * one (rust/capture/src/token.rs `validate_token`: not empty, at most 64 characters, ASCII, no NUL,
+ * not a personal API key `phx_…`), and here also without spaces or control characters, which no
+ * issued token holds (`phc_` + base62). Any other string names no project: an unknown token.
+ */
+function isPossibleProjectToken(token: string): boolean {
+  return token.length <= MAX_TOKEN_LENGTH && TOKEN_CHARACTERS.test(token) && !token.startsWith("phx_");
+}
 
 /**
  * Token → project id, correct by construction: a project's token never changes (nothing updates
@@ -25,8 +43,9 @@ export class ProjectTokenCache {
     private readonly maxEntries = MAX_CACHED_TOKENS,
   ) {}
 
-  /** The id of the project whose public token is `token`, or null when none is. */
+  /** The id of the project whose public token is `token`, or null when none is (or none could be). */
   async projectIdOf(token: string): Promise<number | null> {
+    if (!isPossibleProjectToken(token)) return null;
     const cached = this.ids.get(token);
     if (cached !== undefined) return cached;
     const project = await this.db.project.findUnique({ where: { apiToken: token }, select: { id: true } });
