@@ -174,6 +174,10 @@ describeEachBackend(
       const webhookSecrets = [created.body.secret as string, rotated.body.secret as string];
       await createFlag(s, { key: "log-redaction" });
       await eventually(async () => (receiver.received.length > 0 ? true : undefined));
+      // The job logs its completion after the receiver has answered.
+      await eventually(async () =>
+        s.logLines.some((line) => line.includes('"msg":"job completed"')) ? true : undefined,
+      );
 
       const lines = s.logLines;
       // The capture saw the requests: the URLs are there, with the credentials' values replaced.

@@ -24,7 +24,13 @@ afterAll(async () => {
   await drop();
 });
 
-/** Announces `payload` on the feed's channel and waits until the feed delivered it. */
+/** Announcements made so far: each carries its own number, as each real one names its transaction. */
+let announced = 0;
+
+/**
+ * Announces `payload` on the feed's channel and waits until the feed delivered it. The feed delivers
+ * a payload once (every pooled connection hears it, src/db/change-feed.ts), so each gets a number.
+ */
 async function announce(payload: object): Promise<void> {
   const heard = new Promise<void>((resolve) => {
     const unsubscribe = database.changes.subscribe(() => {
@@ -32,7 +38,8 @@ async function announce(payload: object): Promise<void> {
       resolve();
     });
   });
-  await database.autocommit.rows(Prisma.sql`SELECT pg_notify(${CHANGE_CHANNEL}, ${JSON.stringify(payload)})`);
+  const numbered = JSON.stringify({ ...payload, tx: ++announced });
+  await database.autocommit.rows(Prisma.sql`SELECT pg_notify(${CHANGE_CHANNEL}, ${numbered})`);
   await heard;
 }
 
