@@ -1,8 +1,9 @@
 /**
- * The database's change feed: what migrations `change_feed`, `change_events` and
- * `change_feed_access_once` announce with `pg_notify` on channel `signalbox_changes` (a project's
- * revision moved; an object changed, with the activity entry it wrote; what authenticates keys
- * changed), delivered to this process's subscribers, each change once. NOTIFY is transactional, so
+ * The database's change feed: what migrations `change_feed`, `change_events`,
+ * `change_feed_access_once` and `change_feed_access_names` announce with `pg_notify` on channel
+ * `signalbox_changes` (a project's revision moved; an object changed, with the activity entry it
+ * wrote; a key, user or project that authenticates requests changed), delivered to this process's
+ * subscribers, each change once. NOTIFY is transactional, so
  * subscribers hear of committed writes only, in commit order, and never of a rolled-back one.
  * Per-process caches (core/project-revisions.ts, core/auth/actor-cache.ts) are correct by
  * construction on it:
@@ -33,10 +34,22 @@ export type DatabaseChange =
    * after the `revision` change of its transaction. Caches keyed by revision need not listen to it.
    */
   | ObjectChange
-  /** A key, user, membership or project's own field changed: who may do what may have changed. */
-  | { kind: "access" }
+  | AccessChange
   /** Changes may have been missed (the listener dropped or came back): forget what was cached. */
   | { kind: "reset" };
+
+/**
+ * A key, user, membership or project's own field changed: who may do what may have changed. It names
+ * what changed, one of `keyId`, `userId` (a user, or a membership of theirs) and `projectId` (a
+ * project created, deleted, or its own fields, such as its token, changed); naming none, anything
+ * may have (treat it as every key, user and project).
+ */
+export interface AccessChange {
+  kind: "access";
+  keyId?: string;
+  userId?: number;
+  projectId?: number;
+}
 
 /** One object's committed change: what, where, at which revision, by whom (ids only). */
 export interface ObjectChange {
@@ -73,7 +86,7 @@ export interface ChangeFeedLogger {
 export function parseChange(payload: string | undefined): DatabaseChange {
   try {
     const body = JSON.parse(payload ?? "") as Record<string, unknown>;
-    if (body["kind"] === "access") return { kind: "access" };
+    if (body["kind"] === "access") return accessChange(body);
     const projectId = body["project"];
     const revision = body["revision"];
     if (typeof projectId !== "number" || typeof revision !== "string") return { kind: "reset" };
@@ -99,6 +112,15 @@ export function parseChange(payload: string | undefined): DatabaseChange {
     // falls through to a reset
   }
   return { kind: "reset" };
+}
+
+/** An `access` payload's change: what it names, when it names it as migration `change_feed_access_names` does. */
+function accessChange(body: Record<string, unknown>): AccessChange {
+  const { key, user, project } = body;
+  if (typeof key === "string") return { kind: "access", keyId: key };
+  if (typeof user === "number") return { kind: "access", userId: user };
+  if (typeof project === "number") return { kind: "access", projectId: project };
+  return { kind: "access" };
 }
 
 /** The subscriber list and liveness every implementation shares. */
@@ -131,8 +153,9 @@ const SEEN_NOTIFICATIONS = 10_000;
  * A notification listener for the feed: delivers each transaction's notification once, from the
  * first connection that hears it. On PostgreSQL every pooled connection and the dedicated one LISTEN,
  * so each notification arrives once per connection, at different moments; a payload names its
- * transaction (the revision it committed, or for `access` its id, migration change_feed_access_once),
- * so (notifying backend, payload) is unique per transaction. A later copy delivered again would empty
+ * transaction (the revision it committed, or for `access` its id and the row's, migrations
+ * change_feed_access_once and change_feed_access_names), so (notifying backend, payload) is unique
+ * per transaction and change. A later copy delivered again would empty
  * the caches after requests had refilled them.
  */
 function deliverOnce(feed: Subscribers): (message: pg.Notification) => void {

@@ -74,11 +74,60 @@ describeEachBackend("change feed", (server, backend) => {
       });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(heard).toEqual([]);
-      await s.db.personalApiKey.update({
+      const updated = await s.db.personalApiKey.update({
         where: { secureValue: hashApiKey(key) },
         data: { scopes: ["feature_flag:write"] },
       });
-      expect(heard).toContainEqual({ kind: "access" });
+      expect(heard).toEqual([{ kind: "access", keyId: updated.id }]);
+    } finally {
+      stop();
+    }
+  });
+
+  it("names the key, user or project an access change is about", async () => {
+    const s = server();
+    const key = await s.createKey(["feature_flag:read"]);
+    const keyId = (await s.db.personalApiKey.findUniqueOrThrow({ where: { secureValue: hashApiKey(key) } }))
+      .id;
+    const projectId = await s.createProject("Named");
+    const other = await s.db.user.create({ data: { email: "named@example.com", distinctId: "named" } });
+    const { heard, stop } = listen(s);
+    const next = async (write: () => Promise<unknown>) => {
+      heard.length = 0;
+      await write();
+      return heard.filter((change) => change.kind === "access");
+    };
+    try {
+      expect(await next(() => s.db.$executeRaw`DELETE FROM personal_api_keys WHERE id = ${keyId}`)).toEqual([
+        { kind: "access", keyId },
+      ]);
+      expect(
+        await next(() =>
+          s.db.organizationMembership.create({
+            data: { organizationId: s.organizationId, userId: other.id },
+          }),
+        ),
+      ).toEqual([{ kind: "access", userId: other.id }]);
+      expect(
+        await next(() => s.db.$executeRaw`DELETE FROM organization_memberships WHERE user_id = ${other.id}`),
+      ).toEqual([{ kind: "access", userId: other.id }]);
+      expect(
+        await next(() => s.db.user.update({ where: { id: other.id }, data: { isActive: false } })),
+      ).toEqual([{ kind: "access", userId: other.id }]);
+      expect(
+        await next(() =>
+          s.db.project.update({ where: { id: projectId }, data: { apiToken: "phc_rotated_named" } }),
+        ),
+      ).toEqual([{ kind: "access", projectId }]);
+      // A revision alone is no access change.
+      expect(
+        await next(
+          () => s.db.$executeRaw`UPDATE projects SET revision = revision + 1 WHERE id = ${projectId}`,
+        ),
+      ).toEqual([]);
+      expect(await next(() => s.db.project.delete({ where: { id: projectId } }))).toEqual([
+        { kind: "access", projectId },
+      ]);
     } finally {
       stop();
     }
