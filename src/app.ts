@@ -232,7 +232,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerOpenApiRoute(app, openApiDocument(routes));
   await registerSdkRoutes(app, sdkRoutes(services, config.limits), {
     rateLimits,
-    db: database.prisma,
+    tokens: data.tokens,
     reader: database.reader,
     transaction: database.transaction,
     autocommit: database.autocommit,

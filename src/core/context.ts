@@ -8,6 +8,7 @@ import type { SqlReader } from "../db/sql-reader.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { ActorCache } from "./auth/actor-cache.js";
 import type { Actor } from "./auth/authenticate.js";
+import { ProjectTokenCache } from "./auth/project-token.js";
 import { LiveChanges } from "./live-changes.js";
 import { ProjectRevisions } from "./project-revisions.js";
 import type { ProjectRecord } from "./records.js";
@@ -57,6 +58,8 @@ export interface DataAccess {
   readonly actors: ActorCache;
   /** The newest known revision per project (project-revisions.ts). */
   readonly revisions: ProjectRevisions;
+  /** Public project tokens → project ids, for every door that names a project by token (auth/project-token.ts). */
+  readonly tokens: ProjectTokenCache;
   /** Committed changes by project, for subscriptions and streams (live-changes.ts). */
   readonly live: LiveChanges;
 }
@@ -76,6 +79,7 @@ export function dataAccessOf(database: Database): DataAccess {
       reader: database.reader,
       actors: new ActorCache(database.changes, revisions),
       revisions,
+      tokens: new ProjectTokenCache(database.prisma, database.changes),
       live: new LiveChanges(database.changes),
     };
     dataAccessByDatabase.set(database, data);

@@ -12,7 +12,6 @@
  */
 import { PassThrough } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ProjectTokenCache } from "../core/auth/project-token.js";
 import type { Scope } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import type { Services } from "../core/services.js";
@@ -74,7 +73,6 @@ export function registerEventStreamRoutes(
 ): void {
   const deps: DoorDeps = {
     ...restDeps,
-    tokens: new ProjectTokenCache(restDeps.data.prisma),
     responses: undefined,
   };
   const closing = new AbortController();

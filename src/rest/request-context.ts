@@ -6,7 +6,6 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { type Actor, authenticate, authenticateKnown, findCredential } from "../core/auth/authenticate.js";
-import type { ProjectTokenCache } from "../core/auth/project-token.js";
 import { createServiceContext, type ServiceContext } from "../core/context.js";
 import { AuthenticationError, NotFoundError, ProjectNotFoundError, ValidationError } from "../core/errors.js";
 import { checkStorableString } from "../core/json-input.js";
@@ -17,7 +16,6 @@ import type { ProjectFromToken, RestDeps, RestRoute } from "./routes.js";
 
 /** The door's per-process state beside its dependencies. */
 export interface DoorDeps extends RestDeps {
-  tokens: ProjectTokenCache;
   /** 200 answers of conditional GETs by ETag (./response-cache.ts); absent when turned off. */
   responses: ResponseCache | undefined;
 }
@@ -124,7 +122,7 @@ export async function contextFor(
   const token = tokenOf(parts, route);
   const projectId = route?.projectFromToken
     ? token && credential
-      ? await deps.tokens.projectIdOf(token)
+      ? await deps.data.tokens.projectIdOf(token)
       : null
     : parseIntegerId(parts.params["project_id"] ?? "");
   const actor = await authenticate(deps.data, credential, projectId);
@@ -149,7 +147,7 @@ export function knownContextFor(
   const token = tokenOf(parts, route);
   const projectId = route.projectFromToken
     ? token && credential
-      ? deps.tokens.peek(token)
+      ? deps.data.tokens.peek(token)
       : null
     : parseIntegerId(parts.params["project_id"] ?? "");
   if (projectId === undefined) return undefined;

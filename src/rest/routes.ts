@@ -22,7 +22,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Limits } from "../config.js";
 import { findCredential } from "../core/auth/authenticate.js";
-import { ProjectTokenCache } from "../core/auth/project-token.js";
 import type { Scope } from "../core/auth/scopes.js";
 import type { DataAccess, ServiceContext } from "../core/context.js";
 import { DomainError, MethodNotAllowedError, ProjectNotFoundError } from "../core/errors.js";
@@ -279,7 +278,6 @@ export function registerRestRoutes(
 ): KnownAnswers {
   const deps: DoorDeps = {
     ...restDeps,
-    tokens: new ProjectTokenCache(restDeps.data.prisma),
     responses:
       restDeps.limits.responseCacheBytes > 0
         ? new ResponseCache(restDeps.limits.responseCacheBytes)

@@ -10,7 +10,8 @@
  *   says `tokenIn: "path"` (`/array/:token/config`), in its `:token` path segment, with no payload
  *   read, or for `tokenIn: "header"` (OpenFeature's OFREP) in `Authorization: Bearer <token>` or
  *   `X-API-Key` (./token.ts `headerToken`); one indexed lookup the first time a process sees the
- *   token (core/auth/project-token.ts); no token or an unknown one in a payload or a header is a
+ *   token (core/auth/project-token.ts: forgotten once the token rotates or its project is deleted,
+ *   on every process); no token or an unknown one in a payload or a header is a
  *   401 (an unknown one in a path a 404, as PostHog's `RemoteConfig.DoesNotExist`), and so is a
  *   request that fails because its project was deleted since;
  * - a route may answer a request that carries no payload at all (an empty GET of `/flags/`) itself,
@@ -23,13 +24,12 @@
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Limits } from "../config.js";
-import { ProjectTokenCache } from "../core/auth/project-token.js";
+import type { ProjectTokenCache } from "../core/auth/project-token.js";
 import { AuthenticationError, DomainError, MethodNotAllowedError, NotFoundError } from "../core/errors.js";
 import { type RateLimits, type SdkRateScope, throwIfThrottled } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 import type { SqlReader } from "../db/sql-reader.js";
 import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
 import { errorBody, errorHeaders, httpLayerError, SERVER_ERROR_BODY } from "../rest/error-body.js";
 import { exposeHeaders, isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
 import { decodePayload } from "./payload.js";
@@ -121,8 +121,8 @@ export type SdkModule = (services: Services, limits: Limits) => SdkRoute[];
 
 /** What the SDK door needs from the composition root. */
 export interface SdkDeps {
-  /** Finds a token's project. */
-  db: PrismaClient;
+  /** The process's token → project cache (core/auth/project-token.ts): finds a token's project. */
+  tokens: ProjectTokenCache;
   reader: SqlReader;
   transaction: RunSqlTransaction;
   autocommit: SqlStatements;
@@ -161,13 +161,7 @@ function invalidTokenError(): AuthenticationError {
   );
 }
 
-async function handle(
-  route: SdkRoute,
-  deps: SdkDeps,
-  tokens: ProjectTokenCache,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
+async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, reply: FastifyReply) {
   setCorsHeaders(request, reply);
   const query = new URL(request.url, "http://sdk.invalid").searchParams;
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -190,7 +184,7 @@ async function handle(
           limitBytes: route.bodyLimitBytes,
         });
   const token = inPath ? (params["token"] ?? "") : (fromHeader ?? findProjectToken(payload, query));
-  const projectId = await tokens.projectIdOf(token);
+  const projectId = await deps.tokens.projectIdOf(token);
   if (projectId === null) throw unknownToken();
   if (route.rateScope) throwIfThrottled(deps.rateLimits.waitForSdk(route.rateScope, token));
   let result: SdkReply;
@@ -212,7 +206,7 @@ async function handle(
   } catch (error) {
     // A database error may mean the remembered project was deleted meanwhile (its rows' foreign
     // keys refuse the writes): that is an unknown token now, as it would have been on lookup.
-    if (!(error instanceof DomainError) && !(await tokens.confirm(token))) throw unknownToken();
+    if (!(error instanceof DomainError) && !(await deps.tokens.confirm(token))) throw unknownToken();
     throw error;
   }
   return send(request, reply, result);
@@ -240,7 +234,6 @@ export async function registerSdkRoutes(
   routes: readonly SdkRoute[],
   deps: SdkDeps,
 ): Promise<void> {
-  const tokens = new ProjectTokenCache(deps.db);
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
@@ -257,7 +250,7 @@ export async function registerSdkRoutes(
         url: route.path,
         bodyLimit: route.bodyLimitBytes,
         errorHandler,
-        handler: (request, reply) => handle(route, deps, tokens, request, reply),
+        handler: (request, reply) => handle(route, deps, request, reply),
       });
       const others = ROUTED_METHODS.filter(
         (method) => !(route.methods as readonly string[]).includes(method),

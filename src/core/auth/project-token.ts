@@ -7,6 +7,7 @@
  * a statement (`isPossibleProjectToken`), so whatever a request puts where a token goes (a NUL,
  * which PostgreSQL refuses in text) is answered as an unknown token, never a database error.
  */
+import type { ChangeFeed } from "../../db/change-feed.js";
 import type { PrismaClient } from "../../generated/prisma/client.js";
 
 /** How many tokens a process remembers before it starts over. */
@@ -29,43 +30,67 @@ function isPossibleProjectToken(token: string): boolean {
 }
 
 /**
- * Token → project id, correct by construction: a project's token never changes (nothing updates
- * `api_token`), so an entry can only go stale by its project being deleted, and the caller finds
- * that out when a write for the id fails (every project-owned row's foreign key refuses it) and
- * calls `confirm`. Only the id is kept, never fields that change (name, revision...). Bounded: past
- * `maxEntries` tokens it starts over.
+ * Token → project id, one per process (`DataAccess.tokens`), correct by construction on the
+ * database's change feed (db/change-feed.ts), as the actor cache is: a project whose own fields
+ * change (its token rotated) or that is deleted is announced as an `access` change naming it, and
+ * its tokens are forgotten, this process's own writes before their COMMIT returns, other processes'
+ * within the network's latency; so an old token is refused from then on, on every path that names
+ * a project by token. A lookup that raced such an announcement is not kept (`generation`), and
+ * nothing is served or kept while the feed is not live. Only the id is kept, never fields that
+ * change (name, revision...). Bounded: past `maxEntries` tokens it starts over.
  */
 export class ProjectTokenCache {
   private readonly ids = new Map<string, number>();
+  /** Moves with every announcement that forgets tokens: a lookup begun before it is not kept. */
+  private generation = 0;
 
   constructor(
     private readonly db: PrismaClient,
+    private readonly feed: ChangeFeed,
     private readonly maxEntries = MAX_CACHED_TOKENS,
-  ) {}
+  ) {
+    feed.subscribe((change) => {
+      if (change.kind === "revision" || change.kind === "change") return;
+      // A key or a user names no token.
+      if (change.kind === "access" && (change.keyId !== undefined || change.userId !== undefined)) return;
+      this.generation++;
+      if (change.kind === "access" && change.projectId !== undefined) this.forgetProject(change.projectId);
+      else this.ids.clear();
+    });
+  }
 
   /** The id of the project whose public token is `token`, or null when none is (or none could be). */
   async projectIdOf(token: string): Promise<number | null> {
     if (!isPossibleProjectToken(token)) return null;
-    const cached = this.ids.get(token);
+    const cached = this.peek(token);
     if (cached !== undefined) return cached;
+    const generation = this.generation;
     const project = await this.db.project.findUnique({ where: { apiToken: token }, select: { id: true } });
     if (!project) return null;
-    if (this.ids.size >= this.maxEntries) this.ids.clear();
-    this.ids.set(token, project.id);
+    if (generation === this.generation && this.feed.live) {
+      if (this.ids.size >= this.maxEntries) this.ids.clear();
+      this.ids.set(token, project.id);
+    }
     return project.id;
   }
 
   /** The id `projectIdOf` would give without a statement, or undefined when the token is not held. */
   peek(token: string): number | undefined {
-    return this.ids.get(token);
+    return this.feed.live ? this.ids.get(token) : undefined;
   }
 
   /**
    * After a request for `token`'s cached project failed: whether the project still exists (one
-   * lookup); a deleted project's token is forgotten.
+   * lookup); a deleted project's token is forgotten. For a deletion that committed while the request
+   * ran, before its announcement could reach the cache.
    */
   async confirm(token: string): Promise<boolean> {
     this.ids.delete(token);
     return (await this.projectIdOf(token)) !== null;
+  }
+
+  /** Forgets the tokens of `projectId`: one pass over the held tokens (at most `maxEntries`). */
+  private forgetProject(projectId: number): void {
+    for (const [token, id] of this.ids) if (id === projectId) this.ids.delete(token);
   }
 }

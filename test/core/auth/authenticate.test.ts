@@ -8,6 +8,7 @@ import { authenticate, authenticateKnown } from "../../../src/core/auth/authenti
 import { ProjectTokenCache } from "../../../src/core/auth/project-token.js";
 import { type DataAccess, dataAccessOf } from "../../../src/core/context.js";
 import type { Database } from "../../../src/db/database.js";
+import type { Prisma, PrismaClient } from "../../../src/generated/prisma/client.js";
 import { bootstrap } from "../../../src/users/bootstrap.js";
 import { createPersonalApiKey } from "../../../src/users/users.service.js";
 import { openTestDatabase } from "../../support/server.js";
@@ -240,7 +241,7 @@ describe("authenticate", () => {
 
 describe("ProjectTokenCache", () => {
   it("finds a token's project once, and nothing for an unknown token", async () => {
-    const tokens = new ProjectTokenCache(database.prisma);
+    const tokens = new ProjectTokenCache(database.prisma, database.changes);
     expect(tokens.peek(boot.project_api_token)).toBeUndefined();
     expect(await tokens.projectIdOf(boot.project_api_token)).toBe(boot.project_id);
     expect(tokens.peek(boot.project_api_token)).toBe(boot.project_id);
@@ -252,27 +253,67 @@ describe("ProjectTokenCache", () => {
 
   it("holds every token it found while under its bound", async () => {
     const other = await anotherProject("phc_two_tokens");
-    const tokens = new ProjectTokenCache(database.prisma);
+    const tokens = new ProjectTokenCache(database.prisma, database.changes);
     await tokens.projectIdOf(boot.project_api_token);
     await tokens.projectIdOf(other.apiToken);
     expect(tokens.peek(boot.project_api_token)).toBe(boot.project_id);
     expect(tokens.peek(other.apiToken)).toBe(other.id);
   });
 
-  it("answers a deleted project's id from memory until confirm, which forgets it", async () => {
+  it("forgets a token once its project's token rotates or the project is deleted", async () => {
+    const rotated = await anotherProject("phc_rotated_later");
     const gone = await anotherProject("phc_deleted_later");
-    const tokens = new ProjectTokenCache(database.prisma);
+    const tokens = new ProjectTokenCache(database.prisma, database.changes);
+    await tokens.projectIdOf(boot.project_api_token);
+    expect(await tokens.projectIdOf(rotated.apiToken)).toBe(rotated.id);
     expect(await tokens.projectIdOf(gone.apiToken)).toBe(gone.id);
+    // The write's announcement comes before its COMMIT returns (db/change-feed.ts).
+    await database.prisma.project.update({
+      where: { id: rotated.id },
+      data: { apiToken: "phc_rotated_now" },
+    });
+    expect(tokens.peek(rotated.apiToken)).toBeUndefined();
+    expect(await tokens.projectIdOf(rotated.apiToken)).toBeNull();
+    expect(await tokens.projectIdOf("phc_rotated_now")).toBe(rotated.id);
     await database.prisma.project.delete({ where: { id: gone.id } });
-    expect(await tokens.projectIdOf(gone.apiToken)).toBe(gone.id);
-    expect(await tokens.confirm(gone.apiToken)).toBe(false);
     expect(tokens.peek(gone.apiToken)).toBeUndefined();
     expect(await tokens.projectIdOf(gone.apiToken)).toBeNull();
+    // Other projects' tokens are kept.
+    expect(tokens.peek(boot.project_api_token)).toBe(boot.project_id);
+  });
+
+  it("does not keep a lookup that raced a rotation of its project", async () => {
+    const raced = await anotherProject("phc_raced");
+    // The lookup reads the old token's project, then the rotation commits before the lookup returns.
+    const racing = {
+      project: {
+        findUnique: async (args: Prisma.ProjectFindUniqueArgs) => {
+          const found = await database.prisma.project.findUnique(args);
+          await database.prisma.project.update({
+            where: { id: raced.id },
+            data: { apiToken: "phc_raced_2" },
+          });
+          return found;
+        },
+      },
+    } as unknown as PrismaClient;
+    const tokens = new ProjectTokenCache(racing, database.changes);
+    expect(await tokens.projectIdOf(raced.apiToken)).toBe(raced.id);
+    expect(tokens.peek(raced.apiToken)).toBeUndefined();
+  });
+
+  it("answers a project deleted during a request as unknown after confirm", async () => {
+    const gone = await anotherProject("phc_deleted_meanwhile");
+    const tokens = new ProjectTokenCache(database.prisma, database.changes);
+    expect(await tokens.projectIdOf(gone.apiToken)).toBe(gone.id);
+    expect(await tokens.confirm(gone.apiToken)).toBe(true);
+    await database.prisma.project.delete({ where: { id: gone.id } });
+    expect(await tokens.confirm(gone.apiToken)).toBe(false);
   });
 
   it("starts over past its bound", async () => {
     const other = await anotherProject("phc_bounded_cache");
-    const tokens = new ProjectTokenCache(database.prisma, 1);
+    const tokens = new ProjectTokenCache(database.prisma, database.changes, 1);
     await tokens.projectIdOf(boot.project_api_token);
     expect(await tokens.projectIdOf(other.apiToken)).toBe(other.id);
     expect(tokens.peek(boot.project_api_token)).toBeUndefined();
