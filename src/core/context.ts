@@ -8,6 +8,7 @@ import type { SqlReader } from "../db/sql-reader.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { ActorCache } from "./auth/actor-cache.js";
 import type { Actor } from "./auth/authenticate.js";
+import { OpenStreams } from "./auth/open-streams.js";
 import { ProjectTokenCache } from "./auth/project-token.js";
 import { LiveChanges } from "./live-changes.js";
 import { ProjectRevisions } from "./project-revisions.js";
@@ -34,6 +35,13 @@ export interface ServiceContext {
   readonly projects: Map<number, ProjectAccess>;
   /** Committed changes by project, for the services' subscriptions (live-changes.ts). */
   readonly live: LiveChanges;
+  /** The process's open streams, re-checked when access changes (auth/open-streams.ts). */
+  readonly streams: OpenStreams;
+  /**
+   * How the door authenticates this context's caller again, for a stream that outlives its request
+   * (auth/access.ts `authorizeProjectStream`). Absent where nothing can be re-checked (jobs).
+   */
+  readonly renewal?: ContextRenewal;
   /**
    * Called by `authorizeProject` each time a project passes the checks, with the project as read.
    * The REST door answers conditional GETs with it (`rest/conditional.ts`); it may throw to stop
@@ -45,6 +53,21 @@ export interface ServiceContext {
    * shares (shared-reads.ts). Absent elsewhere.
    */
   readonly shared?: SharedReads;
+}
+
+/** How a door authenticates a stream's caller again (`ServiceContext.renewal`). */
+export interface ContextRenewal {
+  /**
+   * Equal for renewals that authenticate alike (the same door, key and project token), so that one
+   * renewal answers for all of them. Holds no secret.
+   */
+  readonly id: string;
+  /**
+   * A new context for the same caller, authenticated afresh as the door did when the stream began.
+   * @throws as the door's authentication (AuthenticationError for a deleted key, an inactive user,
+   *   a project token that no longer names the stream's project).
+   */
+  renew(): Promise<ServiceContext>;
 }
 
 /**
@@ -62,6 +85,8 @@ export interface DataAccess {
   readonly tokens: ProjectTokenCache;
   /** Committed changes by project, for subscriptions and streams (live-changes.ts). */
   readonly live: LiveChanges;
+  /** The open streams, re-checked when access changes (auth/open-streams.ts). */
+  readonly streams: OpenStreams;
 }
 
 const dataAccessByDatabase = new WeakMap<Database, DataAccess>();
@@ -81,6 +106,7 @@ export function dataAccessOf(database: Database): DataAccess {
       revisions,
       tokens: new ProjectTokenCache(database.prisma, database.changes),
       live: new LiveChanges(database.changes),
+      streams: new OpenStreams(database.changes),
     };
     dataAccessByDatabase.set(database, data);
   }
@@ -89,14 +115,15 @@ export function dataAccessOf(database: Database): DataAccess {
 
 /**
  * Builds a service context for an authenticated actor; `shared`, the reads of the live event it
- * resolves (GraphQL subscriptions), if any.
+ * resolves (GraphQL subscriptions), if any; `renewal`, how its door authenticates the caller again.
  */
 export function createServiceContext(
   data: DataAccess,
   actor: Actor,
   limits: Limits,
-  shared?: SharedReads,
+  options: { shared?: SharedReads | undefined; renewal?: ContextRenewal } = {},
 ): ServiceContext {
+  const { shared, renewal } = options;
   return {
     db: data.prisma,
     reader: data.reader,
@@ -104,6 +131,8 @@ export function createServiceContext(
     limits,
     projects: new Map(actor.projects.map((project) => [project.id, project])),
     live: data.live,
+    streams: data.streams,
     ...(shared ? { shared } : {}),
+    ...(renewal ? { renewal } : {}),
   };
 }

@@ -24,6 +24,12 @@ const MAX_QUEUED_EVENTS = 1_000;
 /** A project's events as an async iterator; `return()` (or the signal) unsubscribes. */
 export type ProjectEventStream = AsyncIterableIterator<ProjectEvent> & {
   return(): Promise<IteratorResult<ProjectEvent>>;
+  /**
+   * Ends the stream with `error`: the read waiting now, or else the next one, rejects with it (events
+   * still queued are dropped), and every read after that is done. For a reader whose access was
+   * revoked (core/auth/access.ts `authorizeProjectStream`).
+   */
+  fail(error: unknown): void;
 };
 
 /** Subscriptions to live changes, by project. */
@@ -64,27 +70,36 @@ export class LiveChanges {
 
   /**
    * The events of `projectId` from now on, queued until read (at most `MAX_QUEUED_EVENTS`: a reader
-   * that falls further behind gets one `reset` instead). Ends when `signal` aborts or `return()` is called.
+   * that falls further behind gets one `reset` instead). Ends when `signal` aborts, `return()` is
+   * called or `fail()` ends it; `onEnd`, if given, is called once then.
    */
-  stream(projectId: number, signal?: AbortSignal): ProjectEventStream {
+  stream(projectId: number, signal?: AbortSignal, onEnd?: () => void): ProjectEventStream {
     let queue: ProjectEvent[] = [];
-    let waiting: ((result: IteratorResult<ProjectEvent>) => void) | null = null;
+    let waiting: {
+      resolve: (result: IteratorResult<ProjectEvent>) => void;
+      reject: (error: unknown) => void;
+    } | null = null;
     let done = false;
+    /** The error the next read rejects with (`fail`), once. */
+    let failure: { error: unknown } | null = null;
     const finish = (): Promise<IteratorResult<ProjectEvent>> => {
       if (!done) {
         done = true;
         unsubscribe();
         signal?.removeEventListener("abort", onAbort);
         queue = [];
-        waiting?.({ value: undefined, done: true });
+        if (waiting && failure) waiting.reject(failure.error);
+        else waiting?.resolve({ value: undefined, done: true });
+        if (waiting) failure = null;
         waiting = null;
+        onEnd?.();
       }
       return Promise.resolve({ value: undefined, done: true });
     };
     const onAbort = () => void finish();
     const unsubscribe = this.subscribe(projectId, (event) => {
       if (waiting) {
-        const resolve = waiting;
+        const { resolve } = waiting;
         waiting = null;
         resolve({ value: event, done: false });
       } else if (queue.length >= MAX_QUEUED_EVENTS) {
@@ -97,14 +112,23 @@ export class LiveChanges {
     if (signal?.aborted) void finish();
     const iterator: ProjectEventStream = {
       next: () => {
-        if (done) return Promise.resolve({ value: undefined, done: true });
+        if (done) {
+          const failed = failure;
+          failure = null;
+          return failed ? Promise.reject(failed.error) : Promise.resolve({ value: undefined, done: true });
+        }
         const event = queue.shift();
         if (event) return Promise.resolve({ value: event, done: false });
-        return new Promise((resolve) => {
-          waiting = resolve;
+        return new Promise((resolve, reject) => {
+          waiting = { resolve, reject };
         });
       },
       return: finish,
+      fail: (error) => {
+        if (done) return;
+        failure = { error };
+        void finish();
+      },
       [Symbol.asyncIterator]() {
         return iterator;
       },
@@ -121,7 +145,7 @@ export class LiveChanges {
         for (const listener of [...listeners]) listener(change);
       }
     }
-    // `access`: subscriptions were authorised when they began (see the README's "Live configuration").
+    // `access`: open streams are authorised again by auth/open-streams.ts.
   }
 }
 

@@ -17,7 +17,7 @@
 
 import type { CohortService } from "../cohorts/cohorts.service.js";
 import { changesBetween, recordActivity, softDeleteActivity } from "../core/activity-log.js";
-import { authorizeProject } from "../core/auth/access.js";
+import { authorizeProject, authorizeProjectStream } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import { ConflictError, MethodNotAllowedError, NotFoundError, ValidationError } from "../core/errors.js";
 import { checkNestingDepth, jsonSourceText } from "../core/json-input.js";
@@ -717,7 +717,8 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
     /**
      * The committed changes of the project's experiments (of `ids` only, when given), from now until
      * `signal` aborts (GraphQL `experimentChanged`); a `reset` when some may have been missed.
-     * Scope `experiment:read`, checked once, now. @throws as `authorizeProject`.
+     * Scope `experiment:read`, checked now and whenever access changes: the changes end with the
+     * refusal (core/auth/access.ts `authorizeProjectStream`). @throws as `authorizeProject`.
      */
     async changes(
       ctx: ServiceContext,
@@ -725,10 +726,10 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       ids: readonly number[] | null,
       signal: AbortSignal,
     ): Promise<AsyncIterable<ObjectChange | { kind: "reset" }>> {
-      await authorizeProject(ctx, projectId, "experiment:read");
+      const { events } = await authorizeProjectStream(ctx, projectId, "experiment:read", signal);
       const wanted = ids === null ? null : new Set(ids.map(String));
       return objectChanges(
-        ctx.live.stream(projectId, signal),
+        events,
         (change) =>
           change.scope === "Experiment" &&
           (wanted === null || (change.itemId !== null && wanted.has(change.itemId))),

@@ -23,7 +23,7 @@ import {
   recordActivity,
   softDeleteActivity,
 } from "../core/activity-log.js";
-import { authorizeProject, authorizeProjectScopes } from "../core/auth/access.js";
+import { authorizeProject, authorizeProjectScopes, authorizeProjectStream } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import {
   ConflictError,
@@ -761,7 +761,8 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     /**
      * The committed changes of the project's flags with one of `keys` (their key when committed), from
      * now until `signal` aborts (GraphQL `featureFlagChanged`); a `reset` when some may have been
-     * missed. Scope `feature_flag:read`, checked once, now.
+     * missed. Scope `feature_flag:read`, checked now and whenever access changes: the changes end
+     * with the refusal (core/auth/access.ts `authorizeProjectStream`).
      * @throws as `authorizeProject`; ValidationError when `keys` is empty.
      */
     async changes(
@@ -770,11 +771,14 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       keys: readonly string[],
       signal: AbortSignal,
     ): Promise<AsyncIterable<ObjectChange | { kind: "reset" }>> {
-      await authorizeProject(ctx, projectId, "feature_flag:read");
-      if (keys.length === 0) throw new ValidationError("Name at least one flag key.", { attr: "keys" });
+      const { events } = await authorizeProjectStream(ctx, projectId, "feature_flag:read", signal);
+      if (keys.length === 0) {
+        await events.return();
+        throw new ValidationError("Name at least one flag key.", { attr: "keys" });
+      }
       const wanted = new Set(keys);
       return objectChanges(
-        ctx.live.stream(projectId, signal),
+        events,
         (change) => change.scope === "FeatureFlag" && change.flagKey !== null && wanted.has(change.flagKey),
       );
     },

@@ -6,12 +6,19 @@
  * A subscription's context lives as long as the subscription, and each of its events is executed
  * with it: `refresh()` before each event forgets what earlier events read (the service context's
  * projects, every Pothos dataloader, which are cached per `Symbol.for("Pothos.contextCache")` key),
- * so each event shows the objects as they are, while the actor stays the one authorised at subscribe time.
+ * so each event shows the objects as they are, while the actor stays the one authorised at subscribe time
+ * (when access changes, the subscription is authorised again with its key authenticated afresh:
+ * `ServiceContext.renewal`, core/auth/access.ts `authorizeProjectStream`).
  * The rows an event names are read once for all its subscribers (core/shared-reads.ts).
  */
 import type { Limits } from "../config.js";
 import { type Actor, authenticate, type Credential } from "../core/auth/authenticate.js";
-import { createServiceContext, type DataAccess, type ServiceContext } from "../core/context.js";
+import {
+  type ContextRenewal,
+  createServiceContext,
+  type DataAccess,
+  type ServiceContext,
+} from "../core/context.js";
 import { type RateLimits, throwIfThrottled } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 import { type SharedReads, sharedReadsOf } from "../core/shared-reads.js";
@@ -51,6 +58,13 @@ export function createGraphQLContext(deps: {
   let actor: Promise<Actor> | undefined;
   let serviceContext: Promise<ServiceContext> | undefined;
   let shared: SharedReads | undefined;
+  // A subscription's caller authenticated afresh when access changes (core/auth/open-streams.ts):
+  // the same key, not counted against its rate limit again.
+  const renewalOf = (found: Actor): ContextRenewal => ({
+    id: `graphql ${found.apiKey.id}`,
+    renew: async () =>
+      createServiceContext(deps.data, await authenticate(deps.data, deps.credential), deps.limits),
+  });
   const context: GraphQLContext & { [POTHOS_CONTEXT_CACHE]: object } = {
     [POTHOS_CONTEXT_CACHE]: {},
     services: deps.services,
@@ -65,7 +79,9 @@ export function createGraphQLContext(deps: {
       return actor;
     },
     serviceContext() {
-      serviceContext ??= context.actor().then((a) => createServiceContext(deps.data, a, deps.limits, shared));
+      serviceContext ??= context
+        .actor()
+        .then((a) => createServiceContext(deps.data, a, deps.limits, { shared, renewal: renewalOf(a) }));
       return serviceContext;
     },
     refresh(event) {

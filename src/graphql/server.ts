@@ -32,6 +32,7 @@ import { toGraphQLError } from "./errors.graphql.js";
 import { graphiqlAssetsPath, graphiqlPageRenderer } from "./graphiql.js";
 import { graphqlLimitPlugins } from "./limits.js";
 import { useRequestErrors } from "./request-errors.js";
+import { useSubscriptionErrorsOverSse } from "./subscription-errors.js";
 
 /** Where the GraphQL door answers; GraphiQL's files are below it (graphiql.ts). */
 const GRAPHQL_ENDPOINT = "/graphql";
@@ -129,7 +130,12 @@ export function createGraphQLServer(
     // The body is read and bounded by fastify (`Limits.bodyLimitBytes`, route.ts) before yoga sees it;
     // yoga's own bound would pipe every body through a stream that counts its bytes again.
     maxRequestBodySize: false,
-    plugins: [useRequestErrors(), ...graphqlLimitPlugins(limits), ...useCompiledExecution()],
+    plugins: [
+      useRequestErrors(),
+      ...graphqlLimitPlugins(limits),
+      ...useCompiledExecution(),
+      useSubscriptionErrorsOverSse(),
+    ],
     maskedErrors: {
       // Never yoga's development mode (NODE_ENV=development), which adds causes and stacks.
       isDev: false,

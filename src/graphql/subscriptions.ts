@@ -2,8 +2,10 @@
  * What every subscription field shares: the root `Subscription` type, and `liveSubscription`, which
  * turns a service's live iterable into what graphql-js subscribes to. Subscriptions are served over
  * SSE by yoga at `/graphql` (GraphiQL uses it) and over WebSocket (`graphql-ws` protocol) at the same
- * path (graphql/websocket.ts). They are authorised, as queries, by the service when they begin; each
- * event then resolves the objects it names through the services, as of the event.
+ * path (graphql/websocket.ts). They are authorised, as queries, by the service when they begin and
+ * again whenever access changes (core/auth/access.ts `authorizeProjectStream`; a refusal ends them
+ * with the error: subscription-errors.ts over SSE, graphql-ws's `error` message over WebSocket);
+ * each event then resolves the objects it names through the services, as of the event.
  */
 import type { ObjectChange } from "../db/change-feed.js";
 import { builder } from "./builder.js";
@@ -13,7 +15,9 @@ builder.subscriptionType({
   description:
     "Live changes, over Server-Sent Events (`Accept: text/event-stream`, what GraphiQL uses) or WebSocket " +
     "(`graphql-ws` protocol, key in `connectionParams.Authorization` or the upgrade request's header). Each " +
-    "needs the scope a query of the same objects needs, checked when it begins. Events come in commit order " +
+    "needs the scope a query of the same objects needs, checked when it begins and again whenever the key, its " +
+    "user or the project changes: once refused, it ends with the error (over SSE a last `next` carrying `errors`, " +
+    "then `complete`; over WebSocket an `error` message). Events come in commit order " +
     'and never for a rolled-back write; an event with `activity: "reset"` says changes may have been missed ' +
     "(the server lost its database listener): re-read what you show.",
 });

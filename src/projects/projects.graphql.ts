@@ -166,7 +166,7 @@ builder.subscriptionField("configurationRevision", (t) =>
     type: ConfigurationRevisionRef,
     description:
       "The project's configuration revision now, then each newer one as writes commit (a burst of commits may " +
-      "be heard as its last). Scope `project:read`, checked when the subscription begins.",
+      "be heard as its last). Scope `project:read`, checked when the subscription begins and whenever access changes.",
     extensions: requiresScopes("project:read"),
     args: {
       projectId: t.arg.id({

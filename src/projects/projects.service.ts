@@ -4,7 +4,7 @@
  * organizations, narrowed by the key's `scoped_teams` / `scoped_organizations` (§1.4).
  * Scopes: `project:read` for projects, `organization:read` for organizations (posthog/scopes.py).
  */
-import { authorizeProject, authorizeProjects } from "../core/auth/access.js";
+import { authorizeProject, authorizeProjectStream, authorizeProjects } from "../core/auth/access.js";
 import { requireScope } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import { type DomainError, NotFoundError, PermissionDeniedError } from "../core/errors.js";
@@ -55,7 +55,8 @@ export function createProjectService() {
      * The project's configuration revision now, then each newer one as writes commit, until `signal`
      * aborts (GraphQL `configurationRevision`). Every write to the project's configuration moves it
      * (migration `project_revision`); after a `reset` (changes may have been missed) the current
-     * revision is read again and sent if it moved. Scope `project:read`, checked once, now.
+     * revision is read again and sent if it moved. Scope `project:read`, checked now and whenever
+     * access changes: the revisions end with the refusal (core/auth/access.ts `authorizeProjectStream`).
      * @throws as `authorizeProject`.
      */
     async revisions(
@@ -63,9 +64,8 @@ export function createProjectService() {
       projectId: number,
       signal: AbortSignal,
     ): Promise<AsyncIterable<bigint>> {
-      const project = await authorizeProject(ctx, projectId, "project:read");
       // Subscribed before the revision is read, so no commit between the two is missed.
-      const events = ctx.live.stream(projectId, signal);
+      const { project, events } = await authorizeProjectStream(ctx, projectId, "project:read", signal);
       const current = await ctx.reader.rows<{ revision: string }>(
         Prisma.sql`SELECT revision::text AS revision FROM projects WHERE id = ${project.id}`,
       );

@@ -3,7 +3,11 @@
  * authenticated exactly as the route table's (personal API key, key limits, scopes, the project
  * token of `projectFromToken` paths) whose answer is a `text/event-stream` that stays open. Errors
  * before the stream opens (authentication, scope, project, query) are the door's PostHog bodies
- * and statuses; once open, the stream only ends (the client reconnects with `Last-Event-ID`).
+ * and statuses. Once open, the request's key and token are authenticated again whenever access
+ * changes (`ServiceContext.renewal`, core/auth/access.ts `authorizeProjectStream`): a stream whose
+ * caller is refused then, or that fails, ends with an `event: error` whose data is the PostHog
+ * error body (`{type, code, detail, attr}`; an unexpected failure is logged and shown as the
+ * generic server error). Otherwise it only ends (the client reconnects with `Last-Event-ID`).
  *
  * They are not in the route tables (rest/routes.ts): those answer one body per request, and the
  * tests that walk them (auth matrix, bad input) read whole bodies. Their own tests are in test/live/.
@@ -13,9 +17,11 @@
 import { PassThrough } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Scope } from "../core/auth/scopes.js";
-import type { ServiceContext } from "../core/context.js";
+import type { ContextRenewal, ServiceContext } from "../core/context.js";
+import { AuthenticationError, DomainError } from "../core/errors.js";
 import type { Services } from "../core/services.js";
-import { checkPath, checkQuery, contextFor, type DoorDeps } from "./request-context.js";
+import { errorBody, SERVER_ERROR_BODY } from "./error-body.js";
+import { checkPath, checkQuery, contextFor, type DoorDeps, type RequestParts } from "./request-context.js";
 import { absoluteUrl, type ProjectFromToken, type RestDeps } from "./routes.js";
 
 /** One event: `id` (what `Last-Event-ID` resumes from) and `data` (one line: compact JSON). */
@@ -61,6 +67,39 @@ function frame(event: ServerSentEvent): Buffer {
   return Buffer.concat([Buffer.from(head), Buffer.from(event.data), Buffer.from("\n\n")]);
 }
 
+/** The last event of a stream that ends with `error`: its PostHog error body (see the module comment). */
+function errorEvent(error: unknown): ServerSentEvent {
+  return {
+    event: "error",
+    data: JSON.stringify(error instanceof DomainError ? errorBody(error) : SERVER_ERROR_BODY),
+  };
+}
+
+/**
+ * How the door authenticates a stream's request again: `contextFor` on the same headers, path
+ * parameters and query, which must still name the project the stream opened on (`projectId`; a
+ * rotated token names none). `keyId`: the key it opened with.
+ */
+function renewalOf(
+  deps: DoorDeps,
+  route: EventStreamRoute,
+  request: Omit<RequestParts, "body">,
+  opened: { keyId: string; projectId: string | undefined },
+): ContextRenewal {
+  const token = route.projectFromToken ? request.query.get("token") : null;
+  return {
+    id: `rest ${route.path} ${opened.keyId} ${token ?? ""} ${opened.projectId ?? ""}`,
+    renew: async () => {
+      const params = { ...request.params };
+      const fresh = await contextFor(deps, { ...request, params }, route);
+      if (params["project_id"] !== opened.projectId) {
+        throw new AuthenticationError("Incorrect authentication credentials.", "authentication_failed");
+      }
+      return fresh;
+    },
+  };
+}
+
 const HEARTBEAT = Buffer.from(": heartbeat\n\n");
 /** The first bytes: the reconnection delay a client should wait (ms), and the headers go out at once. */
 const OPENING = Buffer.from("retry: 1000\n\n");
@@ -83,11 +122,21 @@ export function registerEventStreamRoutes(
       url: route.path,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const url = absoluteUrl(request, deps.publicUrl);
-        const params = { ...(request.params as Record<string, string>) };
-        const parts = { headers: request.headers, params, query: url.searchParams, body: undefined };
-        const ctx = await contextFor(deps, parts, route);
+        const pathParams = { ...(request.params as Record<string, string>) };
+        const params = { ...pathParams };
+        const parts = { headers: request.headers, params, query: url.searchParams };
+        const authenticated = await contextFor(deps, parts, route);
         checkPath(params);
         checkQuery(url.searchParams);
+        const ctx: ServiceContext = {
+          ...authenticated,
+          renewal: renewalOf(
+            deps,
+            route,
+            { ...parts, params: pathParams },
+            { keyId: authenticated.actor.apiKey.id, projectId: params["project_id"] },
+          ),
+        };
         const gone = new AbortController();
         const signal = AbortSignal.any([gone.signal, closing.signal]);
         const lastEventId = request.headers["last-event-id"];
@@ -99,8 +148,13 @@ export function registerEventStreamRoutes(
           ctx,
         });
         const body = new PassThrough();
-        body.write(OPENING);
-        const heartbeat = setInterval(() => body.write(HEARTBEAT), deps.limits.streamHeartbeatMs);
+        // Nothing is written after the end (a heartbeat racing the close would be an 'error' event).
+        const write = (chunk: Buffer) => {
+          if (body.writable) body.write(chunk);
+        };
+        body.on("error", (error) => request.log.debug({ err: error }, "event stream body failed"));
+        write(OPENING);
+        const heartbeat = setInterval(() => write(HEARTBEAT), deps.limits.streamHeartbeatMs);
         heartbeat.unref();
         const stop = () => {
           clearInterval(heartbeat);
@@ -116,10 +170,11 @@ export function registerEventStreamRoutes(
           try {
             for await (const event of events) {
               if (!body.writable) break;
-              body.write(frame(event));
+              write(frame(event));
             }
           } catch (error) {
-            request.log.error({ err: error }, "event stream failed");
+            if (!(error instanceof DomainError)) request.log.error({ err: error }, "event stream failed");
+            write(frame(errorEvent(error)));
           } finally {
             stop();
             body.end();

@@ -8,6 +8,7 @@
  */
 import type { ProjectAccess, ServiceContext } from "../context.js";
 import { DomainError, PermissionDeniedError, ProjectNotFoundError } from "../errors.js";
+import type { ProjectEventStream } from "../live-changes.js";
 import { requireScope, type Scope } from "./scopes.js";
 
 async function loadProject(ctx: ServiceContext, projectId: number): Promise<ProjectAccess> {
@@ -92,6 +93,43 @@ function checkAccess(ctx: ServiceContext, project: ProjectAccess, scope: Scope):
   if (denial) throw denial;
   requireScope(ctx.actor.apiKey.scopes, scope);
   if (!isMember(ctx, project)) throw new PermissionDeniedError("You don't have access to the project.");
+}
+
+/**
+ * `authorizeProject` for a stream that stays open (GraphQL subscriptions, the flag definitions
+ * stream): checks now and returns the project and its live events (`ctx.live.stream`, ended by
+ * `signal`), then, while they are read, checks again by the same rules each time access may have
+ * changed for the stream's key, user or project (./open-streams.ts), with the caller authenticated
+ * afresh by its door (`ctx.renewal`). When the caller may no longer use the project (the key deleted,
+ * limited away from it or without the scope; the user deactivated or no longer a member; the
+ * project deleted), or the check fails, the events end with that error: the next read rejects with
+ * it. A context without `renewal` is checked once, now.
+ * @throws as `authorizeProject`.
+ */
+export async function authorizeProjectStream(
+  ctx: ServiceContext,
+  projectId: number,
+  scope: Scope,
+  signal: AbortSignal,
+): Promise<{ project: ProjectAccess; events: ProjectEventStream }> {
+  const project = await authorizeProject(ctx, projectId, scope);
+  const { renewal } = ctx;
+  if (!renewal) return { project, events: ctx.live.stream(projectId, signal) };
+  // Watched first, so that a stream ended at once (`signal` already aborted) is forgotten at once; a
+  // re-check ends nothing before its first await, when `events` is set.
+  let events: ProjectEventStream | undefined;
+  const unwatch = ctx.streams.watch({
+    keyId: ctx.actor.apiKey.id,
+    userId: ctx.actor.user.id,
+    projectId,
+    group: `${renewal.id} ${projectId} ${scope}`,
+    recheck: async () => {
+      await authorizeProject(await renewal.renew(), projectId, scope);
+    },
+    end: (error) => events?.fail(error),
+  });
+  events = ctx.live.stream(projectId, signal, unwatch);
+  return { project, events };
 }
 
 /**

@@ -46,7 +46,7 @@ builder.subscriptionField("experimentChanged", (t) =>
     type: ExperimentChangeRef,
     description:
       "Each committed change of the project's experiments (of `ids` only, when given), from now on. Scope " +
-      "`experiment:read` on the project, checked when the subscription begins.",
+      "`experiment:read` on the project, checked when the subscription begins and whenever access changes.",
     extensions: requiresScopes("experiment:read"),
     args: {
       projectId: t.arg.id({

@@ -21,7 +21,7 @@
  * under a revision at least as new as the one a request read is served to it.
  */
 import { createHash } from "node:crypto";
-import { authorizeKnownProject, authorizeProject } from "../../core/auth/access.js";
+import { authorizeKnownProject, authorizeProject, authorizeProjectStream } from "../../core/auth/access.js";
 import type { DataAccess, ServiceContext } from "../../core/context.js";
 import { ProjectNotFoundError } from "../../core/errors.js";
 import type { ServiceDeps } from "../../core/services.js";
@@ -119,7 +119,9 @@ export interface FlagDefinitionsService {
    * resuming with `Last-Event-ID` that missed nothing), and then the payload of each newer revision
    * whose bytes differ from the last sent (a revision that changed no definition sends nothing).
    * The same bytes as the polling paths, serialised once per revision for every caller. Ends when
-   * `signal` aborts, or when the project is deleted.
+   * `signal` aborts; ends with the refusal when the caller may no longer read the project's flags
+   * (re-checked whenever access changes: core/auth/access.ts `authorizeProjectStream`), and quietly
+   * when the project is found deleted after a `reset`.
    * @throws as `authorizeProject`.
    */
   stream(
@@ -278,9 +280,8 @@ export function createFlagDefinitionsService(deps: ServiceDeps): FlagDefinitions
       return (await authorizeProject(ctx, projectId, "feature_flag:read")).revision;
     },
     async stream(ctx, projectId, { sendCohorts, since, signal }) {
-      await authorizeProject(ctx, projectId, "feature_flag:read");
       // Subscribed before the first read, so a commit between the two is heard, never missed.
-      const events = data().live.stream(projectId, signal);
+      const { events } = await authorizeProjectStream(ctx, projectId, "feature_flag:read", signal);
       const current = async (): Promise<ProjectDefinitions | null> => {
         try {
           const revision = await data().revisions.current(projectId);

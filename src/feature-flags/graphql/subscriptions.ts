@@ -49,7 +49,7 @@ builder.subscriptionField("featureFlagChanged", (t) =>
     type: FeatureFlagChangeRef,
     description:
       "Each committed change (create, update, delete, ...) of the project's flags with one of `keys`, from now on. " +
-      "Scope `feature_flag:read` on the project, checked when the subscription begins.",
+      "Scope `feature_flag:read` on the project, checked when the subscription begins and whenever access changes.",
     extensions: requiresScopes("feature_flag:read"),
     args: {
       projectId: t.arg.id({
