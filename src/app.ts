@@ -210,8 +210,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const rateLimits = new RateLimits(config.rateLimits);
   const yoga = createGraphQLServer({ schema, data, services, limits: config.limits, rateLimits, logger });
-  registerGraphQLRoutes(app, yoga, { bodyLimitBytes: config.limits.bodyLimitBytes });
-  const closeWebSockets = attachGraphQLWebSocket(app.server, yoga);
+  registerGraphQLRoutes(app, yoga, {
+    bodyLimitBytes: config.limits.bodyLimitBytes,
+    streamMaxLifetimeMs: config.limits.streamMaxLifetimeMs,
+  });
+  const closeWebSockets = attachGraphQLWebSocket(app.server, yoga, config.limits.streamMaxLifetimeMs);
   app.addHook("preClose", closeWebSockets);
 
   const restDeps = {

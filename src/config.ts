@@ -60,6 +60,11 @@ const envSchema = z.object({
     .min(0)
     .default(32 * 1024 * 1024),
   STREAM_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
+  STREAM_MAX_LIFETIME_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60_000),
   FLAG_MAX_CONDITION_GROUPS: z.coerce.number().int().positive().default(100),
   FLAG_MAX_PROPERTY_VALUES: z.coerce.number().int().positive().default(1000),
   FLAG_MAX_VARIANTS: z.coerce.number().int().positive().default(100),
@@ -150,6 +155,15 @@ export interface Limits {
    * stream, GraphQL subscriptions over SSE), so proxies and clients see the connection alive.
    */
   streamHeartbeatMs: number;
+  /**
+   * Longest a stream stays open, in ms (`STREAM_MAX_LIFETIME_MS`, default one hour): a definitions
+   * stream, a GraphQL subscription's SSE answer, a GraphQL WebSocket. Each then ends cleanly, less up
+   * to a tenth earlier at random (core/stream-lifetime.ts), and its client reconnects: an
+   * `EventSource` with `Last-Event-ID`, graphql-sse and graphql-ws clients by retrying. A reconnection
+   * is authenticated and authorised as any request, so no stream outlives this on old credentials
+   * even where a revocation was missed (the change feed's listener was down).
+   */
+  streamMaxLifetimeMs: number;
   /** Most condition groups (`filters.groups`) one flag may have. */
   flagMaxConditionGroups: number;
   /** Most values in one list-valued property filter (posthog-behavior.md §2.5 rule 7). */
@@ -383,6 +397,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxPageSize: e.MAX_PAGE_SIZE,
       responseCacheBytes: e.RESPONSE_CACHE_BYTES,
       streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
+      streamMaxLifetimeMs: e.STREAM_MAX_LIFETIME_MS,
       flagMaxConditionGroups: e.FLAG_MAX_CONDITION_GROUPS,
       flagMaxPropertyValues: e.FLAG_MAX_PROPERTY_VALUES,
       flagMaxVariants: e.FLAG_MAX_VARIANTS,

@@ -6,6 +6,11 @@
  * errors included, is a GraphQL response body `{"errors": [...]}`, never the REST door's PostHog
  * body.
  *
+ * A subscription's SSE answer lasts at most `streamMaxLifetimeMs` (core/stream-lifetime.ts): it then
+ * ends cleanly, without `complete` (which would tell the client the operation is over), so that the
+ * client reconnects and subscribes again, authorised afresh (graphql-sse's client retries a stream
+ * that closed while its operation was active).
+ *
  * Speed (issue 6 §4): the body reaches yoga as the bytes fastify already read and bounded, and a
  * single result (every answer but an incremental or subscription stream) goes back as one string,
  * not through a web stream piped into the socket, which cost a page of 100 flags ~7% of its CPU.
@@ -14,6 +19,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
 import type { GraphQLError } from "graphql";
 import { createGraphQLError, type YogaServerInstance } from "graphql-yoga";
 import { PayloadTooLargeError } from "../core/errors.js";
+import { atStreamLifetimeEnd } from "../core/stream-lifetime.js";
 import { toGraphQLError } from "./errors.graphql.js";
 import { graphiqlAssetsPath, registerGraphiQLAssets } from "./graphiql.js";
 import type { GraphQLServerContext } from "./server.js";
@@ -56,11 +62,47 @@ function isStreamed(response: Response): boolean {
   return STREAMED_MEDIA_TYPES.some((streamed) => mediaType.startsWith(streamed));
 }
 
+/**
+ * `body`, an SSE answer, ended cleanly once its lifetime (at most `maxLifetimeMs`) is over, `body`
+ * then cancelled (yoga returns the subscription); cancelled itself (the client went away), it cancels
+ * `body` at once.
+ */
+function withLifetime(body: ReadableStream<Uint8Array>, maxLifetimeMs: number): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let ended = false;
+  let cancelLifetime = () => {};
+  const end = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (ended) return;
+    ended = true;
+    cancelLifetime();
+    controller.close();
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      cancelLifetime = atStreamLifetimeEnd(maxLifetimeMs, () => {
+        end(controller);
+        reader.cancel().catch(() => {});
+      });
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (ended) return;
+      if (done) end(controller);
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      ended = true;
+      cancelLifetime();
+      return reader.cancel(reason);
+    },
+  });
+}
+
 /** Registers the GraphQL routes of `yoga` on `app` (see the module comment). */
 export function registerGraphQLRoutes<C extends object>(
   app: FastifyInstance,
   yoga: YogaServerInstance<GraphQLServerContext, C>,
-  options: { bodyLimitBytes: number },
+  options: { bodyLimitBytes: number; streamMaxLifetimeMs: number },
 ): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -86,7 +128,11 @@ export function registerGraphQLRoutes<C extends object>(
           reply.header(key, value);
         });
         reply.status(response.status);
-        return reply.send(isStreamed(response) ? response.body : await response.text());
+        if (!isStreamed(response) || !response.body) return reply.send(await response.text());
+        const subscription = response.headers.get("content-type")?.startsWith("text/event-stream");
+        return reply.send(
+          subscription ? withLifetime(response.body, options.streamMaxLifetimeMs) : response.body,
+        );
       },
     });
     registerGraphiQLAssets(scope, graphiqlAssetsPath(yoga.graphqlEndpoint));

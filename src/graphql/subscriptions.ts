@@ -19,7 +19,9 @@ builder.subscriptionType({
     "user or the project changes: once refused, it ends with the error (over SSE a last `next` carrying `errors`, " +
     "then `complete`; over WebSocket an `error` message). Events come in commit order " +
     'and never for a rolled-back write; an event with `activity: "reset"` says changes may have been missed ' +
-    "(the server lost its database listener): re-read what you show.",
+    "(the server lost its database listener): re-read what you show. A subscription lasts at most the server's " +
+    "`STREAM_MAX_LIFETIME_MS` (one hour by default): then the SSE response ends without `complete`, or the " +
+    "WebSocket closes (1000), and the client subscribes again.",
 });
 
 /**

@@ -5,7 +5,9 @@
  * (`yoga.getEnveloped`: the same schema, plugins, limits, error masking and context), so a
  * subscription is authorised exactly as over SSE. The key: `connectionParams.Authorization`
  * (`Bearer phx_…`, as graphql-ws clients send it), else the upgrade request's `Authorization` header.
- * Upgrades to any other path are refused.
+ * Upgrades to any other path are refused. A socket lasts at most `streamMaxLifetimeMs`
+ * (core/stream-lifetime.ts): it is then closed with 1000 (normal closure), and a graphql-ws client
+ * with active subscriptions reconnects and subscribes again, authorised afresh.
  */
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
@@ -13,6 +15,7 @@ import type { ExecutionArgs } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import type { YogaServerInstance } from "graphql-yoga";
 import { WebSocketServer } from "ws";
+import { atStreamLifetimeEnd } from "../core/stream-lifetime.js";
 import type { GraphQLServerContext } from "./server.js";
 
 /** The `Authorization` value a client gave in `connectionParams` (any letter case), if a string. */
@@ -24,6 +27,9 @@ function connectionAuthorization(params: Readonly<Record<string, unknown>> | und
   return undefined;
 }
 
+/** The close reason of a socket whose lifetime is over. */
+const LIFETIME_OVER = "Stream lifetime reached: reconnect";
+
 /** What yoga's enveloped `execute`/`subscribe` are passed through as, per operation. */
 interface EnvelopedRoot {
   execute: (args: ExecutionArgs) => unknown;
@@ -31,14 +37,19 @@ interface EnvelopedRoot {
 }
 
 /**
- * Serves `yoga` over WebSocket on `server` at `yoga.graphqlEndpoint`; returns the function that
- * closes every socket (call it when the server closes).
+ * Serves `yoga` over WebSocket on `server` at `yoga.graphqlEndpoint`, each socket for at most
+ * `maxLifetimeMs`; returns the function that closes every socket (call it when the server closes).
  */
 export function attachGraphQLWebSocket<C extends object>(
   server: Server,
   yoga: YogaServerInstance<GraphQLServerContext, C>,
+  maxLifetimeMs: number,
 ): () => Promise<void> {
   const sockets = new WebSocketServer({ noServer: true });
+  sockets.on("connection", (socket) => {
+    const cancelLifetime = atStreamLifetimeEnd(maxLifetimeMs, () => socket.close(1000, LIFETIME_OVER));
+    socket.once("close", cancelLifetime);
+  });
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (request.url ?? "/").split("?")[0];
     if (path !== yoga.graphqlEndpoint && path !== `${yoga.graphqlEndpoint}/`) {

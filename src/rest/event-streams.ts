@@ -12,7 +12,9 @@
  * They are not in the route tables (rest/routes.ts): those answer one body per request, and the
  * tests that walk them (auth matrix, bad input) read whole bodies. Their own tests are in test/live/.
  * Heartbeats (`: heartbeat` comment lines) every `Limits.streamHeartbeatMs` keep idle connections
- * open through proxies; the server's socket timeout is lifted for the stream.
+ * open through proxies; the server's socket timeout is lifted for the stream. After
+ * `Limits.streamMaxLifetimeMs` (core/stream-lifetime.ts) the response ends cleanly, and the
+ * `EventSource` reconnects with `Last-Event-ID`.
  */
 import { PassThrough } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -20,6 +22,7 @@ import type { Scope } from "../core/auth/scopes.js";
 import type { ContextRenewal, ServiceContext } from "../core/context.js";
 import { AuthenticationError, DomainError } from "../core/errors.js";
 import type { Services } from "../core/services.js";
+import { atStreamLifetimeEnd } from "../core/stream-lifetime.js";
 import { errorBody, SERVER_ERROR_BODY } from "./error-body.js";
 import { checkPath, checkQuery, contextFor, type DoorDeps, type RequestParts } from "./request-context.js";
 import { absoluteUrl, type ProjectFromToken, type RestDeps } from "./routes.js";
@@ -158,8 +161,10 @@ export function registerEventStreamRoutes(
         heartbeat.unref();
         const stop = () => {
           clearInterval(heartbeat);
+          cancelLifetime();
           gone.abort();
         };
+        const cancelLifetime = atStreamLifetimeEnd(deps.limits.streamMaxLifetimeMs, stop);
         request.raw.socket.setTimeout(0);
         // The response closes when the stream ends or the client goes away (the request's own
         // `close` comes as soon as its empty body is read).
