@@ -80,7 +80,7 @@ function errorEvent(error: unknown): ServerSentEvent {
 
 /**
  * How the door authenticates a stream's request again: `contextFor` on the same headers, path
- * parameters and query, which must still name the project the stream opened on (`projectId`; a
+ * parameters and query; a token must still name the project the stream opened on (`projectId`; a
  * rotated token names none). `keyId`: the key it opened with.
  */
 function renewalOf(
@@ -95,7 +95,7 @@ function renewalOf(
     renew: async () => {
       const params = { ...request.params };
       const fresh = await contextFor(deps, { ...request, params }, route);
-      if (params["project_id"] !== opened.projectId) {
+      if (token !== null && params["project_id"] !== opened.projectId) {
         throw new AuthenticationError("Incorrect authentication credentials.", "authentication_failed");
       }
       return fresh;

@@ -36,13 +36,13 @@ interface OpenStream {
   close(): Promise<void>;
 }
 
-/** Opens one kind of stream on `s`'s project with `key`; resolves once the stream sent its first event. */
-type StreamKind = (s: TestServer, key: string) => Promise<OpenStream>;
+/** Opens one kind of stream on `projectId` with `key`; resolves once the stream sent its first event. */
+type StreamKind = (s: TestServer, key: string, projectId: number) => Promise<OpenStream>;
 
 /** A definitions stream at `path`: `event: error` with the PostHog body, then the end of the response. */
-function definitionsStream(path: (s: TestServer, token: string) => string): StreamKind {
-  return async (s, key) => {
-    const stream = await openSse(`${s.baseUrl}${path(s, await projectToken(s))}`, {
+function definitionsStream(path: (projectId: number, token: string) => string): StreamKind {
+  return async (s, key, projectId) => {
+    const stream = await openSse(`${s.baseUrl}${path(projectId, await projectToken(s, projectId))}`, {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(stream.status, stream.errorBody).toBe(200);
@@ -66,8 +66,8 @@ function definitionsStream(path: (s: TestServer, token: string) => string): Stre
 }
 
 /** GraphQL over SSE: a `next` whose result carries the error, then `complete`. */
-const graphqlSse: StreamKind = async (s, key) => {
-  const stream: SseStream = await subscribeSse(s.baseUrl, key, REVISIONS, { project: String(s.projectId) });
+const graphqlSse: StreamKind = async (s, key, projectId) => {
+  const stream: SseStream = await subscribeSse(s.baseUrl, key, REVISIONS, { project: String(projectId) });
   expect(stream.status, stream.errorBody).toBe(200);
   const result = async (ms?: number) => {
     const event = await stream.next(ms);
@@ -92,7 +92,7 @@ const graphqlSse: StreamKind = async (s, key) => {
 };
 
 /** GraphQL over WebSocket (graphql-ws): the operation's `error` message. */
-const graphqlWs: StreamKind = async (s, key) => {
+const graphqlWs: StreamKind = async (s, key, projectId) => {
   const client: Client = createClient({
     url: `${s.baseUrl.replace("http", "ws")}/graphql`,
     webSocketImpl: WebSocket,
@@ -103,7 +103,7 @@ const graphqlWs: StreamKind = async (s, key) => {
   let failure: Ending | undefined;
   let wake = () => {};
   client.subscribe(
-    { query: REVISIONS, variables: { project: String(s.projectId) } },
+    { query: REVISIONS, variables: { project: String(projectId) } },
     {
       next: (result) => {
         results.push(result);
@@ -148,10 +148,10 @@ const graphqlWs: StreamKind = async (s, key) => {
 
 const KINDS: Record<string, StreamKind> = {
   "/flags/definitions/stream?token=": definitionsStream(
-    (_s, token) => `/flags/definitions/stream?token=${token}`,
+    (_id, token) => `/flags/definitions/stream?token=${token}`,
   ),
   "/api/projects/:id/feature_flags/local_evaluation/stream": definitionsStream(
-    (s) => `/api/projects/${s.projectId}/feature_flags/local_evaluation/stream`,
+    (id) => `/api/projects/${id}/feature_flags/local_evaluation/stream`,
   ),
   "GraphQL over SSE": graphqlSse,
   "GraphQL over WebSocket": graphqlWs,
@@ -171,10 +171,14 @@ async function member(s: TestServer, label: string, scopes = ["feature_flag:read
   return { userId: user.id, key, secureValue: hashApiKey(key) };
 }
 
-/** Opens one stream of each kind with `key`. */
-async function openEach(s: TestServer, key: string): Promise<Record<string, OpenStream>> {
+/** Opens one stream of each kind with `key`, on `projectId` (default the server's project). */
+async function openEach(
+  s: TestServer,
+  key: string,
+  projectId = s.projectId,
+): Promise<Record<string, OpenStream>> {
   const entries = await Promise.all(
-    Object.entries(KINDS).map(async ([name, open]) => [name, await open(s, key)] as const),
+    Object.entries(KINDS).map(async ([name, open]) => [name, await open(s, key, projectId)] as const),
   );
   return Object.fromEntries(entries);
 }
@@ -243,6 +247,31 @@ describeEachBackend("revocation reaches open streams", (server) => {
       }
     });
   }
+
+  it("ends every kind of stream on a project when it is deleted", async () => {
+    const s = server();
+    const who = await member(s, "project-deleted");
+    const doomed = await s.createProject("Doomed");
+    const streams = await openEach(s, who.key, doomed);
+    try {
+      await s.db.$executeRaw`DELETE FROM projects WHERE id = ${doomed}`;
+      const endings = await Promise.all(
+        Object.entries(streams).map(async ([name, stream]) => [
+          name,
+          (await stream.ending(DEADLINE_MS)).code,
+        ]),
+      );
+      expect(Object.fromEntries(endings)).toEqual({
+        // The token names no project any more: the door refuses it before the project is looked for.
+        "/flags/definitions/stream?token=": "authentication_failed",
+        "/api/projects/:id/feature_flags/local_evaluation/stream": "not_found",
+        "GraphQL over SSE": "not_found",
+        "GraphQL over WebSocket": "not_found",
+      });
+    } finally {
+      await Promise.all(Object.values(streams).map((stream) => stream.close()));
+    }
+  });
 
   it("keeps the streams of an untouched key going when another key is revoked", async () => {
     const s = server();

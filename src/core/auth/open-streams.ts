@@ -9,14 +9,17 @@
  *
  * Cost of one access change with N streams open: finding the streams it names is one map lookup
  * (by key, user or project), whatever N; they are then re-checked once per `group` (streams opened
- * with the same door, credential, project and scope are authorised alike), at most
- * `CONCURRENT_RECHECKS` at a time. A re-check is what authenticating a request costs: no statement
- * when the key lookup is cached, else one key lookup (plus the project or token when not read along).
- * So a change names the key of G groups: G lookups; a change that names nothing, or a `reset`, costs
- * one lookup per group open. Changes heard while a pass runs join the next pass.
+ * with the same door, key, token, project and scope are authorised alike), at most
+ * `CONCURRENT_RECHECKS` at a time. A re-check is the door's authentication and `authorizeProject`:
+ * the access change has emptied the key cache (./actor-cache.ts), so each costs one key lookup
+ * statement (one more for a token a project change made the process forget, or a project not read
+ * along with the key). So a change naming k streams in G groups costs G statements or a few more,
+ * whatever N; a change that names nothing, or a `reset`, costs that for every group open. Changes
+ * heard while a pass runs join the next pass.
  *
  * A stream is also re-checked once when it is watched: its authorisation may have read the key just
- * before a change whose announcement came before the stream was watched.
+ * before a change whose announcement came before the stream was watched. (Its key is cached then: no
+ * statement, unless such a change did come.)
  */
 import type { ChangeFeed, DatabaseChange } from "../../db/change-feed.js";
 
@@ -123,7 +126,9 @@ export class OpenStreams {
     for (const stream of streams) this.due.add(stream);
     if (this.due.size === 0 || this.draining) return;
     this.draining = true;
-    void this.drain();
+    // After the feed has told every subscriber: the key and token caches forget what the change
+    // made stale before a re-check can read them, whatever order they subscribed in.
+    queueMicrotask(() => void this.drain());
   }
 
   /** Re-checks the due streams in passes until none is due; never rejects. */

@@ -95,6 +95,26 @@ describe("OpenStreams", () => {
     expect(await checkedAfter({ kind: "reset" })).toEqual([]);
   });
 
+  it("re-checks once every subscriber of the feed heard the change (caches have forgotten)", async () => {
+    const feed = handFeed();
+    const streams = new OpenStreams(feed);
+    let forgotten = false;
+    const seen: boolean[] = [];
+    streams.watch(
+      stream([], { keyId: "k1", userId: 1, projectId: 1, group: "g1" }, async () => {
+        seen.push(forgotten);
+      }).watched,
+    );
+    await settle();
+    // A cache that subscribed after the registry, as one built later would.
+    feed.subscribe((change) => {
+      if (change.kind === "access") forgotten = true;
+    });
+    feed.announce({ kind: "access", keyId: "k1" });
+    await settle();
+    expect(seen).toEqual([false, true]);
+  });
+
   it("ends every stream of a refused group with the refusal, and keeps the others", async () => {
     const feed = handFeed();
     const streams = new OpenStreams(feed);
@@ -166,6 +186,7 @@ describe("OpenStreams", () => {
     checks.length = 0;
     blocking = true;
     feed.announce({ kind: "access", projectId: 1 });
+    await settle();
     expect(running).toBe(4);
     // Heard while the first pass is under way: every stream again, in a second pass.
     feed.announce({ kind: "access", projectId: 1 });
