@@ -120,11 +120,9 @@ const CASES: PathCase[] = [
     name: "remote config",
     method: "GET",
     path: (p, id) => `${base(p)}${id}/remote_config/`,
-    bad: {
-      path: (p) => `${base(p)}no%00key/remote_config/`,
-      status: 400,
-      code: "null_characters_not_allowed",
-    },
+    // A NUL in a path parameter names no flag: 404, as DRF's get_object_or_404 answers a lookup that
+    // cannot be made (src/rest/routes.ts), with remote config's empty body.
+    bad: { path: (p) => `${base(p)}no%00key/remote_config/`, status: 404 },
     scope: "feature_flag:read",
   },
   {
