@@ -11,6 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import http from "node:http";
+import type { Socket } from "node:net";
 import fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -135,6 +136,45 @@ function httpServer(
   return server;
 }
 
+/** How often a closing server ends the connections that carry no request (ms). */
+const IDLE_SWEEP_INTERVAL_MS = 100;
+
+/**
+ * Tracks which of `server`'s connections carry a request, and returns the function a close calls:
+ * it ends every connection that carries none, now and then every `IDLE_SWEEP_INTERVAL_MS` until the
+ * server has closed (a request that finishes later leaves its connection idle, and it goes too).
+ * Node's own `closeIdleConnections` misses a connection that has not sent a byte yet.
+ */
+function idleConnectionSweeper(server: http.Server): () => void {
+  const connections = new Set<Socket>();
+  const busy = new Map<Socket, number>();
+  server.on("connection", (socket: Socket) => {
+    connections.add(socket);
+    socket.once("close", () => {
+      connections.delete(socket);
+      busy.delete(socket);
+    });
+  });
+  server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
+    const socket = request.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    response.once("close", () => {
+      const left = (busy.get(socket) ?? 1) - 1;
+      if (left > 0) busy.set(socket, left);
+      else busy.delete(socket);
+    });
+  });
+  const sweep = () => {
+    for (const socket of connections) if (!busy.has(socket)) socket.destroy();
+  };
+  return () => {
+    sweep();
+    const timer = setInterval(sweep, IDLE_SWEEP_INTERVAL_MS);
+    timer.unref();
+    server.once("close", () => clearInterval(timer));
+  };
+}
+
 /** Builds the HTTP app (not yet listening). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database, logger } = options;
@@ -189,9 +229,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // go: Node's close() ends only the connections idle at that moment, so a kept-alive connection
   // whose request finished after it would hold the close, and the process, until its keep-alive
   // timeout (72 s, past any grace period). Answers sent while closing therefore say Connection: close.
+  // Connections that carry no request are ended too, as they become so, until the server has
+  // closed (endIdleConnections): one accepted just before close() that never sends a request (the
+  // spare connection fetch opens) is not idle to Node and held every close for its 60 s header timeout.
   let closing = false;
+  const endIdleConnections = idleConnectionSweeper(app.server);
   app.addHook("preClose", (done) => {
     closing = true;
+    endIdleConnections();
     done();
   });
   app.addHook("onSend", (request, reply, payload, done) => {
