@@ -9,11 +9,11 @@
 import { randomBytes } from "node:crypto";
 import net from "node:net";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createLogger, redactUrl } from "../../src/core/logger.js";
 import { createFlag } from "../support/flags.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
-import { eventually, type Receiver, startReceiver } from "../webhooks/receiver.js";
+import { eventually, useReceiver } from "../webhooks/receiver.js";
 
 /** A random opaque value: a secret with no recognisable prefix, found only by where it is sent. */
 const opaque = (label: string) => `${label}-${randomBytes(12).toString("hex")}`;
@@ -41,13 +41,9 @@ describeEachBackend(
   "log redaction",
   (server) => {
     let s: TestServer;
-    let receiver: Receiver;
-    beforeAll(async () => {
+    const receiver = useReceiver();
+    beforeAll(() => {
       s = server();
-      receiver = await startReceiver();
-    });
-    afterAll(async () => {
-      await receiver.close();
     });
 
     it("writes no credential from any place a request carries one", async () => {
@@ -160,7 +156,7 @@ describeEachBackend(
 
       // A webhook: its secret in the answers of creation and rotation, then a signed delivery.
       const created = await s.request("POST", `/api/projects/${s.projectId}/webhooks/`, {
-        body: { url: `http://127.0.0.1:${receiver.port}/hook`, kinds: ["feature_flag.created"] },
+        body: { url: `http://127.0.0.1:${receiver().port}/hook`, kinds: ["feature_flag.created"] },
       });
       expect(created.status).toBe(201);
       const rotated = await s.request(
@@ -173,7 +169,7 @@ describeEachBackend(
       expect(rotated.status).toBe(200);
       const webhookSecrets = [created.body.secret as string, rotated.body.secret as string];
       await createFlag(s, { key: "log-redaction" });
-      await eventually(async () => (receiver.received.length > 0 ? true : undefined));
+      await eventually(async () => (receiver().received.length > 0 ? true : undefined));
       // The job logs its completion after the receiver has answered.
       await eventually(async () =>
         s.logLines.some((line) => line.includes('"msg":"job completed"')) ? true : undefined,

@@ -1,22 +1,11 @@
-/**
- * Live configuration (issue 12 items 1–3), on PGlite and PostgreSQL through the real HTTP server:
- * change events from the database (a committed write is heard, a rolled-back one never), GraphQL
- * subscriptions over SSE and WebSocket with their authorisation, and the flag definitions stream
- * (first payload, each new revision, `Last-Event-ID` resume, heartbeats) read by posthog-node.
- * On PostgreSQL, a second `signalbox serve` process on the same database: a PATCH through one
- * reaches a subscription on the other within a second.
- */
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { recordActivity } from "../../src/core/activity-log.js";
 import type { DatabaseChange } from "../../src/db/change-feed.js";
-import { type ServeProcess, spawnServe } from "../support/cli.js";
 import { localEvaluator } from "../support/flag-parity.js";
 import { createFlag, flagsPath } from "../support/flags.js";
+import { useSecondProcess } from "../support/second-process.js";
 import {
   availableBackends,
   describeEachBackend,
@@ -388,27 +377,10 @@ describe("live configuration: heartbeats", () => {
 });
 
 describe.skipIf(!availableBackends().includes("postgres"))("live configuration across processes", () => {
-  let s: TestServer | undefined;
-  let other: ServeProcess | undefined;
-  let otherUrl = "";
-  let dataDir = "";
-  beforeAll(async () => {
-    s = await startTestServer("postgres");
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-live-"));
-    other = spawnServe(dataDir, { DATABASE_URL: s.databaseUrl! });
-    otherUrl = `http://127.0.0.1:${await other.listening}`;
-  }, 90_000);
-  afterAll(async () => {
-    if (other) {
-      other.child.kill("SIGTERM");
-      await other.exited;
-    }
-    await s?.close();
-    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-  });
+  const processes = useSecondProcess("signalbox-live-");
 
   it("a PATCH through one server reaches a subscription on the other within a second", async () => {
-    if (!s) throw new Error("server not started");
+    const { server: s, otherUrl } = processes();
     const id = await onFlag(s, "across");
     const stream = await subscribeSse(otherUrl, s.key, FLAG_CHANGED, {
       projectId: String(s.projectId),

@@ -1,22 +1,11 @@
-/**
- * A rotated project token (core/auth/project-token.ts): once the change commits, the old token is
- * refused on every path that names a project by token (capture, remote flags, OFREP, the remote
- * config, the local-evaluation paths) and the new one works, on this process at once (its write is
- * heard before its COMMIT returns) on PGlite and PostgreSQL, and on a second `signalbox serve`
- * process on the same PostgreSQL as soon as the change feed brings it there.
- */
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { generateProjectApiToken } from "../../src/core/auth/api-keys.js";
 import { projectToken } from "../support/capture.js";
-import { type ServeProcess, spawnServe } from "../support/cli.js";
+import { useSecondProcess } from "../support/second-process.js";
 import {
   availableBackends,
   describeEachBackend,
   readResponse,
-  startTestServer,
   type TestResponse,
   type TestServer,
 } from "../support/server.js";
@@ -112,27 +101,10 @@ describeEachBackend("a rotated project token", (server) => {
 });
 
 describe.skipIf(!availableBackends().includes("postgres"))("a rotated project token across processes", () => {
-  let s: TestServer | undefined;
-  let other: ServeProcess | undefined;
-  let otherUrl = "";
-  let dataDir = "";
-  beforeAll(async () => {
-    s = await startTestServer("postgres");
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-rotation-"));
-    other = spawnServe(dataDir, { DATABASE_URL: s.databaseUrl! });
-    otherUrl = `http://127.0.0.1:${await other.listening}`;
-  }, 90_000);
-  afterAll(async () => {
-    if (other) {
-      other.child.kill("SIGTERM");
-      await other.exited;
-    }
-    await s?.close();
-    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-  });
+  const processes = useSecondProcess("signalbox-rotation-");
 
   it("is refused by the other process once the change feed brings the rotation, within 2 s", async () => {
-    if (!s) throw new Error("server not started");
+    const { server: s, otherUrl } = processes();
     const old = await projectToken(s);
     const paths = Object.entries(TOKEN_PATHS);
     for (const [name, { send }] of paths) {

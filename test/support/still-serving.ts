@@ -5,7 +5,7 @@
  * authenticated request.
  */
 import { afterAll, beforeAll, expect } from "vitest";
-import type { TestServer } from "./server.js";
+import type { TestResponse, TestServer } from "./server.js";
 
 /** The process's uncaught exceptions and unhandled rejections seen since `watchProcessFailures` began. */
 const failures: unknown[] = [];
@@ -38,4 +38,20 @@ export async function expectStillServing(s: TestServer, label: string, logged: n
   expect(normal.status, `${label}: a normal request`).toBe(200);
   expect(s.errorLogs.slice(logged), `${label}: logged an error`).toEqual([]);
   expect(failures.splice(0), `${label}: the process raised outside a request`).toEqual([]);
+}
+
+/**
+ * Sends one hostile request with `send`, expects an answer below 500, checks that `s` still serves
+ * after it (`expectStillServing`), and returns the answer.
+ */
+export async function sendHostile(
+  s: TestServer,
+  label: string,
+  send: (s: TestServer) => Promise<TestResponse>,
+): Promise<TestResponse> {
+  const logged = s.errorLogs.length;
+  const answer = await send(s);
+  expect(answer.status, `${label}: ${answer.text}`).toBeLessThan(500);
+  await expectStillServing(s, label, logged);
+  return answer;
 }

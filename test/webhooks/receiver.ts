@@ -4,6 +4,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll } from "vitest";
 
 /** One request the receiver got. */
 export interface Received {
@@ -78,4 +79,19 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error("timed out waiting");
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A receiver for the calling file's tests: started before them, closed after them; the getter reads it. */
+export function useReceiver(): () => Receiver {
+  let receiver: Receiver | undefined;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+  return () => {
+    if (!receiver) throw new Error("the receiver is not started");
+    return receiver;
+  };
 }

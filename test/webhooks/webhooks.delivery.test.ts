@@ -8,11 +8,11 @@
  */
 import { createHmac } from "node:crypto";
 import net from "node:net";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { recordActivity } from "../../src/core/activity-log.js";
 import { createFlag } from "../support/flags.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
-import { eventually, type Receiver, startReceiver } from "./receiver.js";
+import { eventually, useReceiver } from "./receiver.js";
 
 /** Standard Webhooks verification (standardwebhooks.com spec, "Verifying"): the receiver's side. */
 function verify(secret: string, headers: Record<string, unknown>, body: string): boolean {
@@ -29,18 +29,14 @@ describeEachBackend(
   "webhook deliveries",
   (server) => {
     let s: TestServer;
-    let receiver: Receiver;
-    beforeAll(async () => {
+    const receiver = useReceiver();
+    beforeAll(() => {
       s = server();
-      receiver = await startReceiver();
-    });
-    afterAll(async () => {
-      await receiver.close();
     });
 
     const createWebhook = async (path: string, kinds: string[]) => {
       const created = await s.request("POST", `/api/projects/${s.projectId}/webhooks/`, {
-        body: { url: `${receiver.base}${path}`, kinds },
+        body: { url: `${receiver().base}${path}`, kinds },
       });
       expect(created.status, created.text).toBe(201);
       return created.body as { id: number; secret: string };
@@ -56,7 +52,7 @@ describeEachBackend(
     it("delivers a committed change signed per Standard Webhooks, and logs it", async () => {
       const hook = await createWebhook("/ok", ["feature_flag.created", "feature_flag.deleted"]);
       const flag = await createFlag(s, { key: "webhook-signed" });
-      const [request] = await receiver.waitFor("/ok", 1);
+      const [request] = await receiver().waitFor("/ok", 1);
       expect(request).toBeDefined();
       expect(verify(hook.secret, request!.headers, request!.body)).toBe(true);
       expect(verify(`whsec_${Buffer.alloc(24).toString("base64")}`, request!.headers, request!.body)).toBe(
@@ -111,7 +107,7 @@ describeEachBackend(
     it("retries a receiver that answers 500, after the queue's back-off, with the same webhook-id", async () => {
       const hook = await createWebhook("/fail", ["experiment.*", "feature_flag.*"]);
       await createFlag(s, { key: "webhook-retried" });
-      const [first, second] = await receiver.waitFor("/fail", 2, 15_000);
+      const [first, second] = await receiver().waitFor("/fail", 2, 15_000);
       await disable(hook.id);
       expect(second!.headers["webhook-id"]).toBe(first!.headers["webhook-id"]);
       expect(verify(hook.secret, second!.headers, second!.body)).toBe(true);
@@ -159,14 +155,14 @@ describeEachBackend(
         body: { name: "webhook cohort" },
       });
       expect(created.status, created.text).toBe(201);
-      await receiver.waitFor("/redirect", 1);
+      await receiver().waitFor("/redirect", 1);
       const log = await eventually(async () => {
         const page = await deliveries(hook.id);
         return page.count >= 1 ? page : undefined;
       });
       await disable(hook.id);
       expect(log.results[0]).toMatchObject({ status: "failed", status_code: 302, attempt: 1 });
-      expect(receiver.received.filter((r) => r.path === "/redirected")).toEqual([]);
+      expect(receiver().received.filter((r) => r.path === "/redirected")).toEqual([]);
     });
 
     it("sends nothing for a rolled-back write, and delivers the same write committed", async () => {
@@ -197,10 +193,10 @@ describeEachBackend(
       await s.db.$transaction(async (tx) => {
         await recordActivity(tx, entry("committed"));
       });
-      const [request] = await receiver.waitFor("/ok?rollback", 1);
+      const [request] = await receiver().waitFor("/ok?rollback", 1);
       expect(JSON.parse(request!.body).data.item_id).toBe("committed");
       await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(receiver.received.filter((r) => r.path === "/ok?rollback")).toHaveLength(1);
+      expect(receiver().received.filter((r) => r.path === "/ok?rollback")).toHaveLength(1);
       const log = await deliveries(hook.id);
       expect(log.count).toBe(1);
       await disable(hook.id);

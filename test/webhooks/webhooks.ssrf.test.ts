@@ -7,36 +7,32 @@
  * not retried. The receiver on 127.0.0.1 must never hear from the service. The address rules
  * themselves are in test/webhooks/ssrf.rules.test.ts.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { createFlag } from "../support/flags.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
-import { eventually, type Receiver, startReceiver } from "./receiver.js";
+import { eventually, useReceiver } from "./receiver.js";
 
 describeEachBackend(
   "webhook SSRF protection",
   (server) => {
     let s: TestServer;
-    let receiver: Receiver;
-    beforeAll(async () => {
+    const receiver = useReceiver();
+    beforeAll(() => {
       s = server();
-      receiver = await startReceiver();
-    });
-    afterAll(async () => {
-      await receiver.close();
     });
 
     it("refuses private, loopback and link-local targets after resolution, and logs each as failed", async () => {
       const targets = [
-        `http://127.0.0.1:${receiver.port}/ok`,
-        `http://localhost:${receiver.port}/ok`,
-        `http://[::1]:${receiver.port}/ok`,
-        `http://[::ffff:127.0.0.1]:${receiver.port}/ok`,
-        `http://[::127.0.0.1]:${receiver.port}/ok`,
-        `http://[0:0:0:0:0:0:7F00:1]:${receiver.port}/ok`,
-        `http://[64:ff9b::127.0.0.1]:${receiver.port}/ok`,
+        `http://127.0.0.1:${receiver().port}/ok`,
+        `http://localhost:${receiver().port}/ok`,
+        `http://[::1]:${receiver().port}/ok`,
+        `http://[::ffff:127.0.0.1]:${receiver().port}/ok`,
+        `http://[::127.0.0.1]:${receiver().port}/ok`,
+        `http://[0:0:0:0:0:0:7F00:1]:${receiver().port}/ok`,
+        `http://[64:ff9b::127.0.0.1]:${receiver().port}/ok`,
         "http://[::ffff:169.254.169.254]/latest/meta-data/",
         "http://[2002:a9fe:a9fe::1]/latest/meta-data/",
-        `http://0.0.0.0:${receiver.port}/ok`,
+        `http://0.0.0.0:${receiver().port}/ok`,
         "http://10.1.2.3/hook",
         "http://192.168.1.1/hook",
         "http://169.254.169.254/latest/meta-data/",
@@ -73,7 +69,7 @@ describeEachBackend(
         const page = await s.request("GET", `/api/projects/${s.projectId}/webhooks/${hook.id}/deliveries/`);
         expect(page.body.count, hook.url).toBe(1);
       }
-      expect(receiver.received).toEqual([]);
+      expect(receiver().received).toEqual([]);
     }, 30_000);
   },
   { env: { JOB_POLL_INTERVAL_MS: "100" } },
