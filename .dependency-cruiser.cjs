@@ -1,9 +1,10 @@
 /**
  * The layering of src/, checked by `npm run lint` (docs/architecture.md, "Layers"):
- *   main.ts → app.ts → composition.ts → domains → rest/, graphql/ → core/ → db/
- * Nothing points back up. A domain may use another domain's service, never its adapters.
+ *   main.ts → app.ts → composition.ts → domains → rest/, graphql/, sdk/ → lib/ → core/ → db/
+ * Nothing points back up. A domain may use another domain's service, never its adapters. lib/ holds
+ * the shared kernels (property filters, HogQL): pure of any domain, as PostHog's posthog/hogql/ is.
  */
-const DOMAIN = "^src/(?!core/|db/|rest/|graphql/|sdk/|cli/|generated/)[^/]+/";
+const DOMAIN = "^src/(?!core/|db/|lib/|rest/|graphql/|sdk/|cli/|generated/)[^/]+/";
 const ROOT = "^src/(main|app|composition)\\.ts$";
 /** Scripts run on their own (npm scripts), above the root like main.ts. */
 const ENTRY_SCRIPTS = "^src/cli/write-openapi\\.ts$";
@@ -19,11 +20,18 @@ module.exports = {
       to: { path: [DOMAIN, ROOT, "^src/cli/"] },
     },
     {
+      name: "lib-imports-no-domain-nor-door",
+      comment: "lib/ (shared kernels: property filters, HogQL) knows no domain, door or root; domains use it.",
+      severity: "error",
+      from: { path: "^src/lib/" },
+      to: { path: [DOMAIN, ROOT, "^src/(rest|graphql|sdk|cli)/"] },
+    },
+    {
       name: "core-and-db-import-no-domain-nor-door",
       comment: "core/ and db/ sit below the doors and every domain.",
       severity: "error",
       from: { path: "^src/(core|db)/" },
-      to: { path: [DOMAIN, ROOT, "^src/(rest|graphql|sdk|cli)/"] },
+      to: { path: [DOMAIN, ROOT, "^src/(lib|rest|graphql|sdk|cli)/"] },
     },
     {
       name: "db-imports-no-core",

@@ -16,7 +16,7 @@ export default {
     "src/core/auth/**/*.ts",
     "src/feature-flags/rules/**/*.ts",
     "src/feature-flags/evaluation/engine/**/*.ts",
-    "src/queries/hogql/printer.ts",
+    "src/lib/hogql/printer.ts",
   ],
   // What the sandbox need not copy: builds, data directories, reports.
   ignorePatterns: ["dist", "data", "coverage", "reports", "test/generated"],

@@ -202,7 +202,7 @@ export interface Limits {
   /**
    * Most characters of HogQL text (`HOGQL_MAX_QUERY_LENGTH`, 65,536; 400 `max_length`,
    * `attr: "query"` beyond). This and the next two are checked before parsing, on the request
-   * thread (src/queries/hogql/text-limits.ts).
+   * thread (src/lib/hogql/text-limits.ts).
    */
   hogqlMaxQueryLength: number;
   /** Most tokens of HogQL text (`HOGQL_MAX_TOKENS`, 10,000; 400 `max_tokens` beyond). */

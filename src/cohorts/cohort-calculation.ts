@@ -1,15 +1,15 @@
 /**
  * How a cohort's members are found and counted, shared by the cohort service's operations: the SQL
  * that selects a cohort's members (a static cohort's rows of `cohort_people`; a dynamic cohort's
- * criteria translated by `src/properties/to-sql.ts`) and the recount that every change of a cohort or
+ * criteria translated by `src/lib/property-filters/to-sql.ts`) and the recount that every change of a cohort or
  * of its members performs in its transaction.
  */
 import { NotFoundError, NotImplementedError } from "../core/errors.js";
 import type { ServiceDeps } from "../core/services.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { loadCohortDefinitions, storedCriteria } from "../properties/cohort-definitions.js";
-import type { PropertyGroup } from "../properties/property-filters.js";
-import { type CohortDefinition, toSql } from "../properties/to-sql.js";
+import { loadCohortDefinitions, storedCriteria } from "../lib/property-filters/cohort-definitions.js";
+import type { PropertyGroup } from "../lib/property-filters/property-filters.js";
+import { type CohortDefinition, toSql } from "../lib/property-filters/to-sql.js";
 import { type CohortRecord, countMembers, type Db, memberSource, selectCohorts } from "./cohorts.queries.js";
 
 /** A dynamic cohort's criteria, checked, with every cohort they reach. */
@@ -30,7 +30,7 @@ export function createCohortCalculation(deps: ServiceDeps) {
   /**
    * The SQL that selects a cohort's members (see `memberSource`).
    * @throws NotImplementedError when its criteria, or a cohort they name, use behavioral criteria
-   *   not calculated here (`src/properties/behavioral.ts`).
+   *   not calculated here (`src/lib/property-filters/behavioral.ts`).
    */
   async function membersOf(
     db: Db & Pick<Prisma.TransactionClient, "cohort">,

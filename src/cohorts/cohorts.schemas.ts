@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { drf } from "../core/validation.js";
-import { cohortCriteriaSchema } from "../properties/property-filters.js";
+import { cohortCriteriaSchema } from "../lib/property-filters/property-filters.js";
 
 /** Values of `cohort_type` (PostHog's `CohortType`). */
 export const COHORT_TYPES = ["static", "person_property", "behavioral", "analytical"] as const;

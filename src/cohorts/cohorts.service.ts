@@ -6,13 +6,13 @@
  *
  * Membership: a static cohort's members are rows of `cohort_people`, added by person uuid or by a
  * CSV upload (distinct ids, emails or person uuids). A dynamic cohort's members are whoever its
- * criteria select now, computed by SQL from the shared translation (`src/properties/`).
+ * criteria select now, computed by SQL from the shared translation (`src/lib/property-filters/`).
  *
  * `count` (what PostHog shows): a static cohort's member count, kept current by every change of its
  * members; a dynamic cohort's count at its last calculation (`last_calculation`), which every
  * create and update performs synchronously (PostHog enqueues one on each). `is_calculating` is
  * therefore always false. Behavioral criteria `performed_event` and `performed_event_multiple` are
- * calculated from events (`src/properties/behavioral.ts`); cohorts using other behavioral criteria
+ * calculated from events (`src/lib/property-filters/behavioral.ts`); cohorts using other behavioral criteria
  * are stored but not calculated: their `count` stays null and their members answer 501.
  *
  * The operations on members are in ./cohort-members.ts, and the member selection and recount they
@@ -32,9 +32,9 @@ import { lockAndRead, RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { isUuid, parseInput, parseIntegerId } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { loadCohortDefinitions, storedCriteria } from "../properties/cohort-definitions.js";
-import { type PropertyGroup, referencedCohortIds } from "../properties/property-filters.js";
-import { checkRegexPatterns } from "../properties/regex-check.js";
+import { loadCohortDefinitions, storedCriteria } from "../lib/property-filters/cohort-definitions.js";
+import { type PropertyGroup, referencedCohortIds } from "../lib/property-filters/property-filters.js";
+import { checkRegexPatterns } from "../lib/property-filters/regex-check.js";
 import { type CheckedCriteria, createCohortCalculation, readCohort } from "./cohort-calculation.js";
 import { createCohortMemberOperations } from "./cohort-members.js";
 import {

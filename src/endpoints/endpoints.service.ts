@@ -33,7 +33,7 @@ import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
-import type { HogQLNode } from "../queries/hogql/parser.js";
+import type { HogQLNode } from "../lib/hogql/parser.js";
 import type { QueryService } from "../queries/query.service.js";
 import type { QueryWorkers } from "../queries/query-workers.js";
 import {

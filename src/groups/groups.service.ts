@@ -12,10 +12,10 @@ import { NotFoundError, ValidationError } from "../core/errors.js";
 import { decodeKeysetCursor, encodeKeysetCursor, isPgTimestamp } from "../core/keyset-cursor.js";
 import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
-import { countMatches, type MatchCounts } from "../properties/match-counts.js";
-import type { PropertyNode } from "../properties/property-filters.js";
-import { checkRegexPatterns } from "../properties/regex-check.js";
-import { toSql } from "../properties/to-sql.js";
+import { countMatches, type MatchCounts } from "../lib/property-filters/match-counts.js";
+import type { PropertyNode } from "../lib/property-filters/property-filters.js";
+import { checkRegexPatterns } from "../lib/property-filters/regex-check.js";
+import { toSql } from "../lib/property-filters/to-sql.js";
 import {
   type GroupRecord,
   type GroupTypeRecord,

@@ -4,7 +4,7 @@
  * OpenAPI parameters `email`, `distinct_id`, `search`) and `posthog/queries/person_query.py`.
  */
 import { z } from "zod";
-import { type PropertyGroup, propertyGroupSchema } from "../properties/property-filters.js";
+import { type PropertyGroup, propertyGroupSchema } from "../lib/property-filters/property-filters.js";
 
 /** A filter PostHog ignores when empty or not a string: absent means "do not filter". */
 const optionalText = z.string().min(1).optional().catch(undefined);
@@ -54,6 +54,6 @@ export interface PersonListFilters {
   search?: string;
   /** Whether to count all matches as well (an extra aggregate over the matches). */
   includeTotal: boolean;
-  /** Person properties and cohort membership the persons must match (src/properties/). */
+  /** Person properties and cohort membership the persons must match (src/lib/property-filters/). */
   properties?: PropertyGroup;
 }

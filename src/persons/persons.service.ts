@@ -12,11 +12,11 @@ import { decodeKeysetCursor, encodeKeysetCursor, isPgTimestamp } from "../core/k
 import type { OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { isUuid, parseInput } from "../core/validation.js";
-import { loadCohortDefinitions } from "../properties/cohort-definitions.js";
-import { countMatches, type MatchCounts } from "../properties/match-counts.js";
-import type { PropertyNode } from "../properties/property-filters.js";
-import { checkRegexPatterns } from "../properties/regex-check.js";
-import { toSql } from "../properties/to-sql.js";
+import { loadCohortDefinitions } from "../lib/property-filters/cohort-definitions.js";
+import { countMatches, type MatchCounts } from "../lib/property-filters/match-counts.js";
+import type { PropertyNode } from "../lib/property-filters/property-filters.js";
+import { checkRegexPatterns } from "../lib/property-filters/regex-check.js";
+import { toSql } from "../lib/property-filters/to-sql.js";
 import { type EventPosition, type EventRecord, selectPersonEvents } from "./events.queries.js";
 import {
   type PersonRecord,
@@ -68,7 +68,7 @@ export function createPersonService(deps: ServiceDeps) {
      * One page of the project's persons, newest first (PostHog's list): `query` holds the filters
      * under PostHog's names (`distinct_id`, `email`, `search`, `include_total`, `properties`);
      * unknown or empty ones are ignored. `properties` (JSON text, or its value) is translated by
-     * src/properties/ over person properties and cohort membership (cohorts read first: one
+     * src/lib/property-filters/ over person properties and cohort membership (cohorts read first: one
      * statement per level of nesting). `count` is there only when `include_total` was asked for.
      * Persons created more than a day in the future are left out, as PostHog does. Scope `person:read`.
      * @throws NotFoundError (project), PermissionDeniedError; ValidationError for a `properties`
@@ -129,7 +129,7 @@ export function createPersonService(deps: ServiceDeps) {
 
     /**
      * How many of the project's persons match `criteria` (person properties and cohorts, as
-     * src/properties/ translates them; null: everyone), and how many persons it has: one statement,
+     * src/lib/property-filters/ translates them; null: everyone), and how many persons it has: one statement,
      * after the cohorts the criteria name are read and their regex patterns checked. For another
      * domain's estimates (a flag condition's blast radius): it authorizes nothing, its caller has
      * authorized the project with its own scope (as `cohorts.summariesForFlags`).

@@ -5,9 +5,9 @@
  * thousands of objects), a printed statement as its strings and values, formula series as
  * `Float64Array`s.
  */
-import type { LimitPlan } from "./hogql/limits.js";
-import type { PlaceholderInputs } from "./hogql/placeholders.js";
-import type { PrintedColumn, PrintLimits, PropertyTypes } from "./hogql/printer.js";
+import type { LimitPlan } from "../lib/hogql/limits.js";
+import type { PlaceholderInputs } from "../lib/hogql/placeholders.js";
+import type { PrintedColumn, PrintLimits, PropertyTypes } from "../lib/hogql/printer.js";
 
 /**
  * The value the printer puts where `{filters}` goes; the request thread replaces it with the

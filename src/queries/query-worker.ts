@@ -17,12 +17,12 @@
 import { ValidationError } from "../core/errors.js";
 import { WORKER_TRAP_EXIT_CODE, WORKER_WARM_UP } from "../core/worker-pool.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { hogqlText } from "./hogql/hogql-text.js";
-import { applyLimits } from "./hogql/limits.js";
-import { type HogQLNode, HogQLParserTrap, hogqlParser, parseHogQLSelect } from "./hogql/parser.js";
-import { replacePlaceholders } from "./hogql/placeholders.js";
-import { printedBytes, printHogQL } from "./hogql/printer.js";
-import { mentionedNames } from "./hogql/property-types.js";
+import { hogqlText } from "../lib/hogql/hogql-text.js";
+import { applyLimits } from "../lib/hogql/limits.js";
+import { type HogQLNode, HogQLParserTrap, hogqlParser, parseHogQLSelect } from "../lib/hogql/parser.js";
+import { replacePlaceholders } from "../lib/hogql/placeholders.js";
+import { printedBytes, printHogQL } from "../lib/hogql/printer.js";
+import { mentionedNames } from "../lib/hogql/property-types.js";
 import type {
   FiltersMarker,
   PreparedHogQL,

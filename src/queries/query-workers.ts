@@ -15,11 +15,16 @@ import type { Config } from "../config.js";
 import { ValidationError } from "../core/errors.js";
 import { createWorkerPool } from "../core/worker-pool.js";
 import { Prisma } from "../generated/prisma/client.js";
-import type { FiltersSql } from "./hogql/filters.js";
-import type { HogQLNode } from "./hogql/parser.js";
-import type { PlaceholderInputs } from "./hogql/placeholders.js";
-import { type PrintedQuery, type PropertyTypes, printedBytes, refusePrintedSize } from "./hogql/printer.js";
-import { checkHogQLText } from "./hogql/text-limits.js";
+import type { FiltersSql } from "../lib/hogql/filters.js";
+import type { HogQLNode } from "../lib/hogql/parser.js";
+import type { PlaceholderInputs } from "../lib/hogql/placeholders.js";
+import {
+  type PrintedQuery,
+  type PropertyTypes,
+  printedBytes,
+  refusePrintedSize,
+} from "../lib/hogql/printer.js";
+import { checkHogQLText } from "../lib/hogql/text-limits.js";
 import {
   isFiltersMarker,
   type PreparedHogQL,

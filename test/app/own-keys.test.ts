@@ -8,7 +8,7 @@
  * dictionaries keyed by flag keys and group type names.
  */
 import { expect, it } from "vitest";
-import { runHogQL } from "../queries/hogql/fixtures.js";
+import { runHogQL } from "../lib/hogql/fixtures.js";
 import { describeEachBackend } from "../support/server.js";
 
 /** The names every test tries: members of `Object.prototype`. */

@@ -8,7 +8,7 @@
  * one request or query at a time, the median of `BENCH_COHORT_RUNS` runs (default 9) of:
  * - `REST recalculation`: `PATCH cohorts/:id/ {}`, which recalculates the count (PostHog enqueues a
  *   calculation on every update) in a transaction with the activity entry;
- * - `translated count`: the count statement the service runs (criteria through src/properties/'s
+ * - `translated count`: the count statement the service runs (criteria through src/lib/property-filters/'s
  *   translation, through Prisma);
  * - `hand-written SQL`: the same count written by hand for these criteria, on the raw driver.
  * Both counts must agree (checked) with the cohort's `count`. The ratio is translated / hand-written.
@@ -21,9 +21,9 @@ import pino from "pino";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
-import { loadCohortDefinitions } from "../../src/properties/cohort-definitions.js";
-import { type PropertyGroup, propertyGroupSchema } from "../../src/properties/property-filters.js";
-import { toSql } from "../../src/properties/to-sql.js";
+import { loadCohortDefinitions } from "../../src/lib/property-filters/cohort-definitions.js";
+import { type PropertyGroup, propertyGroupSchema } from "../../src/lib/property-filters/property-filters.js";
+import { toSql } from "../../src/lib/property-filters/to-sql.js";
 import { postgresAnswers } from "../support/postgres.js";
 import { RATE_LIMITS_OFF } from "../support/rate-limits.js";
 import { openBootstrappedBench, timed } from "./sequential.js";

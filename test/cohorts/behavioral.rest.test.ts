@@ -5,7 +5,7 @@
  * engine's cohort filters (Trends and HogQL `{filters}`); the other behavioral values refused.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { runHogQL } from "../queries/hogql/fixtures.js";
+import { runHogQL } from "../lib/hogql/fixtures.js";
 import { type CaptureEvent, capture } from "../queries/trends/fixture.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";
 

@@ -1,7 +1,7 @@
 /**
  * The HogQL limits through the GraphQL door, on both backends: the endpoint mutations refuse hostile
  * HogQL and `Endpoint.run` refuses what only printing finds, as typed `ValidationError`s with REST's
- * messages, codes and attrs (the same service makes both answers: test/queries/hogql/limits.test.ts).
+ * messages, codes and attrs (the same service makes both answers: test/lib/hogql/limits.test.ts).
  */
 import { expect, it } from "vitest";
 import { graphql } from "../generated/gql.js";

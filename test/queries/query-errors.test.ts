@@ -15,8 +15,8 @@ import {
 } from "../../src/core/errors.js";
 import { toGraphQLError } from "../../src/graphql/errors.graphql.js";
 import { errorBody } from "../../src/rest/error-body.js";
+import { runHogQL } from "../lib/hogql/fixtures.js";
 import { describeEachBackend } from "../support/server.js";
-import { runHogQL } from "./hogql/fixtures.js";
 
 /** HogQL the database refuses, and PostgreSQL's message for it. */
 const FAILING: ReadonlyArray<readonly [string, string]> = [

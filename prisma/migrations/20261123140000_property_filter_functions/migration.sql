@@ -1,4 +1,4 @@
--- Functions of the property-filter translation (src/properties/to-sql.ts, regex-check.ts). They let
+-- Functions of the property-filter translation (src/lib/property-filters/to-sql.ts, regex-check.ts). They let
 -- a filter run over every row without ever failing the statement on a value it cannot read.
 
 -- A property's text as a timestamp, for PostHog's date operators (is_date_before/after/exact):

@@ -1,4 +1,4 @@
--- Safe casts of the HogQL printer (src/queries/hogql/functions.ts): ClickHouse's `toFloat`, `toInt`,
+-- Safe casts of the HogQL printer (src/lib/hogql/functions.ts): ClickHouse's `toFloat`, `toInt`,
 -- `toDateTime` and `JSONExtract*` answer NULL on input they cannot read (accurateCastOrNull,
 -- parseDateTimeBestEffortOrNull) where PostgreSQL's casts raise and fail the whole statement.
 -- Each checks the shape first with a regular expression, so that ordinary non-matching input costs

@@ -3,7 +3,7 @@
  * pydantic models, `_find_behavioral_cohorts`; `posthog/models/cohort/validation.py`).
  */
 import { NotImplementedError, ValidationError } from "../../core/errors.js";
-import { behavioralSpec } from "../../properties/behavioral.js";
+import { behavioralSpec } from "../../lib/property-filters/behavioral.js";
 import {
   type BehavioralFilter,
   hasBehavioralFilter,
@@ -11,7 +11,7 @@ import {
   type PropertyGroup,
   referencedCohortIds,
   walkNodes,
-} from "../../properties/property-filters.js";
+} from "../../lib/property-filters/property-filters.js";
 import type { CohortType } from "../cohorts.schemas.js";
 
 /**

@@ -29,7 +29,7 @@ import { publicMessage, ValidationError } from "../../core/errors.js";
 import type { JobQueue } from "../../core/jobs/jobs.js";
 import type { ServiceDeps } from "../../core/services.js";
 import { Prisma } from "../../generated/prisma/client.js";
-import { MAX_SELECT_RETURNED_ROWS } from "../../queries/hogql/limits.js";
+import { MAX_SELECT_RETURNED_ROWS } from "../../lib/hogql/limits.js";
 import type { QueryService } from "../../queries/query.service.js";
 import { DEFAULT_SYNC_FREQUENCY, type SyncFrequency, syncIntervalMs } from "../rules/materialization.js";
 import { type MaterializationDb, readRows, storeResult } from "./materialization.store.js";

@@ -6,7 +6,7 @@
  * (`canMaterializeHere`): these rules decide enabling and feed `materialization_status`.
  */
 import { ownValue } from "../../core/own-keys.js";
-import type { HogQLNode } from "../../queries/hogql/parser.js";
+import type { HogQLNode } from "../../lib/hogql/parser.js";
 import { INSIGHT_QUERY_KINDS } from "./query.js";
 
 /** PostHog's `DataWarehouseSyncInterval` values, shortest first; `24hour` is the default. */

@@ -15,10 +15,14 @@
 import { z } from "zod";
 import { parseInput } from "../../core/validation.js";
 import { Prisma } from "../../generated/prisma/client.js";
-import { loadCohortDefinitions } from "../../properties/cohort-definitions.js";
-import { type PropertyGroup, referencedCohortIds, walkNodes } from "../../properties/property-filters.js";
-import { checkRegexPatterns } from "../../properties/regex-check.js";
-import { type CohortDefinition, toSql } from "../../properties/to-sql.js";
+import { loadCohortDefinitions } from "../../lib/property-filters/cohort-definitions.js";
+import {
+  type PropertyGroup,
+  referencedCohortIds,
+  walkNodes,
+} from "../../lib/property-filters/property-filters.js";
+import { checkRegexPatterns } from "../../lib/property-filters/regex-check.js";
+import { type CohortDefinition, toSql } from "../../lib/property-filters/to-sql.js";
 import type { QueryRunDeps } from "../../queries/query-kinds.js";
 import type { VariantAggregates } from "../stats/variant-aggregates.js";
 import {

@@ -14,7 +14,7 @@
  */
 import { z } from "zod";
 import { NotImplementedError, ValidationError } from "../../core/errors.js";
-import type { PropertyGroup } from "../../properties/property-filters.js";
+import type { PropertyGroup } from "../../lib/property-filters/property-filters.js";
 import { andTrees, parseAt, propertyTree } from "../../queries/trends/trends-query.schema.js";
 
 /** PostHog's exposure event (`$feature_flag_called`), whose variant is `$feature_flag_response`. */

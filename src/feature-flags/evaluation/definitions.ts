@@ -25,7 +25,7 @@ import { authorizeKnownProject, authorizeProject, authorizeProjectStream } from 
 import type { DataAccess, ServiceContext } from "../../core/context.js";
 import { ProjectNotFoundError } from "../../core/errors.js";
 import type { ServiceDeps } from "../../core/services.js";
-import { readCriteria, storedCriteria } from "../../properties/cohort-definitions.js";
+import { readCriteria, storedCriteria } from "../../lib/property-filters/cohort-definitions.js";
 import { flagCohortIds, type InliningCohort, UnreadableFlagError } from "../rules/cohort-inlining.js";
 import { effectiveFilters } from "../rules/stored-filters.js";
 import { type DefinitionRows, readDefinitionRows } from "./definitions.queries.js";

@@ -15,7 +15,7 @@ import {
   type PropertyGroup,
   propertyGroupSchema,
   walkNodes,
-} from "../../properties/property-filters.js";
+} from "../../lib/property-filters/property-filters.js";
 import { isPythonFalsy } from "./python-format.js";
 import { isJsonObject } from "./stored-filters.js";
 

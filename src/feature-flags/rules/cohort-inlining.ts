@@ -16,8 +16,8 @@
  * Pure, and tolerant of stored filters: where PostHog's code would raise on a malformed filter (and
  * its caller then sends the flag unchanged), these functions say so instead of throwing.
  */
-import type { PropertyGroup, PropertyNode } from "../../properties/property-filters.js";
-import { isPropertyGroup } from "../../properties/property-filters.js";
+import type { PropertyGroup, PropertyNode } from "../../lib/property-filters/property-filters.js";
+import { isPropertyGroup } from "../../lib/property-filters/property-filters.js";
 import { conditionGroups, isJsonObject, parseId } from "./stored-filters.js";
 
 /** A cohort as these rules read it: its parsed criteria, or null for a static cohort or unreadable criteria. */

@@ -27,7 +27,7 @@ import {
   EVENT_TO_PERSON_PROPERTIES,
   initialPropertyKey,
   PAGE_PROPERTIES,
-} from "../../properties/event-person-properties.js";
+} from "../../lib/property-filters/event-person-properties.js";
 import type { IngestEvent } from "../ingest-event.js";
 
 /** A JSON object of properties. */

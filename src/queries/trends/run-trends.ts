@@ -18,10 +18,14 @@ import { DateTime } from "luxon";
 import { ValidationError } from "../../core/errors.js";
 import type { SqlReader } from "../../db/sql-reader.js";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
-import { loadCohortDefinitions } from "../../properties/cohort-definitions.js";
-import { type PropertyGroup, referencedCohortIds, walkNodes } from "../../properties/property-filters.js";
-import { checkRegexPatterns } from "../../properties/regex-check.js";
-import { type CohortDefinition, toSql } from "../../properties/to-sql.js";
+import { loadCohortDefinitions } from "../../lib/property-filters/cohort-definitions.js";
+import {
+  type PropertyGroup,
+  referencedCohortIds,
+  walkNodes,
+} from "../../lib/property-filters/property-filters.js";
+import { checkRegexPatterns } from "../../lib/property-filters/regex-check.js";
+import { type CohortDefinition, toSql } from "../../lib/property-filters/to-sql.js";
 import { bucketStarts, dayOf, labelOf } from "./buckets.js";
 import { type DateRange, isoInZone, previousRange, resolveDateRange } from "./date-range.js";
 import { isDistinctMath } from "./math.js";

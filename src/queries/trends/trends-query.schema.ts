@@ -15,7 +15,7 @@ import {
   type PropertyGroup,
   propertyFilterSchema,
   propertyGroupSchema,
-} from "../../properties/property-filters.js";
+} from "../../lib/property-filters/property-filters.js";
 
 /** Bucket widths (`IntervalType`). */
 export const INTERVALS = ["minute", "hour", "day", "week", "month"] as const;

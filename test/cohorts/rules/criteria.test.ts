@@ -7,7 +7,7 @@ import {
   filtersForResponse,
 } from "../../../src/cohorts/rules/criteria.js";
 import { personName } from "../../../src/cohorts/rules/person-name.js";
-import type { PropertyGroup } from "../../../src/properties/property-filters.js";
+import type { PropertyGroup } from "../../../src/lib/property-filters/property-filters.js";
 
 const and = (...values: PropertyGroup["values"]): PropertyGroup => ({ type: "AND", values });
 const behavioral = { type: "behavioral" as const, key: "$pageview", value: "performed_event" as const };

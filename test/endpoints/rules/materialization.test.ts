@@ -8,7 +8,7 @@ import {
   canMaterializeHere,
   syncIntervalMs,
 } from "../../../src/endpoints/rules/materialization.js";
-import { parseHogQLSelect } from "../../../src/queries/hogql/parser.js";
+import { parseHogQLSelect } from "../../../src/lib/hogql/parser.js";
 
 const hogql = async (text: string) =>
   canMaterialize({ kind: "HogQLQuery", query: text }, await parseHogQLSelect(text));

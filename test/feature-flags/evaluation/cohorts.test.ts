@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { EvaluationCohort } from "../../../src/feature-flags/evaluation/engine/types.js";
-import type { PropertyGroup } from "../../../src/properties/property-filters.js";
+import type { PropertyGroup } from "../../../src/lib/property-filters/property-filters.js";
 import { evaluate, evaluateOne, flag, person, subject } from "./support.js";
 
 const cohortFilter = (id: number, operator: "in" | "not_in" | null = "in") => ({

@@ -10,7 +10,7 @@ import {
   inlineCohort,
   UnreadableFlagError,
 } from "../../../src/feature-flags/rules/cohort-inlining.js";
-import type { PropertyGroup } from "../../../src/properties/property-filters.js";
+import type { PropertyGroup } from "../../../src/lib/property-filters/property-filters.js";
 
 const person = (key: string, value: unknown, extra: Record<string, unknown> = {}) => ({
   key,

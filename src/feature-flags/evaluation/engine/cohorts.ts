@@ -16,7 +16,7 @@
  * answer without one). A `flag` filter inside a cohort is false before its negation (Rust).
  */
 
-import { cohortIdOf } from "../../../properties/property-filters.js";
+import { cohortIdOf } from "../../../lib/property-filters/property-filters.js";
 import { compilePropertyTest, type PropertyTest } from "./operators.js";
 import type { EvaluationCohort } from "./types.js";
 import type { Properties } from "./values.js";

@@ -8,7 +8,7 @@
  * filter of a condition.
  */
 
-import { cohortIdOf } from "../../../properties/property-filters.js";
+import { cohortIdOf } from "../../../lib/property-filters/property-filters.js";
 import type { CohortMembership } from "./cohorts.js";
 import { dependencyId } from "./dependencies.js";
 import { rolloutHash } from "./hash.js";

@@ -42,7 +42,7 @@ import {
   parseFilterDateSpec,
   parseIsoDate,
   resolveFilterDate,
-} from "../../../properties/filter-dates.js";
+} from "../../../lib/property-filters/filter-dates.js";
 import {
   parsePropertyVersion,
   parseSemver,
@@ -50,7 +50,7 @@ import {
   semverRange,
   semverRangeContains,
   type Version,
-} from "../../../properties/semver.js";
+} from "../../../lib/property-filters/semver.js";
 import {
   asciiLower,
   exactText,

@@ -5,7 +5,7 @@
  * no I/O, no clock of its own (`now` is given), no exceptions for odd stored filters. The data it reads is loaded by its callers (remote `/flags`, `evaluation_reasons`, OFREP,
  * static cohorts for a flag), each in a bounded number of statements.
  */
-import type { PropertyGroup } from "../../../properties/property-filters.js";
+import type { PropertyGroup } from "../../../lib/property-filters/property-filters.js";
 
 /** A flag as the engine sees it: the stored row's fields that evaluation reads. */
 export interface EvaluationFlag {

@@ -9,7 +9,7 @@ import { ownValue } from "../../../core/own-keys.js";
 import {
   EVENT_TO_PERSON_PROPERTIES,
   initialPropertyKey,
-} from "../../../properties/event-person-properties.js";
+} from "../../../lib/property-filters/event-person-properties.js";
 import type { EvaluationDefinitions, EvaluationFlag, EvaluationSubject } from "../engine/types.js";
 import type { EvaluationInput } from "../evaluation.schemas.js";
 

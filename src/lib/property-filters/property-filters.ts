@@ -10,7 +10,7 @@
  * cohorts a filter names (`./cohort-definitions.ts`).
  */
 import { z } from "zod";
-import { parseIntegerId } from "../core/validation.js";
+import { parseIntegerId } from "../../core/validation.js";
 import { parseFilterDate } from "./filter-dates.js";
 import { parseSemver, SEMVER_OPERATORS } from "./semver.js";
 

@@ -23,8 +23,8 @@
  * sequences, regularly, stopped/restarted performing) and `event_type: "actions"` (this service
  * has no actions).
  */
-import { NotImplementedError, ValidationError } from "../core/errors.js";
-import { Prisma } from "../generated/prisma/client.js";
+import { NotImplementedError, ValidationError } from "../../core/errors.js";
+import { Prisma } from "../../generated/prisma/client.js";
 import { parseFilterDate } from "./filter-dates.js";
 import {
   type BehavioralFilter,

@@ -1,7 +1,7 @@
 /**
  * The `{filters}` placeholder of a HogQLQuery (`filters: {properties, dateRange, filterTestAccounts}`,
  * PostHog `posthog/hogql/filters.py`) as SQL over an events row and its current person: the
- * property filters through the shared filter-to-SQL translation (src/properties/to-sql.ts, PostHog's
+ * property filters through the shared filter-to-SQL translation (src/lib/property-filters/to-sql.ts, PostHog's
  * null semantics), AND the date range (`date_from` inclusive, `date_to` inclusive; relative values
  * such as `-7d` in the project's timezone; `all` or absent: unbounded). `filterTestAccounts` adds
  * nothing: projects here have no test-account filters configured. With nothing set it is TRUE.
@@ -9,11 +9,11 @@
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
-import { loadCohortDefinitions } from "../../properties/cohort-definitions.js";
-import { parseIsoDate } from "../../properties/filter-dates.js";
-import { type PropertyGroup, propertyGroupSchema } from "../../properties/property-filters.js";
-import { checkRegexPatterns } from "../../properties/regex-check.js";
-import { toSql } from "../../properties/to-sql.js";
+import { loadCohortDefinitions } from "../property-filters/cohort-definitions.js";
+import { parseIsoDate } from "../property-filters/filter-dates.js";
+import { type PropertyGroup, propertyGroupSchema } from "../property-filters/property-filters.js";
+import { checkRegexPatterns } from "../property-filters/regex-check.js";
+import { toSql } from "../property-filters/to-sql.js";
 import { parseRelativeDate, relativeDateSql } from "./relative-dates.js";
 
 /** PostHog's `HogQLFilters`. */

@@ -8,7 +8,7 @@
  * `Cohort.properties`) are read as that tree; a legacy group about events (`action_id`,
  * `event_id`) reads as an unreadable behavioral criterion, which the translation refuses.
  */
-import type { Prisma } from "../generated/prisma/client.js";
+import type { Prisma } from "../../generated/prisma/client.js";
 import { UNREADABLE_CRITERIA } from "./behavioral.js";
 import {
   cohortCriteriaSchema,

@@ -6,8 +6,8 @@
  * PostHog answers a bad pattern with no match at evaluation (posthog-behavior.md §3.5); refusing it
  * up front is stricter and says why.
  */
-import { ValidationError } from "../core/errors.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import { ValidationError } from "../../core/errors.js";
+import type { PrismaClient } from "../../generated/prisma/client.js";
 import { eventFiltersOf } from "./behavioral.js";
 import { type PropertyFilter, type PropertyNode, walkNodes } from "./property-filters.js";
 

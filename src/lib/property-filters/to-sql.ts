@@ -27,8 +27,8 @@
  * order) otherwise; date operators parse the property with `property_timestamp` (migration
  * `property_filter_functions`: ISO text, UTC unless it says otherwise, else no match).
  */
-import { ValidationError } from "../core/errors.js";
-import { Prisma } from "../generated/prisma/client.js";
+import { ValidationError } from "../../core/errors.js";
+import { Prisma } from "../../generated/prisma/client.js";
 import { behavioralSql } from "./behavioral.js";
 import { parseFilterDate } from "./filter-dates.js";
 import {

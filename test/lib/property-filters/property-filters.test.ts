@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../../src/core/errors.js";
-import { parseInput } from "../../src/core/validation.js";
-import { parseFilterDate } from "../../src/properties/filter-dates.js";
+import { ValidationError } from "../../../src/core/errors.js";
+import { parseInput } from "../../../src/core/validation.js";
+import { parseFilterDate } from "../../../src/lib/property-filters/filter-dates.js";
 import {
   cohortCriteriaSchema,
   hasBehavioralFilter,
   propertyGroupSchema,
   referencedCohortIds,
-} from "../../src/properties/property-filters.js";
-import { parseSemver } from "../../src/properties/semver.js";
+} from "../../../src/lib/property-filters/property-filters.js";
+import { parseSemver } from "../../../src/lib/property-filters/semver.js";
 
 /** The DRF-shaped error `parseInput` answers for `input`, or null when it passes. */
 function problem(input: unknown, schema = propertyGroupSchema) {

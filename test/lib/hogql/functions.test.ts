@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../../src/generated/prisma/client.js";
-import { FUNCTIONS } from "../../../src/queries/hogql/functions.js";
+import { FUNCTIONS } from "../../../src/lib/hogql/functions.js";
 import { describeEachBackend, type TestServer } from "../../support/server.js";
 import { runHogQL, seed } from "./fixtures.js";
 

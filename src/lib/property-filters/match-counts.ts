@@ -3,7 +3,7 @@
  * statement (`count(*) FILTER (WHERE ...)`): what estimates such as a flag condition's blast radius
  * need (persons' and groups' `countMatching`).
  */
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
 
 /** How many rows matched, out of how many. */
 export interface MatchCounts {

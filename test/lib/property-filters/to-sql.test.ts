@@ -3,13 +3,16 @@
  * PostgreSQL: the same filters must select the same persons on both.
  */
 import { beforeAll, expect, it } from "vitest";
-import { Prisma } from "../../src/generated/prisma/client.js";
-import { loadCohortDefinitions } from "../../src/properties/cohort-definitions.js";
-import { type PropertyNode, propertyGroupSchema } from "../../src/properties/property-filters.js";
-import { checkRegexPatterns } from "../../src/properties/regex-check.js";
-import { toSql } from "../../src/properties/to-sql.js";
-import { insertPerson } from "../support/people.js";
-import { describeEachBackend } from "../support/server.js";
+import { Prisma } from "../../../src/generated/prisma/client.js";
+import { loadCohortDefinitions } from "../../../src/lib/property-filters/cohort-definitions.js";
+import {
+  type PropertyNode,
+  propertyGroupSchema,
+} from "../../../src/lib/property-filters/property-filters.js";
+import { checkRegexPatterns } from "../../../src/lib/property-filters/regex-check.js";
+import { toSql } from "../../../src/lib/property-filters/to-sql.js";
+import { insertPerson } from "../../support/people.js";
+import { describeEachBackend } from "../../support/server.js";
 
 const NOW = new Date("2026-11-23T12:00:00Z");
 

@@ -4,11 +4,11 @@
  * null-safe comparison forms, property typing by definitions, and the LIMIT rules on the AST.
  */
 import { describe, expect, it } from "vitest";
-import { translateDateFormat } from "../../../src/queries/hogql/functions.js";
-import { applyLimits } from "../../../src/queries/hogql/limits.js";
-import { parseHogQLSelect } from "../../../src/queries/hogql/parser.js";
-import { replacePlaceholders } from "../../../src/queries/hogql/placeholders.js";
-import { printHogQL } from "../../../src/queries/hogql/printer.js";
+import { translateDateFormat } from "../../../src/lib/hogql/functions.js";
+import { applyLimits } from "../../../src/lib/hogql/limits.js";
+import { parseHogQLSelect } from "../../../src/lib/hogql/parser.js";
+import { replacePlaceholders } from "../../../src/lib/hogql/placeholders.js";
+import { printHogQL } from "../../../src/lib/hogql/printer.js";
 import { bindOnce } from "../../../src/queries/run-sql.js";
 
 const NO_TYPES = { event: new Map<string, string>(), person: new Map<string, string>() };
