@@ -47,7 +47,8 @@ import { httpServerOptions, registerErrorHandlers } from "./rest/error-handlers.
 import { registerEventStreamRoutes } from "./rest/event-streams.js";
 import type { KnownAnswers } from "./rest/known-answers.js";
 import { buildOpenApiDocument, registerOpenApiRoute } from "./rest/openapi.js";
-import { type RestRoute, registerRestRoutes } from "./rest/routes.js";
+import type { RestRoute } from "./rest/route.js";
+import { registerRestRoutes } from "./rest/routes.js";
 import { registerSdkRoutes, type SdkRoute } from "./sdk/routes.js";
 import { trackServedRoutes } from "./served-routes.js";
 

@@ -67,7 +67,7 @@ import { createPropertyDefinitionService } from "./property-definitions/property
 import "./projects/projects.graphql.js";
 import { createProjectService } from "./projects/projects.service.js";
 import type { EventStreamModule } from "./rest/event-streams.js";
-import type { RestModule } from "./rest/routes.js";
+import type { RestModule } from "./rest/route.js";
 import type { SdkModule } from "./sdk/routes.js";
 import { userRoutes } from "./users/users.rest.js";
 import "./users/users.graphql.js";

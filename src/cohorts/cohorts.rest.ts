@@ -8,7 +8,8 @@ import { FormBody } from "../core/form-body.js";
 import { activityRoutes } from "../rest/activity-routes.js";
 import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
-import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import type { RestModule, RestRoute } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 import type { MemberRecord } from "./cohorts.queries.js";
 import {
   cohortPageSchema,

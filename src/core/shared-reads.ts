@@ -7,8 +7,6 @@
  * checks (`authorizeProject`) still run per subscriber, on the shared rows. Outside an event (queries,
  * mutations, REST) nothing is shared: `sharedRead` just reads.
  */
-import type { ServiceContext } from "./context.js";
-
 /** The reads of one event, by key; a read's answer (or its error) is every asker's. */
 export class SharedReads {
   private readonly reads = new Map<string, Promise<unknown>>();
@@ -38,9 +36,13 @@ export function sharedReadsOf(event: object): SharedReads {
 
 /**
  * Reads `key` with `load`, shared with every other subscriber of the event `ctx` resolves, if any
- * (`ServiceContext.shared`). `key` must name the row (table and ids), never the actor: the answer must
- * not depend on who asks.
+ * (`ServiceContext.shared`; `ctx` is any context that may carry them). `key` must name the row
+ * (table and ids), never the actor: the answer must not depend on who asks.
  */
-export function sharedRead<T>(ctx: ServiceContext, key: string, load: () => Promise<T>): Promise<T> {
+export function sharedRead<T>(
+  ctx: { readonly shared?: SharedReads | undefined },
+  key: string,
+  load: () => Promise<T>,
+): Promise<T> {
   return ctx.shared ? ctx.shared.read(key, load) : load();
 }

@@ -8,7 +8,8 @@
 import { errorBodySchema } from "../rest/error-body.js";
 import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
-import { pathId, type RestModule } from "../rest/routes.js";
+import type { RestModule } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 import {
   dashboardPageSchema,
   dashboardSchema,

@@ -38,6 +38,9 @@ export function pgPoolReader(pool: pg.Pool, name: (query: { sql: string }) => st
 }
 
 /** A reader on a Prisma client or interactive transaction (`$queryRaw`): reads inside a write's transaction. */
-export function prismaReader(client: Pick<PrismaClient, "$queryRaw">): SqlReader {
+/** A Prisma client or transaction client, as far as a tagged-template read needs it (`$queryRaw`). */
+export type QueryClient = Pick<PrismaClient, "$queryRaw">;
+
+export function prismaReader(client: QueryClient): SqlReader {
   return { rows: <R>(query: Prisma.Sql) => client.$queryRaw<R[]>(query) };
 }

@@ -7,12 +7,10 @@
  */
 import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import type { QueryClient } from "../db/sql-reader.js";
+import { Prisma } from "../generated/prisma/client.js";
 import type { EndpointListFilters } from "./endpoints.schemas.js";
 import type { MaterializationState } from "./materialization/materialization.store.js";
-
-/** A database client or an interactive transaction's client. */
-export type Db = Pick<PrismaClient, "$queryRaw">;
 
 /** One version of an endpoint as both doors show it. */
 export interface EndpointVersionRecord {
@@ -147,7 +145,7 @@ function toEndpoint(row: EndpointRow): EndpointRecord {
 
 /** The project's endpoint named `name`, or null. */
 export async function selectEndpointByName(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   name: string,
 ): Promise<EndpointRecord | null> {
@@ -158,7 +156,7 @@ export async function selectEndpointByName(
 
 /** The project's endpoints with these UUIDs (in no order). */
 export async function selectEndpoints(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   ids: readonly string[],
 ): Promise<EndpointRecord[]> {
@@ -170,7 +168,7 @@ export async function selectEndpoints(
 
 /** One page of the project's endpoints matching `filters`, newest first, with the total. */
 export async function selectEndpointPage(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   filters: EndpointListFilters,
   page: OffsetPage,
@@ -195,7 +193,7 @@ const SELECT_VERSION = Prisma.sql`SELECT ${VERSION_COLUMNS("v", "vu")}
 
 /** One page of an endpoint's versions, highest number first, with the total. */
 export async function selectVersionPage(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   endpointId: string,
   page: OffsetPage,
@@ -212,7 +210,7 @@ export async function selectVersionPage(
 
 /** Version `version` of an endpoint, or null. */
 export async function selectVersion(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   endpointId: string,
   version: number,
@@ -227,7 +225,7 @@ export async function selectVersion(
  * (PostHog's `query_log` read, query-and-experiments.md 1e), names in order.
  */
 export async function selectLastExecutionTimes(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   names: readonly string[],
   since: Date,

@@ -9,7 +9,8 @@ import { z } from "zod";
 import { NotFoundError } from "../core/errors.js";
 import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
-import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import type { RestModule, RestRoute } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 import type { EndpointRecord, EndpointVersionRecord } from "./endpoints.queries.js";
 import {
   endpointPageSchema,

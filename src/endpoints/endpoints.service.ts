@@ -32,12 +32,12 @@ import type { OffsetPage } from "../core/paging.js";
 import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
+import type { QueryClient } from "../db/sql-reader.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { HogQLNode } from "../lib/hogql/parser.js";
 import type { QueryService } from "../queries/query.service.js";
 import type { QueryWorkers } from "../queries/query-workers.js";
 import {
-  type Db,
   type EndpointRecord,
   type EndpointVersionRecord,
   selectEndpointByName,
@@ -300,7 +300,7 @@ export function createEndpointService(
   const { materialization: scheduler, queryWorkers } = collaborators;
   const parse: HogQLParse = (text) => queryWorkers.parseHogQL(text, "query");
   /** The project's endpoint named or identified by `ref`. @throws NotFoundError. */
-  async function read(db: Db, projectId: number, ref: EndpointKey): Promise<EndpointRecord> {
+  async function read(db: QueryClient, projectId: number, ref: EndpointKey): Promise<EndpointRecord> {
     const endpoint =
       typeof ref === "string"
         ? await selectEndpointByName(db, projectId, ref)
@@ -313,7 +313,7 @@ export function createEndpointService(
 
   /** Version `number` of `endpoint`. @throws VersionNotFoundError. */
   async function readVersion(
-    db: Db,
+    db: QueryClient,
     endpoint: EndpointRecord,
     number: number,
   ): Promise<EndpointVersionRecord> {

@@ -7,7 +7,8 @@
 import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
 import { normalizeTags } from "../core/tags.js";
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import type { QueryClient } from "../db/sql-reader.js";
+import { Prisma } from "../generated/prisma/client.js";
 import { INCLUDED_SYSTEM_EVENTS } from "./codegen/model.js";
 import type { EventDefinitionListFilters, EventDefinitionOrder } from "./event-definitions.schemas.js";
 
@@ -36,9 +37,6 @@ export interface EventDefinitionRecord {
   defaultColumns: string[];
   tags: string[];
 }
-
-/** A database client or an interactive transaction's client. */
-export type Db = Pick<PrismaClient, "$queryRaw">;
 
 const SELECT_RECORD = Prisma.sql`
   SELECT e.id::text AS id, e.project_id AS "projectId", e.name, e.created_at AS "createdAt",
@@ -125,7 +123,7 @@ function toRecord(row: Row): EventDefinitionRecord {
 
 /** One page of definitions matching `where` in `ordering`, with the total number of matches. */
 export async function selectEventDefinitionPage(
-  db: Db,
+  db: QueryClient,
   where: Prisma.Sql,
   ordering: readonly EventDefinitionOrder[],
   page: OffsetPage,
@@ -142,7 +140,7 @@ export async function selectEventDefinitionPage(
 
 /** Definitions of a project by id (UUIDs), in no particular order. */
 export async function selectEventDefinitions(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   ids: readonly string[],
 ): Promise<EventDefinitionRecord[]> {
@@ -153,7 +151,7 @@ export async function selectEventDefinitions(
 
 /** The definition of a project named `name`, or null. */
 export async function selectEventDefinitionByName(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   name: string,
 ): Promise<EventDefinitionRecord | null> {
@@ -167,7 +165,7 @@ export async function selectEventDefinitionByName(
  * base.py `fetch_event_definitions_and_schemas`): every name not starting with `$`, plus `$pageview`,
  * `$pageleave` and `$screen`. Unordered: the generators order by code point, not by collation.
  */
-export async function selectCodegenEventNames(db: Db, projectId: number): Promise<string[]> {
+export async function selectCodegenEventNames(db: QueryClient, projectId: number): Promise<string[]> {
   const rows = await db.$queryRaw<Array<{ name: string }>>`SELECT e.name FROM event_definitions e
     WHERE e.project_id = ${projectId}
       AND (left(e.name, 1) <> '$' OR e.name = ANY(${[...INCLUDED_SYSTEM_EVENTS]}::text[]))`;

@@ -9,7 +9,8 @@ import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { parseInput } from "../core/validation.js";
 import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageLinks, offsetPageQuerySchema } from "../rest/pagination.js";
-import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import type { RestModule, RestRoute } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 import { CODE_LANGUAGES, type CodeLanguage } from "./codegen/model.js";
 import {
   eventDefinitionCodeSchema,

@@ -20,11 +20,11 @@ import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
+import type { QueryClient } from "../db/sql-reader.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { type GeneratedCode, generateCode } from "./codegen/index.js";
 import { type CodeLanguage, compareCodePoints, type SchemaProperty } from "./codegen/model.js";
 import {
-  type Db,
   type EventDefinitionRecord,
   eventDefinitionListWhere,
   selectCodegenEventNames,
@@ -53,7 +53,10 @@ export interface EventDefinitionMetrics {
  * Per event name, the properties the project's event schemas declare for it (names without a schema
  * are absent): how the service reads event schemas, injected by the composition root.
  */
-export type SchemaPropertiesByEvent = (db: Db, projectId: number) => Promise<Map<string, SchemaProperty[]>>;
+export type SchemaPropertiesByEvent = (
+  db: QueryClient,
+  projectId: number,
+) => Promise<Map<string, SchemaProperty[]>>;
 
 /** What the event-definition service reads from outside its own tables. */
 export interface EventDefinitionServiceReaders {

@@ -7,8 +7,8 @@
  */
 import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
+import type { QueryClient } from "../db/sql-reader.js";
 import { Prisma } from "../generated/prisma/client.js";
-import type { Db } from "./event-definitions.queries.js";
 import type { PropertyType } from "./event-schemas.schemas.js";
 
 export type { PropertyType } from "./event-schemas.schemas.js";
@@ -105,7 +105,7 @@ function toGroup(json: GroupJson): SchemaPropertyGroupRecord {
 
 /** One page of the project's groups by name, with the total. */
 export async function selectSchemaPropertyGroupPage(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   page: OffsetPage,
 ): Promise<{ count: number; results: SchemaPropertyGroupRecord[] }> {
@@ -121,7 +121,7 @@ export async function selectSchemaPropertyGroupPage(
 
 /** Groups of a project by id (UUIDs), in no particular order. */
 export async function selectSchemaPropertyGroups(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   ids: readonly string[],
 ): Promise<SchemaPropertyGroupRecord[]> {
@@ -133,7 +133,7 @@ export async function selectSchemaPropertyGroups(
 
 /** The id of the project's group named `name`, or null. */
 export async function selectSchemaPropertyGroupIdByName(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   name: string,
 ): Promise<string | null> {
@@ -147,7 +147,7 @@ export async function selectSchemaPropertyGroupIdByName(
  * group name, in one statement: an entry per id asked, empty for none.
  */
 export async function selectGroupsOfEventDefinitions(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   eventDefinitionIds: readonly string[],
 ): Promise<Map<string, SchemaPropertyGroupRecord[]>> {
@@ -184,7 +184,7 @@ function toEventSchema(row: EventSchemaRow): EventSchemaRecord {
  * definition `eventDefinitionId` when given, with the total.
  */
 export async function selectEventSchemaPage(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   eventDefinitionId: string | undefined,
   page: OffsetPage,
@@ -205,7 +205,7 @@ export async function selectEventSchemaPage(
 
 /** Event schemas of a project by id (UUIDs), in no particular order. */
 export async function selectEventSchemas(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   ids: readonly string[],
 ): Promise<EventSchemaRecord[]> {
@@ -227,7 +227,7 @@ export async function selectEventSchemas(
  * entry, `$`-prefixed ones too (which events a file lists is the generators' rule).
  */
 export async function schemaPropertiesByEvent(
-  db: Db,
+  db: QueryClient,
   projectId: number,
 ): Promise<Map<string, SchemaProperty[]>> {
   const rows = await db.$queryRaw<

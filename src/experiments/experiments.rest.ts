@@ -10,7 +10,8 @@ import { MethodNotAllowedError } from "../core/errors.js";
 import { featureFlagSchema, serializeFlag } from "../feature-flags/feature-flags.responses.js";
 import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
-import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import type { RestModule, RestRoute } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 import {
   eligibleFlagsErrorSchema,
   experimentPageSchema,

@@ -19,7 +19,8 @@ import { USAGE_DASHBOARD_ERROR } from "../dashboards/dashboards.service.js";
 import { activityRoutes } from "../rest/activity-routes.js";
 import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
-import { pathId, type RestModule } from "../rest/routes.js";
+import type { RestModule } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 import { minimalFlag } from "./evaluation/local-evaluation.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
 import {

@@ -20,8 +20,9 @@
  */
 import fresh from "fresh";
 import { z } from "zod";
-import { type KnownReply, pathId, type RestModule, type RestRoute } from "../rest/routes.js";
-import type { LocalEvaluationBytes } from "./evaluation/definitions.js";
+import type { KnownReply, RestModule, RestRoute } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
+import type { LocalEvaluationBytes } from "./evaluation/project-definitions.js";
 import { minimalFlagSchema } from "./feature-flags.responses.js";
 
 /** What PostHog sends with the payload and its 304s (rust/feature-flags flag_definitions.rs). */

@@ -12,7 +12,8 @@
  * The rows an event names are read once for all its subscribers (core/shared-reads.ts).
  */
 import type { Limits } from "../config.js";
-import { type Actor, authenticate, type Credential } from "../core/auth/authenticate.js";
+import type { Actor } from "../core/auth/actor.js";
+import { authenticate, type Credential } from "../core/auth/authenticate.js";
 import {
   type ContextRenewal,
   createServiceContext,

@@ -5,11 +5,9 @@
  *
  * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
  */
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import type { QueryClient } from "../db/sql-reader.js";
+import { Prisma } from "../generated/prisma/client.js";
 import type { GroupListFilters } from "./groups.schemas.js";
-
-/** A database client or an interactive transaction's client. */
-export type Db = Pick<PrismaClient, "$queryRaw">;
 
 /** A project's group type (index 0–4 ↔ name). */
 export interface GroupTypeRecord {
@@ -51,7 +49,7 @@ const SELECT_GROUP = Prisma.sql`
   FROM groups g`;
 
 /** The project's group types by index. */
-export function selectGroupTypes(db: Db, projectId: number): Promise<GroupTypeRecord[]> {
+export function selectGroupTypes(db: QueryClient, projectId: number): Promise<GroupTypeRecord[]> {
   return db.$queryRaw<GroupTypeRecord[]>`
     SELECT project_id AS "projectId", group_type_index AS "groupTypeIndex", group_type AS "groupType",
       name_singular AS "nameSingular", name_plural AS "namePlural", created_at AS "createdAt"
@@ -65,7 +63,7 @@ export function selectGroupTypes(db: Db, projectId: number): Promise<GroupTypeRe
  * `group_key__iexact`; `group_key` as `group_key__icontains`. strpos, not LIKE: texts match literally.
  */
 export async function selectGroupPage(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   filters: GroupListFilters,
   page: GroupPageRequest,
@@ -102,7 +100,7 @@ export async function selectGroupPage(
 
 /** Groups of a project by (type index, key), in no particular order. */
 export async function selectGroups(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   keys: ReadonlyArray<{ groupTypeIndex: number; groupKey: string }>,
 ): Promise<GroupRecord[]> {

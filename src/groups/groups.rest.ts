@@ -7,7 +7,8 @@ import { z } from "zod";
 import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { cursorPageLink } from "../rest/pagination.js";
-import { pathId, type RestModule } from "../rest/routes.js";
+import type { RestModule } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 import type { GroupRecord, GroupTypeRecord } from "./groups.queries.js";
 import {
   foundGroupSchema,

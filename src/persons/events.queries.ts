@@ -3,8 +3,8 @@
  * timestamp)`): so the events of ids merged into the person count as its own, whatever person
  * they were stored with. One statement per page, keyset-paged on `(timestamp, uuid)`.
  */
+import type { QueryClient } from "../db/sql-reader.js";
 import { Prisma } from "../generated/prisma/client.js";
-import type { Db } from "./persons.queries.js";
 
 /** An event as the doors show it. */
 export interface EventRecord {
@@ -35,7 +35,7 @@ export interface EventPosition {
  * (`timestamp DESC, uuid DESC`), older than `after` when given.
  */
 export async function selectPersonEvents(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   personId: bigint,
   limit: number,

@@ -6,7 +6,8 @@
  * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
  */
 import type { OffsetPage } from "../core/paging.js";
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import type { QueryClient } from "../db/sql-reader.js";
+import { Prisma } from "../generated/prisma/client.js";
 import type { PersonListFilters } from "./persons.schemas.js";
 import { type PersonLookup, pythonUuid } from "./rules/person-lookup.js";
 
@@ -25,9 +26,6 @@ export interface PersonRecord {
   /** When its latest event happened; null when it has none. */
   lastSeenAt: Date | null;
 }
-
-/** A database client or an interactive transaction's client. */
-export type Db = Pick<PrismaClient, "$queryRaw">;
 
 /** Distinct ids shown per person (PostHog's `distinct_id_limit` of the person list). */
 export const MAX_DISTINCT_IDS = 1000;
@@ -95,7 +93,7 @@ function toRecord(row: Row): PersonRecord {
  * the same statement, or a count of its own for a page past the end).
  */
 export async function selectPersonPage(
-  db: Db,
+  db: QueryClient,
   where: Prisma.Sql,
   page: OffsetPage,
   withTotal: boolean,
@@ -115,7 +113,7 @@ export async function selectPersonPage(
 
 /** Persons of a project by uuid or by integer id, in no particular order. */
 export async function selectPersons(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   by: readonly PersonLookup[],
 ): Promise<PersonRecord[]> {

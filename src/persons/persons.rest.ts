@@ -7,7 +7,8 @@
 import { z } from "zod";
 import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { offsetPageQuerySchema, parseOffsetPage, uncountedPageLinks } from "../rest/pagination.js";
-import { pathId, type RestModule } from "../rest/routes.js";
+import type { RestModule } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 import type { PersonRecord } from "./persons.queries.js";
 import {
   type ListedPersonResponse,

@@ -11,7 +11,8 @@ import {
   paginatedListSchema,
   parseOffsetPage,
 } from "../rest/pagination.js";
-import { pathId, type RestModule } from "../rest/routes.js";
+import type { RestModule } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 import { projectSchema, serializeProject } from "../rest/serializers.js";
 
 /** An organization with the projects the key can reach (PostHog's `OrganizationSerializer`, in part). */

@@ -8,7 +8,8 @@
  */
 import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import type { QueryClient } from "../db/sql-reader.js";
+import { Prisma } from "../generated/prisma/client.js";
 import {
   ALWAYS_EXCLUDED_EVENT_PROPERTIES,
   EXCLUDED_EVENT_CORE_PROPERTIES,
@@ -47,9 +48,6 @@ export interface PropertyDefinitionRecord {
    */
   isSeenOnFilteredEvents: boolean | null;
 }
-
-/** A database client or an interactive transaction's client. */
-export type Db = Pick<PrismaClient, "$queryRaw">;
 
 const SELECT_COLUMNS = Prisma.sql`
   SELECT p.id::text AS id, p.project_id AS "projectId", p.name, p.type::int AS type,
@@ -133,7 +131,7 @@ function toRecord(row: Row): PropertyDefinitionRecord {
  * on the given events first, then verified ones, then by name (PostHog's enterprise ordering).
  */
 export async function selectPropertyDefinitionPage(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   filters: PropertyDefinitionListFilters,
   page: OffsetPage,
@@ -155,7 +153,7 @@ export async function selectPropertyDefinitionPage(
 
 /** Definitions of a project by id (UUIDs), in no particular order. */
 export async function selectPropertyDefinitions(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   ids: readonly string[],
 ): Promise<PropertyDefinitionRecord[]> {
@@ -166,7 +164,7 @@ export async function selectPropertyDefinitions(
 
 /** Which of `events` property `property` was seen on in the project (`event_properties`). */
 export async function selectEventsWithProperty(
-  db: Db,
+  db: QueryClient,
   projectId: number,
   events: readonly string[],
   property: string,

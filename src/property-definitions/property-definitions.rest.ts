@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
-import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import type { RestModule, RestRoute } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 import {
   propertyDefinitionPageSchema,
   propertyDefinitionSchema,

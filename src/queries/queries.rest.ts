@@ -8,7 +8,8 @@
  */
 import { z } from "zod";
 import { parseInput } from "../core/validation.js";
-import { pathId, type RestModule } from "../rest/routes.js";
+import type { RestModule } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 
 /** The request body: PostHog's `QueryRequest`. */
 export const queryRequestSchema = z.looseObject({

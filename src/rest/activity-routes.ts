@@ -10,7 +10,8 @@ import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, ProjectNotFoundError } from "../core/errors.js";
 import { activityPageSchema, serializeActivityPage } from "./activity.js";
 import { activityPageQuerySchema, parseActivityPage } from "./pagination.js";
-import { pathId, type RestRoute } from "./routes.js";
+import type { RestRoute } from "./route.js";
+import { pathId } from "./routes.js";
 
 /** A domain service's activity read: the entries of object `id` of the project, or of all (null). */
 export type ActivityRead = (

@@ -25,7 +25,8 @@ import type { Services } from "../core/services.js";
 import { atStreamLifetimeEnd } from "../core/stream-lifetime.js";
 import { errorBody, SERVER_ERROR_BODY } from "./error-body.js";
 import { checkPath, checkQuery, contextFor, type DoorDeps, type RequestParts } from "./request-context.js";
-import { absoluteUrl, type ProjectFromToken, type RestDeps } from "./routes.js";
+import type { ProjectFromToken, RestDeps } from "./route.js";
+import { absoluteUrl } from "./routes.js";
 
 /** One event: `id` (what `Last-Event-ID` resumes from) and `data` (one line: compact JSON). */
 export interface ServerSentEvent {

@@ -21,7 +21,7 @@ import FindMyWay from "find-my-way";
 import { levels } from "pino";
 import { serverTiming } from "../db/sql-stats.js";
 import { checkQuery, type DoorDeps, knownContextFor, rateWait } from "./request-context.js";
-import type { KnownReply, RestRoute } from "./routes.js";
+import type { KnownReply, RestRoute } from "./route.js";
 
 /** The JSON type fastify gives the answers it serialises; the door's own answers are sent with the same. */
 export const JSON_TYPE = "application/json; charset=utf-8";

@@ -8,7 +8,8 @@ import { authorizeProjectScopes } from "../core/auth/access.js";
 import type { Scope } from "../core/auth/scopes.js";
 import { NotImplementedError } from "../core/errors.js";
 import { errorBodySchema } from "./error-body.js";
-import { type HttpMethod, pathId, type RestRoute } from "./routes.js";
+import type { HttpMethod, RestRoute } from "./route.js";
+import { pathId } from "./routes.js";
 
 /** One operation not built yet: its method, its path below the domain's base path, its scopes and why. */
 export interface NotBuiltOperation {

@@ -26,8 +26,8 @@ import type {
 import { z } from "zod";
 import { MethodNotAllowedError } from "../core/errors.js";
 import { type JsonSchema, tidy } from "./json-schema.js";
+import type { HttpMethod, RestRoute } from "./route.js";
 import { routeResponses } from "./route-responses.js";
-import type { HttpMethod, RestRoute } from "./routes.js";
 
 /** The media types every write route takes (DRF's default parsers). */
 const REQUEST_MEDIA_TYPES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"];

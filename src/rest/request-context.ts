@@ -5,14 +5,15 @@
  * what the process already holds, for answers given from memory before routing (known-answers.ts).
  */
 import type { IncomingHttpHeaders } from "node:http";
-import { type Actor, authenticate, authenticateKnown, findCredential } from "../core/auth/authenticate.js";
+import type { Actor } from "../core/auth/actor.js";
+import { authenticate, authenticateKnown, findCredential } from "../core/auth/authenticate.js";
 import { createServiceContext, type ServiceContext } from "../core/context.js";
 import { AuthenticationError, NotFoundError, ProjectNotFoundError, ValidationError } from "../core/errors.js";
 import { checkStorableString } from "../core/json-input.js";
 import type { RateLimits } from "../core/rate-limit.js";
 import { parseIntegerId } from "../core/validation.js";
 import type { ResponseCache } from "./response-cache.js";
-import type { ProjectFromToken, RestDeps, RestRoute } from "./routes.js";
+import type { ProjectFromToken, RestDeps, RestRoute } from "./route.js";
 
 /** The door's per-process state beside its dependencies. */
 export interface DoorDeps extends RestDeps {

@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import { errorBodySchema } from "./error-body.js";
 import { type JsonSchema, serializerSchema } from "./json-schema.js";
-import type { RestRoute } from "./routes.js";
+import type { RestRoute } from "./route.js";
 
 /** A response body's schema, or null for an answer without a body. */
 export type ResponseBody = z.ZodType | null;

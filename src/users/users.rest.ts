@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { Organization, PersonalApiKey } from "../generated/prisma/client.js";
-import type { RestModule } from "../rest/routes.js";
+import type { RestModule } from "../rest/route.js";
 import { projectSchema, serializeProject, serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 
 const organizationBasicSchema = z

@@ -5,7 +5,8 @@
  * webhooks.service.ts. Not a PostHog path: PostHog has no per-project change webhooks (issue 12).
  */
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
-import { pathId, type RestModule, type RestRoute } from "../rest/routes.js";
+import type { RestModule, RestRoute } from "../rest/route.js";
+import { pathId } from "../rest/routes.js";
 import {
   deliveryPageSchema,
   serializeDelivery,

@@ -17,7 +17,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin-commands.js";
 import { ALL_SCOPES, type Scope, scopeSatisfied } from "../../src/core/auth/scopes.js";
 import { NotFoundError } from "../../src/core/errors.js";
-import type { RestRoute } from "../../src/rest/routes.js";
+import type { RestRoute } from "../../src/rest/route.js";
 import { expectNothingWritten } from "../support/db-dump.js";
 import { createFlag } from "../support/flags.js";
 import {

@@ -18,7 +18,7 @@ import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../../src/config.js";
-import type { RestRoute } from "../../src/rest/routes.js";
+import type { RestRoute } from "../../src/rest/route.js";
 import {
   deeplyNestedJson,
   edgeString,

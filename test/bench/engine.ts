@@ -21,8 +21,8 @@
 import os from "node:os";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
-import type { ProjectDefinitions } from "../../src/feature-flags/evaluation/definitions.js";
 import { compileDefinitions, evaluateFlags } from "../../src/feature-flags/evaluation/engine/evaluate.js";
+import type { ProjectDefinitions } from "../../src/feature-flags/evaluation/project-definitions.js";
 import {
   type GeneratedPerson,
   type GeneratedProject,

@@ -15,10 +15,7 @@
  * too) and `$group_key` per group.
  */
 import { PostHog } from "posthog-node";
-import {
-  buildProjectDefinitions,
-  type ProjectDefinitions,
-} from "../../src/feature-flags/evaluation/definitions.js";
+import { buildProjectDefinitions } from "../../src/feature-flags/evaluation/definitions.js";
 import {
   type compileDefinitions,
   evaluateFlags,
@@ -28,6 +25,7 @@ import type {
   EvaluationSubject,
   FlagValue,
 } from "../../src/feature-flags/evaluation/engine/types.js";
+import type { ProjectDefinitions } from "../../src/feature-flags/evaluation/project-definitions.js";
 import type { GeneratedPerson, GeneratedProject } from "./flag-arbitraries.js";
 
 /** One flag's outcome as both sides report it: the value and the payload, parsed as posthog-node parses it. */

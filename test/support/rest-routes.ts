@@ -4,7 +4,7 @@
  */
 import { createServices, REST_MODULES } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
-import type { RestRoute } from "../../src/rest/routes.js";
+import type { RestRoute } from "../../src/rest/route.js";
 
 /** Every route of every REST module, in registration order. */
 export const ROUTES: readonly RestRoute[] = REST_MODULES.flatMap((module) =>

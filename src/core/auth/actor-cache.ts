@@ -12,7 +12,7 @@
  */
 import type { ChangeFeed } from "../../db/change-feed.js";
 import type { ProjectRevisions } from "../project-revisions.js";
-import type { Actor } from "./authenticate.js";
+import type { Actor } from "./actor.js";
 
 /** How many (key, project) lookups a process keeps before it starts over. */
 const MAX_ENTRIES = 10_000;

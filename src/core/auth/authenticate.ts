@@ -7,7 +7,8 @@ import { Prisma } from "../../generated/prisma/client.js";
 import type { DataAccess } from "../context.js";
 import { AuthenticationError } from "../errors.js";
 import { FormBody } from "../form-body.js";
-import type { ProjectRecord, UserBasic } from "../records.js";
+import type { ProjectRecord } from "../records.js";
+import type { Actor, ActorKey, ActorUser } from "./actor.js";
 import type { CachedActor } from "./actor-cache.js";
 import { hashApiKey } from "./api-keys.js";
 
@@ -18,37 +19,6 @@ export type CredentialSource = "Authorization header" | "body" | "query string";
 export interface Credential {
   key: string;
   source: CredentialSource;
-}
-
-/** The user behind a key: PostHog's UserBasic and the project the user works in. */
-export interface ActorUser extends UserBasic {
-  currentProjectId: number | null;
-}
-
-/** The key itself: what it may do and where. Never holds the key's value. */
-export interface ActorKey {
-  id: string;
-  label: string;
-  maskValue: string;
-  scopes: string[];
-  /** Project ids the key is limited to; empty = all of the user's projects. */
-  scopedTeams: number[];
-  /** Organization ids the key is limited to; empty = all of the user's organizations. */
-  scopedOrganizations: string[];
-}
-
-/** The authenticated caller of a request. */
-export interface Actor {
-  user: ActorUser;
-  apiKey: ActorKey;
-  /** Organizations the user is a member of. */
-  organizationIds: string[];
-  /**
-   * Projects of those organizations read with the key (the one the request names, or the first
-   * `PRELOADED_PROJECTS` of each), so that authorising a request for one of them costs no statement
-   * of its own. Not yet checked against the key's limits or scopes: `authorizeProject` does that.
-   */
-  projects: ProjectRecord[];
 }
 
 /** How many projects of each organization the key lookup reads along; past that, projects are read when used. */

@@ -27,7 +27,7 @@ import type { ServiceDeps } from "../../core/services.js";
 import { parseInput } from "../../core/validation.js";
 import type { SqlReader } from "../../db/sql-reader.js";
 import type { RunSqlTransaction } from "../../db/sql-transaction.js";
-import type { DefinitionFlag, FlagDefinitionsService, ProjectDefinitions } from "./definitions.js";
+import type { FlagDefinitionsService } from "./definitions.js";
 import { type CompiledDefinitions, compileDefinitions, evaluateFlags } from "./engine/evaluate.js";
 import type { FlagEvaluation } from "./engine/types.js";
 import {
@@ -40,6 +40,7 @@ import {
   readOfrepRequest,
 } from "./evaluation.schemas.js";
 import { readPersonSubjects } from "./person-subjects.queries.js";
+import type { DefinitionFlag, ProjectDefinitions } from "./project-definitions.js";
 import { detectRuntime, matchesContexts, type RuntimeHeaders, runsIn } from "./rules/runtime.js";
 import {
   buildSubject,

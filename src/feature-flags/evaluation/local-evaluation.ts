@@ -18,7 +18,7 @@
  */
 import { cohortDict, flagCohortIds, inlineCohort, UnreadableFlagError } from "../rules/cohort-inlining.js";
 import { withDependencyChains } from "../rules/dependency-chains.js";
-import type { DefinitionFlag, ProjectDefinitions } from "./definitions.js";
+import type { DefinitionFlag, ProjectDefinitions } from "./project-definitions.js";
 
 /** One flag of the payload (PostHog's `MinimalFeatureFlagSerializer`, §2.10). */
 export interface MinimalFlag {

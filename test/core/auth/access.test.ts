@@ -12,7 +12,7 @@ import {
   authorizeProjects,
   canReachProject,
 } from "../../../src/core/auth/access.js";
-import type { ActorKey } from "../../../src/core/auth/authenticate.js";
+import type { ActorKey } from "../../../src/core/auth/actor.js";
 import type { ProjectAccess, ServiceContext } from "../../../src/core/context.js";
 import { PermissionDeniedError } from "../../../src/core/errors.js";
 import { actor, project } from "./support.js";

@@ -1,5 +1,5 @@
 /** Actors and projects for the core/auth unit tests, shaped as the key lookup reads them. */
-import type { Actor, ActorKey } from "../../../src/core/auth/authenticate.js";
+import type { Actor, ActorKey } from "../../../src/core/auth/actor.js";
 import type { ProjectRecord } from "../../../src/core/records.js";
 
 /** A project of organization `organizationId` at `revision`. */

@@ -1,0 +1,137 @@
+/**
+ * What a REST route is: the table entry a domain declares (`RestRoute`), what its handler gets and
+ * answers (`RestRequest`, `RestReply`), and what the door needs from the composition root
+ * (`RestDeps`). Types only, so that the door's machinery (routes.ts, request-context.ts,
+ * route-responses.ts, known-answers.ts) and every domain share them without a cycle.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import type { z } from "zod";
+import type { Limits } from "../config.js";
+import type { Scope } from "../core/auth/scopes.js";
+import type { DataAccess, ServiceContext } from "../core/context.js";
+import type { DomainError } from "../core/errors.js";
+import type { ProjectRateScope, RateLimits } from "../core/rate-limit.js";
+import type { Services } from "../core/services.js";
+
+/** Methods the REST door routes. */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** What a handler gets: path parameters, the query, the parsed body, the absolute URL, the context. */
+export interface RestRequest {
+  params: Record<string, string>;
+  /** The query string; no name or value holds a NUL character. */
+  query: URLSearchParams;
+  /** Parsed JSON, a `FormBody` for form bodies, or `{}` when the request has no body. */
+  body: unknown;
+  /** The absolute request URL (for `next`/`previous` links). */
+  url: URL;
+  /** The request's headers (e.g. `If-None-Match` for routes that answer conditionally themselves). */
+  headers: IncomingHttpHeaders;
+  ctx: ServiceContext;
+}
+
+/**
+ * A handler's answer: a body with a status (200 unless given). A JSON value is written with the
+ * route's response schema; a `Buffer` is sent as it is, as JSON already serialised (the
+ * local-evaluation payload, serialised once per revision).
+ */
+export interface RestReply {
+  status?: number;
+  /**
+   * The value fastify serialises with the route's response schema. A string is sent as it is (fastify
+   * serialises no strings): a route answering a JSON string value sends `JSON.stringify` of it.
+   */
+  body: unknown;
+  /** Headers to add (e.g. `ETag`, `Cache-Control`). */
+  headers?: Record<string, string>;
+}
+
+/** An answer given from memory (rest/known-answers.ts): serialised JSON bytes, or no body (a 304). */
+export interface KnownReply {
+  status?: number;
+  body: Buffer | undefined;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Where a route takes its project from when its path names none: the query's `token` (a project's
+ * public `phc_…` token). `whenMissing`: what a request without a token gets, `required` a 400
+ * (`token` is required, as PostHog's Rust `/flags/definitions` requires it) or `current_project`
+ * the key's user's current project (PostHog's legacy `/api/feature_flag/` paths, §2 of
+ * posthog-behavior.md). An unknown token is a 401 `authentication_failed`, after the key was
+ * checked (DRF authenticates first; posthog/api/routing.py `_get_team_from_request`).
+ */
+export interface ProjectFromToken {
+  whenMissing: "required" | "current_project";
+}
+
+/** One documented path and method. */
+export interface RestRoute {
+  method: HttpMethod;
+  path: string;
+  /** One line on what the route does (the OpenAPI summary). */
+  summary: string;
+  /**
+   * The scopes a personal API key needs here (PostHog's `required_scopes`, posthog-behavior.md §1.7
+   * and decision 2); empty: any valid key. Documentation for clients and the auth-matrix test: the
+   * service enforces them, and that test proves it does for every route.
+   */
+  scopes: readonly Scope[];
+  /**
+   * The per-project rate limit the route counts against instead of the key's burst and sustained
+   * ones (PostHog's `LocalEvaluationThrottle`, `RemoteConfigThrottle`; core/rate-limit.ts).
+   */
+  rateScope?: ProjectRateScope;
+  /**
+   * The request's shapes, for the OpenAPI document only: the service validates body and query with
+   * these same zod schemas (`parseInput`, DRF's messages), fastify does not. `query` and `params`
+   * have one property per parameter; a path parameter not in `params` is an integer id.
+   */
+  request?: { body?: z.ZodType; query?: z.ZodObject; params?: z.ZodObject };
+  /**
+   * The route's own answers by status: the body's zod schema, which fastify writes the body with
+   * (fast-json-stringify: exactly the schema's properties), or null for an empty body. The errors
+   * the door gives every route of a kind (401, 403, ...) are added by `routeResponses`.
+   */
+  responses: Readonly<Partial<Record<number, z.ZodType | null>>>;
+  handler: (request: RestRequest) => Promise<RestReply>;
+  /**
+   * False for a GET whose body reads data tables (events, persons, groups, cohort members), which
+   * do not bump the project's revision: it answers no ETag and never 304. Default: true.
+   */
+  conditional?: boolean;
+  /** Errors PostHog answers on this route with an empty body (e.g. 405 on flag DELETE). */
+  emptyBodyOn?: (error: DomainError) => boolean;
+  /** For a path without `:project_id`: take the project from the query's public token (see `ProjectFromToken`). */
+  projectFromToken?: ProjectFromToken;
+  /**
+   * PostHog's own body for some errors of this route, instead of `{type, code, detail, attr}`
+   * (`bulk_keys`' `{"error": ...}`, `status`'s `{"status": "unknown", ...}`), with the error's
+   * status; undefined keeps the standard body. `responses` must admit it for that status.
+   */
+  errorBody?: (error: DomainError) => unknown;
+  /**
+   * The route's answer from what the process holds, without a statement or a wait, or undefined
+   * when it would need either (then `handler` answers): taken before routing, for the hottest
+   * polling paths (rest/known-answers.ts). Must give what `handler` gives for the same request;
+   * a GET with `conditional: false` only. Errors it throws are answered by `handler`'s path.
+   */
+  answerKnown?: (
+    request: Pick<RestRequest, "params" | "query" | "headers" | "ctx">,
+  ) => KnownReply | undefined;
+}
+
+/** What the REST door needs from the composition root. */
+export interface RestDeps {
+  data: DataAccess;
+  limits: Limits;
+  /** The process's rate limits: every request counts against its key's, or its route's `rateScope`. */
+  rateLimits: RateLimits;
+  /** Base URL for absolute links; otherwise the request's own scheme and host. */
+  publicUrl: string | undefined;
+  /** The clock of ETags' time slots (the services' clock; tests fix it). Default: the system clock. */
+  now?: () => Date;
+}
+
+/** A domain's REST module: builds its routes from the services. */
+export type RestModule = (services: Services, limits: Limits) => RestRoute[];
