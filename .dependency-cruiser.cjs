@@ -20,6 +20,13 @@ module.exports = {
       to: { path: [DOMAIN, ROOT, "^src/cli/"] },
     },
     {
+      name: "config-imports-nothing-of-ours",
+      comment: "config.ts turns the environment into typed settings: every layer reads it, it reads none.",
+      severity: "error",
+      from: { path: "^src/config\\.ts$" },
+      to: { path: "^src/", pathNot: "^src/config\\.ts$" },
+    },
+    {
       name: "lib-imports-no-domain-nor-door",
       comment: "lib/ (shared kernels: property filters, HogQL) knows no domain, door or root; domains use it.",
       severity: "error",

@@ -4,7 +4,6 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import { parseRate, type RateLimitConfig } from "./core/rate-limit.js";
 
 /**
  * Deepest object/array nesting accepted in one field of an input (`MAX_JSON_DEPTH`'s default): the
@@ -13,11 +12,50 @@ import { parseRate, type RateLimitConfig } from "./core/rate-limit.js";
  */
 export const DEFAULT_MAX_JSON_DEPTH = 32;
 
+/** A rate: `requests` per `durationMs`, written as DRF writes it (`480/minute`). */
+export interface Rate {
+  requests: number;
+  durationMs: number;
+}
+
+const PERIOD_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Parses DRF's rate syntax `<requests>/<period>`, the period's first letter naming it (`s`econd,
+ * `m`inute, `h`our, `d`ay: `100/min`, `4800/hour`); `0`, `off` or an empty text is no limit (null).
+ * @throws Error for any other text.
+ */
+export function parseRate(text: string): Rate | null {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === "" || trimmed === "0" || trimmed === "off") return null;
+  const match = /^(\d+)\/([smhd])[a-z]*$/.exec(trimmed);
+  if (!match) throw new Error(`not a rate (like 480/minute or off): ${text}`);
+  const requests = Number(match[1]);
+  if (requests === 0) return null;
+  return { requests, durationMs: PERIOD_MS[match[2]!]! };
+}
+
+/** The configured rates; null is no limit. */
+export interface RateLimitConfig {
+  /** Management API per personal API key, short window (`RATE_LIMIT_BURST`, default 480/minute). */
+  burst: Rate | null;
+  /** Management API per personal API key, long window (`RATE_LIMIT_SUSTAINED`, default 4800/hour). */
+  sustained: Rate | null;
+  /** Local-evaluation polls per project (`RATE_LIMIT_LOCAL_EVALUATION`, default 600/minute). */
+  localEvaluation: Rate | null;
+  /** `remote_config` reads per project (`RATE_LIMIT_REMOTE_CONFIG`, default 600/minute). */
+  remoteConfig: Rate | null;
+  /** Capture requests per project token (`RATE_LIMIT_CAPTURE`, default off). */
+  capture: Rate | null;
+  /** Remote flag evaluation requests (`/flags`, `/decide`, OFREP) per project token (`RATE_LIMIT_FLAGS`, default off). */
+  flags: Rate | null;
+}
+
 const booleanFromEnv = z
   .enum(["true", "false", "1", "0", "yes", "no"])
   .transform((value) => value === "true" || value === "1" || value === "yes");
 
-/** A rate in DRF's syntax (`480/minute`), or `off` (core/rate-limit.ts `parseRate`). */
+/** A rate in DRF's syntax (`480/minute`), or `off` (`parseRate`). */
 const rateFromEnv = z.string().transform((text, ctx) => {
   try {
     return parseRate(text);

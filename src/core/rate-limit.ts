@@ -17,30 +17,8 @@
  * Counts are per process, in memory (PostHog keeps them in its Django cache, Redis): N server
  * processes behind one balancer allow up to N times a limit. A restart forgets them.
  */
+import type { Rate, RateLimitConfig } from "../config.js";
 import { TooManyRequestsError } from "./errors.js";
-
-/** A rate: `requests` per `durationMs`, written as DRF writes it (`480/minute`). */
-export interface Rate {
-  requests: number;
-  durationMs: number;
-}
-
-const PERIOD_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/**
- * Parses DRF's rate syntax `<requests>/<period>`, the period's first letter naming it (`s`econd,
- * `m`inute, `h`our, `d`ay: `100/min`, `4800/hour`); `0`, `off` or an empty text is no limit (null).
- * @throws Error for any other text.
- */
-export function parseRate(text: string): Rate | null {
-  const trimmed = text.trim().toLowerCase();
-  if (trimmed === "" || trimmed === "0" || trimmed === "off") return null;
-  const match = /^(\d+)\/([smhd])[a-z]*$/.exec(trimmed);
-  if (!match) throw new Error(`not a rate (like 480/minute or off): ${text}`);
-  const requests = Number(match[1]);
-  if (requests === 0) return null;
-  return { requests, durationMs: PERIOD_MS[match[2]!]! };
-}
 
 /** Times a new identity's ring holds before it first grows. */
 const INITIAL_CAPACITY = 8;
@@ -133,22 +111,6 @@ export class Throttle {
     const cutoff = now - this.rate.durationMs;
     for (const [ident, times] of this.byIdent) if (times.newest() <= cutoff) this.byIdent.delete(ident);
   }
-}
-
-/** The configured rates; null is no limit. */
-export interface RateLimitConfig {
-  /** Management API per personal API key, short window (`RATE_LIMIT_BURST`, default 480/minute). */
-  burst: Rate | null;
-  /** Management API per personal API key, long window (`RATE_LIMIT_SUSTAINED`, default 4800/hour). */
-  sustained: Rate | null;
-  /** Local-evaluation polls per project (`RATE_LIMIT_LOCAL_EVALUATION`, default 600/minute). */
-  localEvaluation: Rate | null;
-  /** `remote_config` reads per project (`RATE_LIMIT_REMOTE_CONFIG`, default 600/minute). */
-  remoteConfig: Rate | null;
-  /** Capture requests per project token (`RATE_LIMIT_CAPTURE`, default off). */
-  capture: Rate | null;
-  /** Remote flag evaluation requests (`/flags`, `/decide`, OFREP) per project token (`RATE_LIMIT_FLAGS`, default off). */
-  flags: Rate | null;
 }
 
 /** The per-project limits a REST route may take instead of the key's (PostHog's per-action throttles). */

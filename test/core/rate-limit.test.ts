@@ -4,7 +4,8 @@
  * time leaves the window; and DRF's rate syntax.
  */
 import { describe, expect, it } from "vitest";
-import { parseRate, RateLimits, Throttle, throttledError } from "../../src/core/rate-limit.js";
+import { parseRate } from "../../src/config.js";
+import { RateLimits, Throttle, throttledError } from "../../src/core/rate-limit.js";
 
 describe("parseRate", () => {
   it("reads DRF's rates by the period's first letter, and off", () => {
