@@ -547,3 +547,10 @@ declare module "../core/activity-log.js" {
     Cohort: true;
   }
 }
+
+declare module "../core/row-lock.js" {
+  interface LockableTables {
+    /** Cohorts (`id` integer). */
+    cohorts: number;
+  }
+}

@@ -14,36 +14,32 @@ import { Prisma } from "../generated/prisma/client.js";
 import { NotFoundError } from "./errors.js";
 import { isUuid } from "./validation.js";
 
-/** The tables whose rows writes lock, with the SQL type of their `id` column (prisma/schema.prisma). */
-const LOCKABLE_TABLES = {
-  feature_flags: "int",
-  experiments: "int",
-  experiment_holdouts: "int",
-  experiment_saved_metrics: "int",
-  cohorts: "int",
-  dashboards: "int",
-  webhooks: "int",
-  endpoints: "uuid",
-  event_definitions: "uuid",
-  schema_property_groups: "uuid",
-  event_schemas: "uuid",
-  property_definitions: "uuid",
-} as const;
+/**
+ * The tables whose rows writes lock, each with the type of its `id` (`number`: an `integer` column;
+ * `string`: a `uuid` one). Each domain adds its own tables by declaration merging, beside its
+ * service: `declare module "../core/row-lock.js" { interface LockableTables { cohorts: number } }`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by declaration merging from each domain
+export interface LockableTables {}
 
 /** A table whose rows `lockRow` can lock (its SQL name). */
-export type LockableTable = keyof typeof LOCKABLE_TABLES;
+export type LockableTable = keyof LockableTables & string;
+
+/** A SQL table name as the domains declare them (lower-case words joined by `_`): never caller input. */
+const TABLE_NAME = /^[a-z][a-z_]*$/;
 
 /**
  * Locks row `id` of `table` in `tx` until `tx` ends (`SELECT ... FOR UPDATE`): other writers of the
  * row wait here, and then see the row as this transaction leaves it.
  * @throws NotFoundError when there is no such row (never was, or a writer before us deleted it).
  */
-export async function lockRow(
+export async function lockRow<T extends LockableTable>(
   tx: Prisma.TransactionClient,
-  table: LockableTable,
-  id: number | string,
+  table: T,
+  id: LockableTables[T],
 ): Promise<void> {
-  const type = LOCKABLE_TABLES[table];
+  if (!TABLE_NAME.test(table)) throw new Error(`not a table name: ${table}`);
+  const type = typeof id === "number" ? "int" : "uuid";
   if (type === "uuid" && !(typeof id === "string" && isUuid(id))) throw new NotFoundError();
   const locked = await tx.$queryRaw<Array<{ id: unknown }>>(
     Prisma.sql`SELECT id FROM ${Prisma.raw(table)} WHERE id = ${id}::${Prisma.raw(type)} FOR UPDATE`,
@@ -57,10 +53,10 @@ export async function lockRow(
  * change until `tx` ends.
  * @throws NotFoundError when the row is gone, or `read` finds none (null, or its own NotFoundError).
  */
-export async function lockAndRead<R>(
+export async function lockAndRead<R, T extends LockableTable>(
   tx: Prisma.TransactionClient,
-  table: LockableTable,
-  id: number | string,
+  table: T,
+  id: LockableTables[T],
   read: () => Promise<R | null>,
 ): Promise<R> {
   await lockRow(tx, table, id);

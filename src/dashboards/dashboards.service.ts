@@ -513,3 +513,10 @@ declare module "../core/activity-log.js" {
     Dashboard: true;
   }
 }
+
+declare module "../core/row-lock.js" {
+  interface LockableTables {
+    /** Dashboards (`id` integer). */
+    dashboards: number;
+  }
+}

@@ -793,3 +793,10 @@ declare module "../core/activity-log.js" {
     Endpoint: true;
   }
 }
+
+declare module "../core/row-lock.js" {
+  interface LockableTables {
+    /** Endpoints (`id` uuid). */
+    endpoints: string;
+  }
+}

@@ -378,3 +378,10 @@ declare module "../core/activity-log.js" {
     EventDefinition: true;
   }
 }
+
+declare module "../core/row-lock.js" {
+  interface LockableTables {
+    /** Event definitions (`id` uuid). */
+    event_definitions: string;
+  }
+}

@@ -468,3 +468,12 @@ declare module "../core/activity-log.js" {
     EventSchema: true;
   }
 }
+
+declare module "../core/row-lock.js" {
+  interface LockableTables {
+    /** Schema property groups (`id` uuid). */
+    schema_property_groups: string;
+    /** Event schemas (`id` uuid). */
+    event_schemas: string;
+  }
+}

@@ -1081,3 +1081,14 @@ declare module "../core/activity-log.js" {
     ExperimentSavedMetric: true;
   }
 }
+
+declare module "../core/row-lock.js" {
+  interface LockableTables {
+    /** Experiments (`id` integer). */
+    experiments: number;
+    /** Holdouts (`id` integer). */
+    experiment_holdouts: number;
+    /** Saved metrics (`id` integer). */
+    experiment_saved_metrics: number;
+  }
+}

@@ -1211,3 +1211,10 @@ declare module "../core/activity-log.js" {
     FeatureFlag: true;
   }
 }
+
+declare module "../core/row-lock.js" {
+  interface LockableTables {
+    /** Flags (`id` integer). */
+    feature_flags: number;
+  }
+}

@@ -252,3 +252,10 @@ declare module "../core/activity-log.js" {
     PropertyDefinition: true;
   }
 }
+
+declare module "../core/row-lock.js" {
+  interface LockableTables {
+    /** Property definitions (`id` uuid). */
+    property_definitions: string;
+  }
+}

@@ -397,3 +397,10 @@ declare module "../core/activity-log.js" {
     Webhook: true;
   }
 }
+
+declare module "../core/row-lock.js" {
+  interface LockableTables {
+    /** Webhooks (`id` integer). */
+    webhooks: number;
+  }
+}
