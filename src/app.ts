@@ -27,6 +27,7 @@ import {
   EVENT_STREAM_MODULES,
   JOB_MODULES,
   REST_MODULES,
+  rateLimitSettings,
   SDK_MODULES,
   schema,
 } from "./composition.js";
@@ -254,7 +255,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       .send({ status: readiness.ready ? "ready" : "not_ready", ...readiness });
   });
 
-  const rateLimits = new RateLimits(config.rateLimits);
+  const rateLimits = new RateLimits(rateLimitSettings(config.rateLimits));
   const yoga = createGraphQLServer({ schema, data, services, limits: config.limits, rateLimits, logger });
   registerGraphQLRoutes(app, yoga, {
     bodyLimitBytes: config.limits.bodyLimitBytes,

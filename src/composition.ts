@@ -11,8 +11,9 @@ import type { GraphQLSchema } from "graphql";
 import { cohortRoutes } from "./cohorts/cohorts.rest.js";
 import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
-import { loadConfig } from "./config.js";
+import { loadConfig, type RateLimitConfig } from "./config.js";
 import { createActivityLogService, onActivityRecorded } from "./core/activity-log.js";
+import type { RateLimitSettings } from "./core/rate-limit.js";
 import { endpointRoutes } from "./endpoints/endpoints.rest.js";
 import "./endpoints/graphql/index.js";
 import { dashboardRoutes } from "./dashboards/dashboards.rest.js";
@@ -165,6 +166,24 @@ export const EVENT_STREAM_MODULES: readonly EventStreamModule[] = [localEvaluati
 
 /** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */
 export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes, ofrepSdkRoutes];
+
+/**
+ * The process's rate limits as configured: the key's two windows, and the route scopes each domain
+ * declares (`RateScopes`): local-evaluation polls and `remote_config` per project, capture and flag
+ * evaluation per project token (core/rate-limit.ts).
+ */
+export function rateLimitSettings(config: RateLimitConfig): RateLimitSettings {
+  return {
+    burst: config.burst,
+    sustained: config.sustained,
+    scopes: {
+      local_evaluation: config.localEvaluation,
+      remote_config: config.remoteConfig,
+      capture: config.capture,
+      flags: config.flags,
+    },
+  };
+}
 
 /** Every domain's jobs (scheduled and queued work, run by the server's job queue: src/core/jobs/). */
 export const JOB_MODULES: readonly JobModule[] = [featureFlagJobs, endpointJobs, webhookJobs, experimentJobs];

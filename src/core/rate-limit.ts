@@ -3,10 +3,9 @@
  * `SimpleRateThrottle`, rest_framework/throttling.py):
  * - the management API (REST and GraphQL) per personal API key: `burst` 480/minute and `sustained`
  *   4800/hour (PostHog's `BurstRateThrottle`, `SustainedRateThrottle`), one request counted in each;
- * - the flag definitions SDKs poll (`local_evaluation`) and `remote_config`, per project, 600/minute
- *   each, instead of the key's limits (PostHog's `LocalEvaluationThrottle`, `RemoteConfigThrottle`);
- * - the SDK paths per project token, capture and flag evaluation separately: off unless configured
- *   (PostHog limits capture by billing quota, not by request rate).
+ * - a route's own scope instead of the key's limits, per project or per project token (PostHog's
+ *   per-action throttles, such as `LocalEvaluationThrottle`): the domains declare their scopes
+ *   (`RateScopes`) and the composition root gives each its configured rate.
  *
  * DRF's algorithm, exactly: each identity keeps the times of its requests within the last duration;
  * a request is refused when that many are already there, and a refused request is not recorded. Its
@@ -17,7 +16,7 @@
  * Counts are per process, in memory (PostHog keeps them in its Django cache, Redis): N server
  * processes behind one balancer allow up to N times a limit. A restart forgets them.
  */
-import type { Rate, RateLimitConfig } from "../config.js";
+import type { Rate } from "../config.js";
 import { TooManyRequestsError } from "./errors.js";
 
 /** Times a new identity's ring holds before it first grows. */
@@ -113,11 +112,24 @@ export class Throttle {
   }
 }
 
-/** The per-project limits a REST route may take instead of the key's (PostHog's per-action throttles). */
-export type ProjectRateScope = "local_evaluation" | "remote_config";
+/**
+ * The limits a route may take instead of the key's, by name, each counted per identity (a project's
+ * id for management paths, a project token for SDK paths): PostHog's per-action throttles. Each
+ * domain adds the scopes its routes name by declaration merging:
+ * `declare module "../core/rate-limit.js" { interface RateScopes { capture: true } }`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by declaration merging from each domain
+export interface RateScopes {}
 
-/** The SDK limits, per project token. */
-export type SdkRateScope = "capture" | "flags";
+/** A route's own limit (`RateScopes`). */
+export type RateScope = keyof RateScopes & string;
+
+/** The rates a process enforces: the key's two windows, and each route scope's (null: no limit). */
+export interface RateLimitSettings {
+  burst: Rate | null;
+  sustained: Rate | null;
+  scopes: { readonly [S in RateScope]: Rate | null };
+}
 
 /**
  * Throws DRF's `Throttled` for a positive wait (ms); does nothing for 0.
@@ -143,21 +155,18 @@ export function throttledError(waitMs: number): TooManyRequestsError {
 export class RateLimits {
   private readonly burst: Throttle | null;
   private readonly sustained: Throttle | null;
-  private readonly projects: Record<ProjectRateScope, Throttle | null>;
-  private readonly sdk: Record<SdkRateScope, Throttle | null>;
+  private readonly scopes = new Map<string, Throttle>();
 
   constructor(
-    config: RateLimitConfig,
+    settings: RateLimitSettings,
     private readonly now: () => number = Date.now,
   ) {
     const throttle = (rate: Rate | null) => (rate ? new Throttle(rate) : null);
-    this.burst = throttle(config.burst);
-    this.sustained = throttle(config.sustained);
-    this.projects = {
-      local_evaluation: throttle(config.localEvaluation),
-      remote_config: throttle(config.remoteConfig),
-    };
-    this.sdk = { capture: throttle(config.capture), flags: throttle(config.flags) };
+    this.burst = throttle(settings.burst);
+    this.sustained = throttle(settings.sustained);
+    for (const [scope, rate] of Object.entries(settings.scopes) as [string, Rate | null][]) {
+      if (rate) this.scopes.set(scope, new Throttle(rate));
+    }
   }
 
   /**
@@ -169,13 +178,11 @@ export class RateLimits {
     return Math.max(this.burst?.take(keyId, now) ?? 0, this.sustained?.take(keyId, now) ?? 0);
   }
 
-  /** Counts one request of `scope` for project `projectId`; answers the wait in ms, 0 when allowed. */
-  waitForProject(scope: ProjectRateScope, projectId: number): number {
-    return this.projects[scope]?.take(String(projectId), this.now()) ?? 0;
-  }
-
-  /** Counts one SDK request of `scope` with the project token `token`; answers the wait in ms, 0 when allowed. */
-  waitForSdk(scope: SdkRateScope, token: string): number {
-    return this.sdk[scope]?.take(token, this.now()) ?? 0;
+  /**
+   * Counts one request of the route scope `scope` for `identity` (a project's id, a project token);
+   * answers the wait in ms, 0 when allowed or when the scope has no limit.
+   */
+  waitForScope(scope: RateScope, identity: string | number): number {
+    return this.scopes.get(scope)?.take(String(identity), this.now()) ?? 0;
   }
 }

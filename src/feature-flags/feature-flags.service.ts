@@ -1218,3 +1218,14 @@ declare module "../core/row-lock.js" {
     feature_flags: number;
   }
 }
+
+declare module "../core/rate-limit.js" {
+  interface RateScopes {
+    /** Local-evaluation polls, per project (PostHog's `LocalEvaluationThrottle`). */
+    local_evaluation: true;
+    /** `remote_config` reads, per project (PostHog's `RemoteConfigThrottle`). */
+    remote_config: true;
+    /** Remote flag evaluation (`/flags`, `/decide`, OFREP), per project token. */
+    flags: true;
+  }
+}

@@ -191,3 +191,10 @@ declare module "../core/services.js" {
     ingestion: IngestionService;
   }
 }
+
+declare module "../core/rate-limit.js" {
+  interface RateScopes {
+    /** Capture requests, per project token. */
+    capture: true;
+  }
+}

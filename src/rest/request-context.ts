@@ -170,6 +170,6 @@ export function rateWait(
 ): number {
   const projectId = route.rateScope ? parseIntegerId(params["project_id"] ?? "") : null;
   return route.rateScope && projectId !== null
-    ? rateLimits.waitForProject(route.rateScope, projectId)
+    ? rateLimits.waitForScope(route.rateScope, projectId)
     : rateLimits.waitForKey(ctx.actor.apiKey.id);
 }

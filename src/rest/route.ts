@@ -10,7 +10,7 @@ import type { Limits } from "../config.js";
 import type { Scope } from "../core/auth/scopes.js";
 import type { DataAccess, ServiceContext } from "../core/context.js";
 import type { DomainError } from "../core/errors.js";
-import type { ProjectRateScope, RateLimits } from "../core/rate-limit.js";
+import type { RateLimits, RateScope } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 
 /** Methods the REST door routes. */
@@ -81,7 +81,7 @@ export interface RestRoute {
    * The per-project rate limit the route counts against instead of the key's burst and sustained
    * ones (PostHog's `LocalEvaluationThrottle`, `RemoteConfigThrottle`; core/rate-limit.ts).
    */
-  rateScope?: ProjectRateScope;
+  rateScope?: RateScope;
   /**
    * The request's shapes, for the OpenAPI document only: the service validates body and query with
    * these same zod schemas (`parseInput`, DRF's messages), fastify does not. `query` and `params`

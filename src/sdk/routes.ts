@@ -26,7 +26,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { Limits } from "../config.js";
 import type { ProjectTokenCache } from "../core/auth/project-token.js";
 import { AuthenticationError, DomainError, MethodNotAllowedError, NotFoundError } from "../core/errors.js";
-import { type RateLimits, type SdkRateScope, throwIfThrottled } from "../core/rate-limit.js";
+import { type RateLimits, type RateScope, throwIfThrottled } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 import type { SqlReader } from "../db/sql-reader.js";
 import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
@@ -112,7 +112,7 @@ export interface SdkRoute {
    * The per-token rate limit the route counts against (core/rate-limit.ts: capture's and flag
    * evaluation's, each off unless configured); none when absent (the remote config, preflights).
    */
-  rateScope?: SdkRateScope;
+  rateScope?: RateScope;
   handler: (request: SdkRequest) => Promise<SdkReply>;
 }
 
@@ -186,7 +186,7 @@ async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, r
   const token = inPath ? (params["token"] ?? "") : (fromHeader ?? findProjectToken(payload, query));
   const projectId = await deps.tokens.projectIdOf(token);
   if (projectId === null) throw unknownToken();
-  if (route.rateScope) throwIfThrottled(deps.rateLimits.waitForSdk(route.rateScope, token));
+  if (route.rateScope) throwIfThrottled(deps.rateLimits.waitForScope(route.rateScope, token));
   let result: SdkReply;
   try {
     result = await route.handler({

@@ -62,10 +62,12 @@ describe("RateLimits", () => {
       {
         burst: { requests: 2, durationMs: 60_000 },
         sustained: { requests: 3, durationMs: 3_600_000 },
-        localEvaluation: null,
-        remoteConfig: null,
-        capture: null,
-        flags: null,
+        scopes: {
+          local_evaluation: { requests: 1, durationMs: 60_000 },
+          remote_config: null,
+          capture: null,
+          flags: null,
+        },
       },
       () => now,
     );
@@ -74,8 +76,10 @@ describe("RateLimits", () => {
     expect(limits.waitForKey("k")).toBe(60_000); // burst refuses; sustained records its third
     now = 60_000;
     expect(limits.waitForKey("k")).toBe(3_540_000); // burst allows again; sustained is full
-    expect(limits.waitForProject("local_evaluation", 1)).toBe(0);
-    expect(limits.waitForSdk("capture", "phc_x")).toBe(0);
+    expect(limits.waitForScope("local_evaluation", 1)).toBe(0);
+    expect(limits.waitForScope("local_evaluation", 1)).toBe(60_000); // the scope's own limit, per identity
+    expect(limits.waitForScope("local_evaluation", 2)).toBe(0);
+    expect(limits.waitForScope("capture", "phc_x")).toBe(0); // no limit
   });
 
   it("words the refusal as DRF's Throttled, in whole seconds rounded up", () => {
