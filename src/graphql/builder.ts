@@ -1,6 +1,7 @@
 /**
- * The one Pothos schema builder. It defines no object types: each domain's `*.graphql.ts` adds its
- * own, and src/graphql/schema.ts assembles them (hayes/pothos "app layout"). What lives here is the
+ * The one Pothos schema builder. It defines no object types: each domain's `graphql/` folder adds its
+ * own, and the composition root (src/composition.ts) imports every domain's types and builds the
+ * schema (`builder.toSchema()`, hayes/pothos "app layout"). What lives here is the
  * plumbing every domain shares: the plugins, the scalars and the nullability defaults.
  *
  * Plugin order matters: the errors plugin comes before dataloader so that its field builders
