@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { drf } from "../core/validation.js";
+import { CAMPAIGN_PROPERTIES } from "../lib/property-filters/event-person-properties.js";
 
 /** The list's `type` values, in PostHog's `PropertyDefinition.Type` order (1 event ... 4 session). */
 export const PROPERTY_DEFINITION_KINDS = ["event", "person", "group", "session"] as const;
@@ -61,37 +62,15 @@ export const SESSION_ENTRY_PREFIX = "$session_entry_";
 /**
  * Core event properties whose name has no `$` (PostHog's EXCLUDED_EVENT_CORE_PROPERTIES, the
  * taxonomy's `event_properties` keys without a `$`): with `exclude_core_properties`, these and every
- * `$` name are left out. This service carries the taxonomy's identifiers, UTM and ad click-id
- * parameters (posthog/taxonomy/taxonomy.py), not its full catalogue.
+ * `$` name are left out. This service carries the taxonomy's identifiers and its campaign parameters
+ * (posthog/taxonomy/taxonomy.py `CAMPAIGN_PROPERTIES`: the ones lifted onto persons but `utm_name`,
+ * which the taxonomy does not list), not its full catalogue.
  */
 export const EXCLUDED_EVENT_CORE_PROPERTIES: readonly string[] = [
   "distinct_id",
   "timestamp",
   "event",
-  "utm_source",
-  "utm_medium",
-  "utm_campaign",
-  "utm_content",
-  "utm_term",
-  "gclid",
-  "gad_source",
-  "gclsrc",
-  "dclid",
-  "gbraid",
-  "wbraid",
-  "fbclid",
-  "msclkid",
-  "twclid",
-  "li_fat_id",
-  "mc_cid",
-  "igshid",
-  "ttclid",
-  "rdt_cid",
-  "epik",
-  "qclid",
-  "sccid",
-  "irclid",
-  "_kx",
+  ...CAMPAIGN_PROPERTIES.filter((name) => name !== "utm_name"),
 ];
 
 /** Names `is_numerical=true` leaves out even when numerical (PostHog's `with_is_numerical_flag`). */
