@@ -7,7 +7,12 @@ import { MethodNotAllowedError, NotImplementedError } from "../core/errors.js";
 import { FormBody } from "../core/form-body.js";
 import { activityRoutes } from "../rest/activity-routes.js";
 import { errorBodySchema } from "../rest/error-body.js";
-import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import {
+  offsetPageBody,
+  offsetPageLinks,
+  offsetPageQuerySchema,
+  parseOffsetPage,
+} from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import type { MemberRecord } from "./cohorts.queries.js";
@@ -82,14 +87,13 @@ export const cohortRoutes: RestModule = (services, limits) => {
       responses: { 200: cohortPageSchema },
       handler: async ({ params, query, url, ctx }) => {
         const page = parseOffsetPage(query, limits);
-        const { count, results } = await cohorts.list(
-          ctx,
-          pathId(params, "project_id"),
-          Object.fromEntries(query),
-          page,
-        );
         return {
-          body: { count, ...offsetPageLinks(url, page, count), results: results.map(serializeCohort) },
+          body: offsetPageBody(
+            url,
+            page,
+            await cohorts.list(ctx, pathId(params, "project_id"), Object.fromEntries(query), page),
+            serializeCohort,
+          ),
         };
       },
     },

@@ -7,7 +7,7 @@
  */
 import { errorBodySchema } from "../rest/error-body.js";
 import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
-import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import {
@@ -43,13 +43,13 @@ export const dashboardRoutes: RestModule = (services, limits) => {
       responses: { 200: dashboardPageSchema },
       handler: async ({ params, query, url, ctx }) => {
         const page = parseOffsetPage(query, limits);
-        const { count, results } = await dashboards.list(ctx, pathId(params, "project_id"), page);
         return {
-          body: {
-            count,
-            ...offsetPageLinks(url, page, count),
-            results: results.map(serializeDashboardBasic),
-          },
+          body: offsetPageBody(
+            url,
+            page,
+            await dashboards.list(ctx, pathId(params, "project_id"), page),
+            serializeDashboardBasic,
+          ),
         };
       },
     },

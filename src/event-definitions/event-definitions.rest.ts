@@ -8,7 +8,7 @@ import { z } from "zod";
 import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { parseInput } from "../core/validation.js";
 import { errorBodySchema } from "../rest/error-body.js";
-import { offsetPageLinks, offsetPageQuerySchema } from "../rest/pagination.js";
+import { offsetPageBody, offsetPageQuerySchema } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import { CODE_LANGUAGES, type CodeLanguage } from "./codegen/model.js";
@@ -105,13 +105,13 @@ export const eventDefinitionRoutes: RestModule = (services, limits) => {
           names: query.getAll("names"),
           ordering: query.getAll("ordering"),
         };
-        const { count, results } = await definitions.list(ctx, pathId(params, "project_id"), filters, page);
         return {
-          body: {
-            count,
-            ...offsetPageLinks(url, page, count),
-            results: results.map(serializeEventDefinition),
-          },
+          body: offsetPageBody(
+            url,
+            page,
+            await definitions.list(ctx, pathId(params, "project_id"), filters, page),
+            serializeEventDefinition,
+          ),
         };
       },
     },

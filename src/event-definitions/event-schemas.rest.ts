@@ -5,7 +5,7 @@
  * destroy): request parsing and PostHog's shapes. Behaviour lives in event-schemas.service.ts.
  */
 import { z } from "zod";
-import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import {
@@ -66,13 +66,13 @@ export const eventSchemaRoutes: RestModule = (services, limits) => {
       responses: { 200: schemaPropertyGroupPageSchema },
       handler: async ({ params, query, url, ctx }) => {
         const page = parseOffsetPage(query, limits);
-        const { count, results } = await schemas.listGroups(ctx, pathId(params, "project_id"), page);
         return {
-          body: {
-            count,
-            ...offsetPageLinks(url, page, count),
-            results: results.map(serializeSchemaPropertyGroup),
-          },
+          body: offsetPageBody(
+            url,
+            page,
+            await schemas.listGroups(ctx, pathId(params, "project_id"), page),
+            serializeSchemaPropertyGroup,
+          ),
         };
       },
     },
@@ -133,14 +133,13 @@ export const eventSchemaRoutes: RestModule = (services, limits) => {
         const filters = query.has("event_definition")
           ? { event_definition: query.get("event_definition") }
           : {};
-        const { count, results } = await schemas.listEventSchemas(
-          ctx,
-          pathId(params, "project_id"),
-          filters,
-          page,
-        );
         return {
-          body: { count, ...offsetPageLinks(url, page, count), results: results.map(serializeEventSchema) },
+          body: offsetPageBody(
+            url,
+            page,
+            await schemas.listEventSchemas(ctx, pathId(params, "project_id"), filters, page),
+            serializeEventSchema,
+          ),
         };
       },
     },

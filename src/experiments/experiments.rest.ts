@@ -9,7 +9,7 @@ import { cohortSchema, serializeCohort } from "../cohorts/cohorts.responses.js";
 import { MethodNotAllowedError } from "../core/errors.js";
 import { featureFlagSchema, serializeFlag } from "../feature-flags/feature-flags.responses.js";
 import { errorBodySchema } from "../rest/error-body.js";
-import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import {
@@ -183,8 +183,7 @@ export const experimentRoutes: RestModule = (services, limits) => {
         responses: { 200: page },
         handler: async ({ params, url, ctx }) => {
           const pg = parseOffsetPage(url.searchParams, limits);
-          const { count, results } = await ops.list(ctx, project(params), pg);
-          return { body: { count, ...offsetPageLinks(url, pg, count), results: results.map(out) } };
+          return { body: offsetPageBody(url, pg, await ops.list(ctx, project(params), pg), out) };
         },
       },
       {
@@ -246,18 +245,13 @@ export const experimentRoutes: RestModule = (services, limits) => {
       responses: { 200: experimentPageSchema },
       handler: async ({ params, query, url, ctx }) => {
         const page = parseOffsetPage(query, limits);
-        const { count, results } = await experiments.list(
-          ctx,
-          project(params),
-          Object.fromEntries(query),
-          page,
-        );
         return {
-          body: {
-            count,
-            ...offsetPageLinks(url, page, count),
-            results: results.map((x) => serializeExperiment(x, ctx)),
-          },
+          body: offsetPageBody(
+            url,
+            page,
+            await experiments.list(ctx, project(params), Object.fromEntries(query), page),
+            (x) => serializeExperiment(x, ctx),
+          ),
         };
       },
     },

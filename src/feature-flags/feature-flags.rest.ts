@@ -18,7 +18,7 @@ import {
 import { USAGE_DASHBOARD_ERROR } from "../dashboards/dashboards.service.js";
 import { activityRoutes } from "../rest/activity-routes.js";
 import { errorBodySchema } from "../rest/error-body.js";
-import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import { minimalFlag } from "./evaluation/local-evaluation.js";
@@ -109,18 +109,13 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       responses: { 200: featureFlagPageSchema },
       handler: async ({ params, query, url, ctx }) => {
         const page = parseOffsetPage(query, limits);
-        const { count, results } = await flags.list(
-          ctx,
-          pathId(params, "project_id"),
-          Object.fromEntries(query),
-          page,
-        );
         return {
-          body: {
-            count,
-            ...offsetPageLinks(url, page, count),
-            results: results.map((f) => record(f, ctx)),
-          },
+          body: offsetPageBody(
+            url,
+            page,
+            await flags.list(ctx, pathId(params, "project_id"), Object.fromEntries(query), page),
+            (f) => record(f, ctx),
+          ),
         };
       },
     },

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { Organization, Project } from "../generated/prisma/client.js";
 import {
-  offsetPageLinks,
+  offsetPageBody,
   offsetPageQuerySchema,
   paginatedListSchema,
   parseOffsetPage,
@@ -57,8 +57,7 @@ export const projectRoutes: RestModule = (services, limits) => {
     org?: string,
   ) => {
     const page = parseOffsetPage(query, limits);
-    const { count, results } = await projects.listProjects(ctx, page, org);
-    return { body: { count, ...offsetPageLinks(url, page, count), results: results.map(serializeProject) } };
+    return { body: offsetPageBody(url, page, await projects.listProjects(ctx, page, org), serializeProject) };
   };
   return [
     {

@@ -5,7 +5,7 @@
  * lenient (a bad `limit` or `offset` falls back to the default, as DRF's `LimitOffsetPagination`).
  */
 import { z } from "zod";
-import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import {
@@ -100,18 +100,13 @@ export const propertyDefinitionRoutes: RestModule = (services, limits) => {
       responses: { 200: propertyDefinitionPageSchema },
       handler: async ({ params, query, url, ctx }) => {
         const page = parseOffsetPage(query, limits);
-        const { count, results } = await definitions.list(
-          ctx,
-          pathId(params, "project_id"),
-          Object.fromEntries(query),
-          page,
-        );
         return {
-          body: {
-            count,
-            ...offsetPageLinks(url, page, count),
-            results: results.map(serializePropertyDefinition),
-          },
+          body: offsetPageBody(
+            url,
+            page,
+            await definitions.list(ctx, pathId(params, "project_id"), Object.fromEntries(query), page),
+            serializePropertyDefinition,
+          ),
         };
       },
     },

@@ -92,6 +92,23 @@ export function offsetPageLinks(
 }
 
 /**
+ * A list route's body for one offset page, as DRF's `LimitOffsetPagination` writes it:
+ * `{count, next, previous, results}`, each record of `found` serialised by `serialize`.
+ */
+export function offsetPageBody<R>(
+  url: URL,
+  page: { limit: number; offset: number },
+  found: { count: number; results: readonly R[] },
+  serialize: (record: R) => unknown,
+): { count: number; next: string | null; previous: string | null; results: unknown[] } {
+  return {
+    count: found.count,
+    ...offsetPageLinks(url, page, found.count),
+    results: found.results.map(serialize),
+  };
+}
+
+/**
  * Reads activity paging from the query (`limit`, `page`); see `activityPaging` for the rule.
  * @throws ValidationError for a value that is not a whole number ≥ 1.
  */

@@ -4,7 +4,7 @@
  * delete, `rotate_secret`, and the delivery log. Request parsing and shapes only; behaviour lives in
  * webhooks.service.ts. Not a PostHog path: PostHog has no per-project change webhooks (issue 12).
  */
-import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import {
@@ -35,9 +35,8 @@ export const webhookRoutes: RestModule = (services, limits) => {
       responses: { 200: webhookPageSchema },
       handler: async ({ params, url, ctx }) => {
         const page = parseOffsetPage(url.searchParams, limits);
-        const { count, results } = await webhooks.list(ctx, project(params), page);
         return {
-          body: { count, ...offsetPageLinks(url, page, count), results: results.map(serializeWebhook) },
+          body: offsetPageBody(url, page, await webhooks.list(ctx, project(params), page), serializeWebhook),
         };
       },
     },
@@ -116,9 +115,13 @@ export const webhookRoutes: RestModule = (services, limits) => {
       conditional: false,
       handler: async ({ params, url, ctx }) => {
         const page = parseOffsetPage(url.searchParams, limits);
-        const { count, results } = await webhooks.listDeliveries(ctx, project(params), id(params), page);
         return {
-          body: { count, ...offsetPageLinks(url, page, count), results: results.map(serializeDelivery) },
+          body: offsetPageBody(
+            url,
+            page,
+            await webhooks.listDeliveries(ctx, project(params), id(params), page),
+            serializeDelivery,
+          ),
         };
       },
     },
