@@ -30,7 +30,7 @@ import {
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import { lockAndRead, RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
-import { isUuid, parseInput, parseIntegerId } from "../core/validation.js";
+import { inIdOrder, isUuid, parseInput, parseIntegerId } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { loadCohortDefinitions, storedCriteria } from "../lib/property-filters/cohort-definitions.js";
 import { type PropertyGroup, referencedCohortIds } from "../lib/property-filters/property-filters.js";
@@ -335,8 +335,7 @@ export function createCohortService(deps: ServiceDeps) {
       ids: readonly number[],
     ): Promise<(CohortRecord | null)[]> {
       await authorizeProject(ctx, projectId, "cohort:read");
-      const byId = new Map((await selectCohorts(ctx.db, projectId, ids)).map((c) => [c.id, c]));
-      return ids.map((id) => byId.get(id) ?? null);
+      return inIdOrder(ids, await selectCohorts(ctx.db, projectId, ids));
     },
 
     /**

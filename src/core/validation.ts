@@ -196,6 +196,18 @@ export function isUuid(value: string): boolean {
 }
 
 /**
+ * `found` (records with integer ids, in any order) in the order of `ids`, null where none has that
+ * id: what a batch read (`getMany`) answers GraphQL's loaders.
+ */
+export function inIdOrder<T extends { id: number }>(
+  ids: readonly number[],
+  found: readonly T[],
+): (T | null)[] {
+  const byId = new Map(found.map((record) => [record.id, record]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+/**
  * `found` (records with a UUID `id`, as PostgreSQL prints it: lower case) in the order of `ids`,
  * null where none has the id: what a batch load by UUID answers (GraphQL's `nodes`, dataloaders).
  * An id in any case finds its record.

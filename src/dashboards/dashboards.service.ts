@@ -17,6 +17,7 @@ import { DomainError, NotFoundError, ValidationError } from "../core/errors.js";
 import { checkNestingDepth } from "../core/json-input.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { DashboardRecord, UserBasic } from "../core/records.js";
+import { inIdOrder } from "../core/validation.js";
 
 export type { DashboardRecord };
 
@@ -370,8 +371,7 @@ export function createDashboardService(others: { queries: QueryService }) {
         where: { projectId: project.id, deleted: false, id: { in: [...ids] } },
         select: DASHBOARD_SELECT,
       });
-      const byId = new Map(rows.map((row) => [row.id, dashboardRecord(row)]));
-      return ids.map((id) => byId.get(id) ?? null);
+      return inIdOrder(ids, rows.map(dashboardRecord));
     },
 
     /**

@@ -28,7 +28,7 @@ import type { CohortRecord } from "../core/records.js";
 import { lockAndRead, lockRow, RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
-import { parseInput } from "../core/validation.js";
+import { inIdOrder, parseInput } from "../core/validation.js";
 import type { ObjectChange } from "../db/change-feed.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
 import { Prisma } from "../generated/prisma/client.js";
@@ -770,8 +770,7 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
         where: { projectId, id: { in: [...ids] } },
         include: EXPERIMENT_INCLUDE,
       });
-      const byId = new Map(found.map((x) => [x.id, x]));
-      return ids.map((id) => byId.get(id) ?? null);
+      return inIdOrder(ids, found);
     },
 
     /**

@@ -40,7 +40,7 @@ import { lockAndRead, RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
-import { parseInput, parseIntegerId } from "../core/validation.js";
+import { inIdOrder, parseInput, parseIntegerId } from "../core/validation.js";
 import type { DashboardService } from "../dashboards/dashboards.service.js";
 import type { ObjectChange } from "../db/change-feed.js";
 import { prismaReader } from "../db/sql-reader.js";
@@ -1004,10 +1004,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       ids: readonly number[],
     ): Promise<(FlagRecord | null)[]> {
       await authorizeProject(ctx, projectId, "feature_flag:read");
-      const byId = new Map(
-        (await selectFlags(ctx.reader, projectId, { ids })).map((flag) => [flag.id, flag]),
-      );
-      return ids.map((id) => byId.get(id) ?? null);
+      return inIdOrder(ids, await selectFlags(ctx.reader, projectId, { ids }));
     },
 
     /**

@@ -10,6 +10,7 @@ import type { ServiceContext } from "../core/context.js";
 import { ValidationError } from "../core/errors.js";
 import type { UserBasic } from "../core/records.js";
 import { USER_BASIC_SELECT } from "../core/records.js";
+import { inIdOrder } from "../core/validation.js";
 import type {
   Organization,
   PersonalApiKey,
@@ -149,8 +150,7 @@ export function createUserService() {
         },
         select: USER_BASIC_SELECT,
       });
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      return userIds.map((id) => byId.get(id) ?? null);
+      return inIdOrder(userIds, rows);
     },
 
     /**

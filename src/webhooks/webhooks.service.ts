@@ -27,7 +27,7 @@ import { DEFAULT_MAX_ATTEMPTS, type JobRun } from "../core/jobs/jobs.js";
 import type { OffsetPage } from "../core/paging.js";
 import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
-import { parseInput } from "../core/validation.js";
+import { inIdOrder, parseInput } from "../core/validation.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { sendWebhook } from "./delivery/send.js";
 import { newWebhookSecret, signedHeaders } from "./delivery/signing.js";
@@ -146,8 +146,7 @@ export function createWebhookService(deps: ServiceDeps) {
         where: { projectId, id: { in: [...new Set(ids)] } },
         include: WEBHOOK_INCLUDE,
       });
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      return ids.map((id) => byId.get(id) ?? null);
+      return inIdOrder(ids, rows);
     },
 
     /**
