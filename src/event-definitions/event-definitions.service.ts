@@ -11,6 +11,7 @@
  * no `created_at` or `last_seen_at` until an event of that name is captured. A deleted definition
  * comes back when capture next sees its name (within the hour capture's catalogue cache spans).
  */
+
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
@@ -19,7 +20,8 @@ import type { OffsetPage } from "../core/paging.js";
 import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
-import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
+import { uuidRecordReads } from "../core/uuid-record-reads.js";
+import { parseInput } from "../core/validation.js";
 import type { QueryClient } from "../db/sql-reader.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { type GeneratedCode, generateCode } from "./codegen/index.js";
@@ -83,16 +85,8 @@ function snapshot(definition: EventDefinitionRecord): Record<string, unknown> {
 
 /** Creates the event-definition service; `readers` gives it the event schemas. */
 export function createEventDefinitionService(deps: ServiceDeps, readers: EventDefinitionServiceReaders) {
-  /** The definition `id` of the project. @throws NotFoundError when `id` is not a UUID or names none. */
-  async function read(
-    db: Prisma.TransactionClient | ServiceContext["db"],
-    projectId: number,
-    id: string,
-  ): Promise<EventDefinitionRecord> {
-    const [definition] = isUuid(id) ? await selectEventDefinitions(db, projectId, [id]) : [];
-    if (!definition) throw new NotFoundError();
-    return definition;
-  }
+  const reads = uuidRecordReads("event_definition:read", selectEventDefinitions);
+  const { read } = reads;
 
   /**
    * Locks definition `id`'s row in `tx` and reads it again (core/row-lock.ts): the state a write
@@ -170,25 +164,9 @@ export function createEventDefinitionService(deps: ServiceDeps, readers: EventDe
       );
     },
 
-    /**
-     * One definition of the project by UUID. Scope `event_definition:read`.
-     * @throws NotFoundError for a non-UUID id or one of no definition of this project.
-     */
-    async get(ctx: ServiceContext, projectId: number, id: string): Promise<EventDefinitionRecord> {
-      await authorizeProject(ctx, projectId, "event_definition:read");
-      return read(ctx.db, projectId, id);
-    },
-
-    /** Definitions of the project by UUID, in the order asked, null where none (node loads). Scope `event_definition:read`. */
-    async getMany(
-      ctx: ServiceContext,
-      projectId: number,
-      ids: readonly string[],
-    ): Promise<(EventDefinitionRecord | null)[]> {
-      await authorizeProject(ctx, projectId, "event_definition:read");
-      const found = await selectEventDefinitions(ctx.db, projectId, ids.filter(isUuid));
-      return inUuidOrder(ids, found);
-    },
+    /** One definition by UUID, and a batch in the asked order (node loads). Scope `event_definition:read`. */
+    get: reads.get,
+    getMany: reads.getMany,
 
     /**
      * The definition named exactly `name` (PostHog's `by_name`). Scope `event_definition:read`.

@@ -12,14 +12,16 @@
  * Deleting a group deletes its event schemas with it (PostHog's `on_delete=CASCADE`); deleting an
  * event definition deletes its event schemas, not the groups.
  */
+
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import { NotFoundError, ValidationError } from "../core/errors.js";
+import { ValidationError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
 import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
-import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
+import { uuidRecordReads } from "../core/uuid-record-reads.js";
+import { isUuid, parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import {
   type EventSchemaRecord,
@@ -93,18 +95,11 @@ function isUniqueViolation(error: unknown): boolean {
 /** Creates the event-schema service. */
 export function createEventSchemaService(deps: ServiceDeps) {
   /** Group `id` of the project. @throws NotFoundError when `id` is not a UUID or names none. */
-  async function readGroup(db: Reader, projectId: number, id: string): Promise<SchemaPropertyGroupRecord> {
-    const [group] = isUuid(id) ? await selectSchemaPropertyGroups(db, projectId, [id.toLowerCase()]) : [];
-    if (!group) throw new NotFoundError();
-    return group;
-  }
+  const groups = uuidRecordReads("event_definition:read", selectSchemaPropertyGroups);
+  const readGroup = groups.read;
 
-  /** Event schema `id` of the project. @throws NotFoundError when `id` is not a UUID or names none. */
-  async function readEventSchema(db: Reader, projectId: number, id: string): Promise<EventSchemaRecord> {
-    const [schema] = isUuid(id) ? await selectEventSchemas(db, projectId, [id.toLowerCase()]) : [];
-    if (!schema) throw new NotFoundError();
-    return schema;
-  }
+  const eventSchemas = uuidRecordReads("event_definition:read", selectEventSchemas);
+  const readEventSchema = eventSchemas.read;
 
   /**
    * Locks group `id`'s row in `tx` and reads it again (core/row-lock.ts): the state a write decides
@@ -206,22 +201,9 @@ export function createEventSchemaService(deps: ServiceDeps) {
       return selectSchemaPropertyGroupPage(ctx.db, project.id, page);
     },
 
-    /** One group of the project by UUID. Scope `event_definition:read`. @throws NotFoundError. */
-    async getGroup(ctx: ServiceContext, projectId: number, id: string): Promise<SchemaPropertyGroupRecord> {
-      await authorizeProject(ctx, projectId, "event_definition:read");
-      return readGroup(ctx.db, projectId, id);
-    },
-
-    /** Groups of the project by UUID, in the order asked, null where none (node loads). Scope `event_definition:read`. */
-    async getGroups(
-      ctx: ServiceContext,
-      projectId: number,
-      ids: readonly string[],
-    ): Promise<(SchemaPropertyGroupRecord | null)[]> {
-      await authorizeProject(ctx, projectId, "event_definition:read");
-      const wanted = ids.filter(isUuid).map((id) => id.toLowerCase());
-      return inUuidOrder(ids, await selectSchemaPropertyGroups(ctx.db, projectId, wanted));
-    },
+    /** One group by UUID, and a batch in the asked order (node loads). Scope `event_definition:read`. */
+    getGroup: groups.get,
+    getGroups: groups.getMany,
 
     /**
      * The groups attached to each of event definitions `eventDefinitionIds` of the project, by group
@@ -352,16 +334,8 @@ export function createEventSchemaService(deps: ServiceDeps) {
       return selectEventSchemaPage(ctx.db, project.id, filters.event_definition, page);
     },
 
-    /** Event schemas of the project by UUID, in the order asked, null where none (node loads). Scope `event_definition:read`. */
-    async getEventSchemas(
-      ctx: ServiceContext,
-      projectId: number,
-      ids: readonly string[],
-    ): Promise<(EventSchemaRecord | null)[]> {
-      await authorizeProject(ctx, projectId, "event_definition:read");
-      const wanted = ids.filter(isUuid).map((id) => id.toLowerCase());
-      return inUuidOrder(ids, await selectEventSchemas(ctx.db, projectId, wanted));
-    },
+    /** Event schemas by UUID, in the order asked, null where none (node loads). Scope `event_definition:read`. */
+    getEventSchemas: eventSchemas.getMany,
 
     /**
      * Attaches group `property_group_id` to event definition `event_definition`

@@ -15,15 +15,16 @@
  * to the last page, and its search aliases (`PROPERTY_NAME_ALIASES`, "latest" matching non-initial
  * person properties): a search here matches names only.
  */
+
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import { NotFoundError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
 import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { ensureTags, normalizeTags } from "../core/tags.js";
-import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
+import { uuidRecordReads } from "../core/uuid-record-reads.js";
+import { parseInput } from "../core/validation.js";
 import { nextVerification } from "../event-definitions/rules/verification.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import {
@@ -63,16 +64,8 @@ function snapshot(definition: PropertyDefinitionRecord): Record<string, unknown>
 
 /** Creates the property-definition service. */
 export function createPropertyDefinitionService(deps: ServiceDeps) {
-  /** The definition `id` of the project. @throws NotFoundError when `id` is not a UUID or names none. */
-  async function read(
-    db: Prisma.TransactionClient | ServiceContext["db"],
-    projectId: number,
-    id: string,
-  ): Promise<PropertyDefinitionRecord> {
-    const [definition] = isUuid(id) ? await selectPropertyDefinitions(db, projectId, [id]) : [];
-    if (!definition) throw new NotFoundError();
-    return definition;
-  }
+  const reads = uuidRecordReads("property_definition:read", selectPropertyDefinitions);
+  const { read } = reads;
 
   /**
    * Locks definition `id`'s row in `tx` and reads it again (core/row-lock.ts): the state a write
@@ -120,25 +113,9 @@ export function createPropertyDefinitionService(deps: ServiceDeps) {
       return selectPropertyDefinitionPage(ctx.db, project.id, filters, page);
     },
 
-    /**
-     * One definition of the project by UUID. Scope `property_definition:read`.
-     * @throws NotFoundError for a non-UUID id or one of no definition of this project.
-     */
-    async get(ctx: ServiceContext, projectId: number, id: string): Promise<PropertyDefinitionRecord> {
-      await authorizeProject(ctx, projectId, "property_definition:read");
-      return read(ctx.db, projectId, id);
-    },
-
-    /** Definitions of the project by UUID, in the order asked, null where none (node loads). Scope `property_definition:read`. */
-    async getMany(
-      ctx: ServiceContext,
-      projectId: number,
-      ids: readonly string[],
-    ): Promise<(PropertyDefinitionRecord | null)[]> {
-      await authorizeProject(ctx, projectId, "property_definition:read");
-      const found = await selectPropertyDefinitions(ctx.db, projectId, ids.filter(isUuid));
-      return inUuidOrder(ids, found);
-    },
+    /** One definition by UUID, and a batch in the asked order (node loads). Scope `property_definition:read`. */
+    get: reads.get,
+    getMany: reads.getMany,
 
     /**
      * `seen_together`: for each of `event_names`, whether `property_name` was seen on it in the
