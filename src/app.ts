@@ -73,7 +73,10 @@ export interface AppOptions {
   logger: Logger;
   /** Services to use instead of the default ones (tests inject a clock through them). */
   services?: Services;
-  /** The clock of the REST door's ETag time slots; pass the services' clock when it is not the system's. */
+  /**
+   * The services' clock as the doors use it (the REST door's ETag time slots, the SDK answers'
+   * `evaluated_at`); pass it when it is not the system's.
+   */
   now?: () => Date;
 }
 
@@ -286,6 +289,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reader: database.reader,
     transaction: database.transaction,
     autocommit: database.autocommit,
+    ...(options.now ? { now: options.now } : {}),
   });
   await startJobs(app, database, config, { services, transaction: database.transaction, config });
   return app;

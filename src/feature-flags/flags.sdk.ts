@@ -68,7 +68,7 @@ export const flagsSdkRoutes: SdkModule = (services, limits) => {
         results: outcome.results,
         errorsWhileComputingFlags: outcome.errorsWhileComputingFlags,
         requestId: request.requestId,
-        evaluatedAt: new Date(),
+        evaluatedAt: request.now(),
         config: config ? flagsConfig(request.token, outcome.hasActiveFlags) : null,
       }),
     };
@@ -78,13 +78,13 @@ export const flagsSdkRoutes: SdkModule = (services, limits) => {
    * The minimal answer to a GET without payload, `/decide`'s too: no flags, the minimal config,
    * `v=2` and up in the v2 shape, else v1 (endpoint.rs `get_minimal_flags_response`).
    */
-  const minimal = (query: URLSearchParams): SdkReply => {
+  const minimal = (query: URLSearchParams, now: () => Date): SdkReply => {
     return {
       body: flagsResponseBody(responseShape(false, queryVersion(query) ?? 1), {
         results: [],
         errorsWhileComputingFlags: false,
         requestId: randomUUID(),
-        evaluatedAt: new Date(),
+        evaluatedAt: now(),
         config: {
           supportedCompression: ["gzip", "gzip-js"],
           config: { enable_collect_everything: true },

@@ -69,6 +69,8 @@ export interface SdkRequest {
   log: FastifyBaseLogger;
   /** Runs single hand-written statements outside any transaction (db/sql-transaction.ts). */
   autocommit: SqlStatements;
+  /** The services' clock (tests fix it): what a handler stamps its answers with (`evaluated_at`). */
+  now: () => Date;
 }
 
 /**
@@ -106,8 +108,11 @@ export interface SdkRoute {
    * error, or null for an unexpected one (logged by the door, its cause never shown).
    */
   renderError?: (error: DomainError | null, params: Readonly<Record<string, string>>) => SdkReply;
-  /** The answer to a GET with no payload at all (no body, no `data`), before any token is looked for. */
-  answerWithoutPayload?: (query: URLSearchParams) => SdkReply;
+  /**
+   * The answer to a GET with no payload at all (no body, no `data`), before any token is looked for;
+   * `now` is the services' clock.
+   */
+  answerWithoutPayload?: (query: URLSearchParams, now: () => Date) => SdkReply;
   /**
    * The per-token rate limit the route counts against (core/rate-limit.ts: capture's and flag
    * evaluation's, each off unless configured); none when absent (the remote config, preflights).
@@ -128,6 +133,8 @@ export interface SdkDeps {
   autocommit: SqlStatements;
   /** The process's rate limits (a route's `rateScope`). */
   rateLimits: RateLimits;
+  /** The services' clock; default: the system clock. */
+  now?: () => Date;
 }
 
 /**
@@ -166,7 +173,7 @@ async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, r
   const query = new URL(request.url, "http://sdk.invalid").searchParams;
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   if (route.answerWithoutPayload && request.method === "GET" && body.length === 0 && !query.get("data")) {
-    return send(request, reply, route.answerWithoutPayload(query));
+    return send(request, reply, route.answerWithoutPayload(query, deps.now ?? systemClock));
   }
   const params = paramsOf(request);
   const inPath = route.tokenIn === "path";
@@ -202,6 +209,7 @@ async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, r
       transaction: deps.transaction,
       log: request.log,
       autocommit: deps.autocommit,
+      now: deps.now ?? systemClock,
     });
   } catch (error) {
     // A database error may mean the remembered project was deleted meanwhile (its rows' foreign
@@ -211,6 +219,8 @@ async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, r
   }
   return send(request, reply, result);
 }
+
+const systemClock = () => new Date();
 
 /** Sends a handler's answer: JSON, or the body as given with its `contentType`, and its headers. */
 function send(request: FastifyRequest, reply: FastifyReply, result: SdkReply) {

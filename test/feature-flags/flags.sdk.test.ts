@@ -375,3 +375,22 @@ describeEachBackend("remote flag evaluation on /flags and /decide", (server) => 
     expect(s.errorLogs.some((log) => log["msg"] === "flag evaluation could not read stored data")).toBe(true);
   });
 });
+
+/** The services' clock, fixed: what `evaluatedAt` must say. */
+const CLOCK = new Date("2026-11-26T08:00:00.000Z");
+
+describeEachBackend(
+  "remote flag evaluation stamps its answers with the services' clock",
+  (server) => {
+    it("answers evaluatedAt from the services' clock, on an evaluation and on the minimal answer", async () => {
+      const token = await projectToken(server());
+      const evaluated = await sendToSdk(server(), "/flags/?v=2", { json: { token, distinct_id: "someone" } });
+      expect(evaluated.status, evaluated.text).toBe(200);
+      expect(evaluated.body.evaluatedAt).toBe(CLOCK.getTime());
+      const minimal = await sendToSdk(server(), "/flags/?v=2");
+      expect(minimal.status, minimal.text).toBe(200);
+      expect(minimal.body.evaluatedAt).toBe(CLOCK.getTime());
+    });
+  },
+  { now: () => CLOCK },
+);
