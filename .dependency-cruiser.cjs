@@ -34,6 +34,13 @@ module.exports = {
       to: { path: [DOMAIN, ROOT, "^src/(rest|graphql|sdk|cli)/"] },
     },
     {
+      name: "sdk-door-imports-no-rest-door",
+      comment: "The SDK door stands on its own: what it shares with the REST door (PostHog's error body) lives in core/.",
+      severity: "error",
+      from: { path: "^src/sdk/" },
+      to: { path: "^src/rest/" },
+    },
+    {
       name: "core-and-db-import-no-domain-nor-door",
       comment: "core/ and db/ sit below the doors and every domain.",
       severity: "error",

@@ -3,10 +3,10 @@
  * PostHog record shapes. Behaviour lives in cohorts.service.ts.
  */
 import { authorizeProject } from "../core/auth/access.js";
+import { errorBodySchema } from "../core/error-body.js";
 import { MethodNotAllowedError, NotImplementedError } from "../core/errors.js";
 import { FormBody } from "../core/form-body.js";
 import { activityRoutes } from "../rest/activity-routes.js";
-import { errorBodySchema } from "../rest/error-body.js";
 import {
   offsetPageBody,
   offsetPageLinks,

@@ -5,7 +5,7 @@
  *
  * Dashboard writes (POST, PATCH, PUT, DELETE on `dashboards/`) are not built: they answer 501 with the reason.
  */
-import { errorBodySchema } from "../rest/error-body.js";
+import { errorBodySchema } from "../core/error-body.js";
 import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";

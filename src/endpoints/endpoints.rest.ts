@@ -6,8 +6,8 @@
  * lives in endpoints.service.ts. `run` (GET and POST) runs the endpoint (./run/endpoint-run.ts).
  */
 import { z } from "zod";
+import { errorBodySchema } from "../core/error-body.js";
 import { NotFoundError } from "../core/errors.js";
-import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";

@@ -6,8 +6,8 @@
  */
 import { z } from "zod";
 import { DEFAULT_PAGE_SIZE } from "../config.js";
+import { errorBodySchema } from "../core/error-body.js";
 import { parseInput } from "../core/validation.js";
-import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageBody, offsetPageQuerySchema } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";

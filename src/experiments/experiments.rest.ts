@@ -6,9 +6,9 @@
  */
 import { z } from "zod";
 import { cohortSchema, serializeCohort } from "../cohorts/cohorts.responses.js";
+import { errorBodySchema } from "../core/error-body.js";
 import { MethodNotAllowedError } from "../core/errors.js";
 import { featureFlagSchema, serializeFlag } from "../feature-flags/feature-flags.responses.js";
-import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";

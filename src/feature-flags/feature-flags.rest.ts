@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { serializeCohort } from "../cohorts/cohorts.responses.js";
 import type { ServiceContext } from "../core/context.js";
+import { errorBodySchema } from "../core/error-body.js";
 import {
   type DomainError,
   MethodNotAllowedError,
@@ -17,7 +18,6 @@ import {
 } from "../core/errors.js";
 import { USAGE_DASHBOARD_ERROR } from "../dashboards/dashboards.service.js";
 import { activityRoutes } from "../rest/activity-routes.js";
-import { errorBodySchema } from "../rest/error-body.js";
 import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";

@@ -10,6 +10,7 @@ import { type ServerOptions, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Limits } from "../config.js";
+import { errorBody, errorHeaders, httpLayerError, SERVER_ERROR_BODY } from "../core/error-body.js";
 import {
   type DomainError,
   NotFoundError,
@@ -18,7 +19,6 @@ import {
   RequestTimeoutError,
   UriTooLongError,
 } from "../core/errors.js";
-import { errorBody, errorHeaders, httpLayerError, SERVER_ERROR_BODY } from "./error-body.js";
 import { EmptyBodyError } from "./routes.js";
 
 /** The end of a request line: ` HTTP/1.1` and its line break. */

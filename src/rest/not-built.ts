@@ -6,8 +6,8 @@
  */
 import { authorizeProjectScopes } from "../core/auth/access.js";
 import type { Scope } from "../core/auth/scopes.js";
+import { errorBodySchema } from "../core/error-body.js";
 import { NotImplementedError } from "../core/errors.js";
-import { errorBodySchema } from "./error-body.js";
 import type { HttpMethod, RestRoute } from "./route.js";
 import { pathId } from "./routes.js";
 

@@ -4,7 +4,7 @@
  * (src/rest/routes.ts) and the OpenAPI document lists them (src/rest/openapi.ts).
  */
 import type { z } from "zod";
-import { errorBodySchema } from "./error-body.js";
+import { errorBodySchema } from "../core/error-body.js";
 import { type JsonSchema, serializerSchema } from "./json-schema.js";
 import type { RestRoute } from "./route.js";
 

@@ -16,7 +16,7 @@
  *   request that fails because its project was deleted since;
  * - a route may answer a request that carries no payload at all (an empty GET of `/flags/`) itself,
  *   before any token is looked for (`answerWithoutPayload`);
- * - errors in PostHog's JSON error body `{type, code, detail, attr}` (rest/error-body.ts; the
+ * - errors in PostHog's JSON error body `{type, code, detail, attr}` (core/error-body.ts; the
  *   `detail` is capture's message, rust/capture/src/api.rs `CaptureError`), never an HTML page, unless
  *   the route renders its own (`renderError`: OFREP's `{errorCode, errorDetails}`);
  * - a handler's reply headers (an `ETag`) are sent, and exposed to cross-origin pages (./cors.ts).
@@ -25,12 +25,12 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Limits } from "../config.js";
 import type { ProjectTokenCache } from "../core/auth/project-token.js";
+import { errorBody, errorHeaders, httpLayerError, SERVER_ERROR_BODY } from "../core/error-body.js";
 import { AuthenticationError, DomainError, MethodNotAllowedError, NotFoundError } from "../core/errors.js";
 import { type RateLimits, type RateScope, throwIfThrottled } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 import type { SqlReader } from "../db/sql-reader.js";
 import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
-import { errorBody, errorHeaders, httpLayerError, SERVER_ERROR_BODY } from "../rest/error-body.js";
 import { exposeHeaders, isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
 import { decodePayload } from "./payload.js";
 import { findProjectToken, headerToken } from "./token.js";

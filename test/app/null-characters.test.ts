@@ -17,9 +17,9 @@
  */
 import { expect, it } from "vitest";
 import { createServices, EVENT_STREAM_MODULES } from "../../src/composition.js";
+import { httpLayerError } from "../../src/core/error-body.js";
 import { unstorableTextError } from "../../src/core/json-input.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
-import { httpLayerError } from "../../src/rest/error-body.js";
 import type { SdkMethod, SdkRoute } from "../../src/sdk/routes.js";
 import { projectToken, type SdkRequestOptions, sendToSdk, storedEvents } from "../support/capture.js";
 import { fillPath, hasBody, params, ROUTES } from "../support/rest-routes.js";

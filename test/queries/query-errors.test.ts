@@ -7,6 +7,7 @@
  * `holdsInternalText`) is tried on the text the driver and Prisma write.
  */
 import { describe, expect, it } from "vitest";
+import { errorBody } from "../../src/core/error-body.js";
 import {
   holdsInternalText,
   publicMessage,
@@ -14,7 +15,6 @@ import {
   ValidationError,
 } from "../../src/core/errors.js";
 import { toGraphQLError } from "../../src/graphql/errors.graphql.js";
-import { errorBody } from "../../src/rest/error-body.js";
 import { runHogQL } from "../lib/hogql/fixtures.js";
 import { describeEachBackend } from "../support/server.js";
 

@@ -12,8 +12,8 @@ import {
   SERVER_ERROR_DETAIL,
   TooManyRequestsError,
   ValidationError,
-} from "../core/errors.js";
-import { unstorableTextError } from "../core/json-input.js";
+} from "./errors.js";
+import { unstorableTextError } from "./json-input.js";
 
 /** The body PostHog answers every error with: the route table's error response and its OpenAPI `Error`. */
 export const errorBodySchema = z
