@@ -6,13 +6,16 @@
  * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
  */
 import type { OffsetPage } from "../core/paging.js";
-import { type CohortRecord, userBasicJson } from "../core/records.js";
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { type UserBasic, userBasicJson } from "../core/records.js";
+import { type Cohort, Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import type { CohortListFilters } from "./cohorts.schemas.js";
 import type { CsvIdType } from "./rules/csv-members.js";
 
-/** A cohort as both doors show it (its record type is neutral: src/core/records.ts). */
-export type { CohortRecord };
+/**
+ * A cohort as both doors show it: its columns, its creator, and the ids of the experiments whose
+ * exposure cohort it is (PostHog's `experiment_set`), as this module reads it.
+ */
+export type CohortRecord = Cohort & { createdBy: UserBasic | null; experimentSet: number[] };
 
 /** A database client or an interactive transaction's client. */
 export type Db = Pick<PrismaClient, "$queryRaw" | "$executeRaw">;

@@ -1,11 +1,10 @@
 /**
- * Records that several domains show inside their own: the user behind `created_by` /
- * `last_modified_by` (PostHog's UserBasic), the project, and the cohort (the flags'
- * `create_static_cohort_for_flag` answers one). Neutral ground, so that a domain never
+ * Records that every domain shows inside its own: the user behind `created_by` /
+ * `last_modified_by` (PostHog's UserBasic) and the project. Neutral ground, so that a domain never
  * imports another domain's adapters to show them (the REST serialisers are in src/rest/serializers.ts,
  * the GraphQL refs in src/graphql/refs.ts).
  */
-import { type Cohort, Prisma, type Project } from "../generated/prisma/client.js";
+import { Prisma, type Project } from "../generated/prisma/client.js";
 
 /** PostHog's UserBasic: the fields of a user shown inside other records (posthog/api/shared.py). */
 export interface UserBasic {
@@ -35,33 +34,6 @@ export const USER_BASIC_SELECT = {
 
 /** A project as every door shows it (PostHog's team). */
 export type ProjectRecord = Project;
-
-/**
- * A dashboard as both doors show it (PostHog's `DashboardBasicSerializer` fields this service has;
- * read by src/dashboards/dashboards.service.ts). Neutral, so the flags' `usageDashboard` can name it.
- */
-export interface DashboardRecord {
-  id: number;
-  projectId: number;
-  name: string | null;
-  description: string;
-  pinned: boolean;
-  /** PostHog's `creation_mode`: `default`, `template` or `duplicate`. */
-  creationMode: string;
-  /** Stored dashboard filters (`{"date_from": "-30d"}`, ...). */
-  filters: Prisma.JsonValue;
-  createdBy: UserBasic | null;
-  createdAt: Date;
-  deleted: boolean;
-  /** Tag names, sorted. */
-  tags: string[];
-}
-
-/**
- * A cohort as both doors show it: its columns, its creator, and the ids of the experiments whose
- * exposure cohort it is (PostHog's `experiment_set`) (read by src/cohorts/cohorts.queries.ts).
- */
-export type CohortRecord = Cohort & { createdBy: UserBasic | null; experimentSet: number[] };
 
 /**
  * SQL for one `users` row, aliased `alias`, as a JSON object of `UserBasic`'s fields (null when the

@@ -16,8 +16,9 @@ import type { ProjectAccess, ServiceContext } from "../core/context.js";
 import { DomainError, NotFoundError, ValidationError } from "../core/errors.js";
 import { checkNestingDepth } from "../core/json-input.js";
 import type { OffsetPage } from "../core/paging.js";
-import type { DashboardRecord, UserBasic } from "../core/records.js";
+import type { UserBasic } from "../core/records.js";
 import { inIdOrder } from "../core/validation.js";
+import type { DashboardRecord } from "./dashboard-record.js";
 
 export type { DashboardRecord };
 

@@ -15,6 +15,7 @@
  * experiment, get PostHog's 404.
  */
 
+import type { CohortRecord } from "../cohorts/cohorts.queries.js";
 import type { CohortService } from "../cohorts/cohorts.service.js";
 import { changesBetween, recordActivity, softDeleteActivity } from "../core/activity-log.js";
 import { authorizeProject, authorizeProjectStream } from "../core/auth/access.js";
@@ -24,7 +25,6 @@ import { checkNestingDepth, jsonSourceText } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
 import { once } from "../core/once.js";
 import type { OffsetPage } from "../core/paging.js";
-import type { CohortRecord } from "../core/records.js";
 import { lockAndRead, lockRow, RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";

@@ -15,6 +15,7 @@
  * (`within`, `updateFiltersIn`): the flag's row first, then the other domain's rows.
  */
 
+import type { CohortRecord } from "../cohorts/cohorts.queries.js";
 import type { CohortService } from "../cohorts/cohorts.service.js";
 import {
   type ActivityPage,
@@ -35,7 +36,6 @@ import {
 import { checkNestingDepth, checkStorableString } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
-import type { CohortRecord } from "../core/records.js";
 import { lockAndRead, RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";

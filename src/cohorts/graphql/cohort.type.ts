@@ -9,12 +9,13 @@ import { activityPageField } from "../../graphql/activity-log.graphql.js";
 import { builder } from "../../graphql/builder.js";
 import { parseIntegerObjectId, projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
-import { CohortRef, UserRef } from "../../graphql/refs.js";
+import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import type { MemberRecord } from "../cohorts.queries.js";
 import { filtersForResponse } from "../rules/criteria.js";
 import { personName } from "../rules/person-name.js";
 import { CohortTypeEnum } from "./enums.js";
+import { CohortRef } from "./refs.js";
 
 /** A person of a cohort (REST's serialized actor in `GET cohorts/:id/persons/`). */
 export const CohortMemberRef = builder.objectRef<MemberRecord>("CohortMember").implement({

@@ -8,11 +8,12 @@ import { parseIntegerId } from "../../core/validation.js";
 import { builder } from "../../graphql/builder.js";
 import { parseIntegerObjectId, projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
-import { DashboardRef, UserRef } from "../../graphql/refs.js";
+import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import type { TrendResult } from "../../queries/trends/response.js";
 import type { TrendsQueryResponse } from "../../queries/trends/run-trends.js";
 import type { InsightRecord, TileRecord } from "../dashboards.service.js";
+import { DashboardRef } from "./refs.js";
 
 /** The integer dashboard id of an argument: PostHog's integer or the `Dashboard`'s global id; null for neither. */
 export function parseDashboardId(raw: string | number): number | null {

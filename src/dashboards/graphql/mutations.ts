@@ -7,8 +7,8 @@ import { NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseIntegerObjectId, parseProjectId } from "../../graphql/ids.js";
 import { mutationResult, WRITE_ERRORS } from "../../graphql/mutation-result.js";
-import { DashboardRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
+import { DashboardRef } from "./refs.js";
 
 const FlagUsageDashboardInput = builder.inputType("FlagUsageDashboardInput", {
   description: "The flag whose usage dashboard to write.",

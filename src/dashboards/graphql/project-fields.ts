@@ -6,9 +6,10 @@ import { DEFAULT_PAGE_SIZE } from "../../config.js";
 import { NotFoundError, ProjectNotFoundError } from "../../core/errors.js";
 import { builder, connectionTotalCount } from "../../graphql/builder.js";
 import { resolveCountedConnection } from "../../graphql/offset-connection.js";
-import { DashboardRef, ProjectRef } from "../../graphql/refs.js";
+import { ProjectRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { parseDashboardId } from "./dashboard.type.js";
+import { DashboardRef } from "./refs.js";
 
 builder.objectFields(ProjectRef, (t) => ({
   dashboard: t.field({

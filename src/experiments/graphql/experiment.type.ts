@@ -3,12 +3,14 @@
  * records as the experiment service reads them (experiments.queries.ts). Field names are camelCase
  * versions of REST's (posthog-behavior.md §5.1).
  */
+
+import { CohortRef } from "../../cohorts/graphql/refs.js";
 import { NotFoundError } from "../../core/errors.js";
 import { parseIntegerId } from "../../core/validation.js";
 import { builder } from "../../graphql/builder.js";
 import { decodeGlobalId, parseProjectOwnedLocalId, projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
-import { CohortRef, UserRef } from "../../graphql/refs.js";
+import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import type { ExperimentRecord, HoldoutRecord } from "../experiments.queries.js";
 import { experimentStatus } from "../experiments.service.js";

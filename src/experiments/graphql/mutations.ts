@@ -6,12 +6,13 @@
  * `active` (updateFeatureFlag). Metric numbers from GraphQL's JSON are hashed as parsed (an integral
  * number as an int): see src/experiments/rules/fingerprint.ts.
  */
+
+import { CohortRef } from "../../cohorts/graphql/refs.js";
 import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
 import { mutationResult, WRITE_ERRORS } from "../../graphql/mutation-result.js";
-import { CohortRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { ExperimentRef, parseExperimentId } from "./experiment.type.js";
 

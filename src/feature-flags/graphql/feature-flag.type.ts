@@ -1,11 +1,12 @@
-import type { DashboardRecord } from "../../core/records.js";
 import { parseIntegerId } from "../../core/validation.js";
+import type { DashboardRecord } from "../../dashboards/dashboard-record.js";
+import { DashboardRef } from "../../dashboards/graphql/refs.js";
 import { activityPageField } from "../../graphql/activity-log.graphql.js";
 import { builder } from "../../graphql/builder.js";
 import type { GraphQLContext } from "../../graphql/context.js";
 import { parseIntegerObjectId, parseProjectOwnedLocalId, projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
-import { DashboardRef, UserRef } from "../../graphql/refs.js";
+import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import {
   FLAG_PARTS,

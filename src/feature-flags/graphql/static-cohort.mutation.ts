@@ -3,10 +3,11 @@
  * same service method; it answers the new cohort (the neutral `Cohort` ref, implemented by the
  * cohorts domain).
  */
+
+import { CohortRef } from "../../cohorts/graphql/refs.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { mutationResult, WRITE_ERRORS } from "../../graphql/mutation-result.js";
-import { CohortRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { FLAG_ID_DESCRIPTION, mutationFlagId, PROJECT_ID_DESCRIPTION } from "./mutations.shared.js";
 
