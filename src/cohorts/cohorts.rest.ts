@@ -2,11 +2,13 @@
  * Cohorts on PostHog's REST paths (`posthog/api/cohort.py` CohortViewSet): request parsing and the
  * PostHog record shapes. Behaviour lives in cohorts.service.ts.
  */
+
 import { authorizeProject } from "../core/auth/access.js";
 import { errorBodySchema } from "../core/error-body.js";
-import { MethodNotAllowedError, NotImplementedError } from "../core/errors.js";
+import { NotImplementedError } from "../core/errors.js";
 import { FormBody } from "../core/form-body.js";
 import { activityRoutes } from "../rest/activity-routes.js";
+import { forbiddenDestroyRoute } from "../rest/forbidden-destroy.js";
 import {
   offsetPageBody,
   offsetPageLinks,
@@ -123,15 +125,7 @@ export const cohortRoutes: RestModule = (services, limits) => {
     },
     updateRoute("PATCH"),
     updateRoute("PUT"),
-    {
-      method: "DELETE",
-      path: `${BASE}:id/`,
-      summary: "Refused with 405 and an empty body, as PostHog does: soft delete is PATCH `deleted: true`.",
-      scopes: ["cohort:write"],
-      responses: { 405: null },
-      emptyBodyOn: (error) => error instanceof MethodNotAllowedError,
-      handler: ({ params, ctx }) => cohorts.destroy(ctx, pathId(params, "project_id")),
-    },
+    forbiddenDestroyRoute(`${BASE}:id/`, "cohort:write", cohorts.destroy),
     {
       method: "GET",
       path: `${BASE}:id/persons/`,

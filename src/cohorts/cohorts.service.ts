@@ -18,15 +18,12 @@
  * The operations on members are in ./cohort-members.ts, and the member selection and recount they
  * share with create and update in ./cohort-calculation.ts.
  */
+
 import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import {
-  ConflictError,
-  MethodNotAllowedError,
-  NotImplementedError,
-  ValidationError,
-} from "../core/errors.js";
+import { ConflictError, NotImplementedError, ValidationError } from "../core/errors.js";
+import { forbidDestroy } from "../core/forbid-destroy.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import { lockAndRead, RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
@@ -475,14 +472,8 @@ export function createCohortService(deps: ServiceDeps) {
       );
     },
 
-    /**
-     * Hard delete, which PostHog refuses (`ForbidDestroyModel`): soft delete is `update` with
-     * `deleted: true`. @throws MethodNotAllowedError (after the project and scope checks).
-     */
-    async destroy(ctx: ServiceContext, projectId: number): Promise<never> {
-      await authorizeProject(ctx, projectId, "cohort:write");
-      throw new MethodNotAllowedError("DELETE");
-    },
+    /** Hard delete, which PostHog refuses (core/forbid-destroy.ts). Scope `cohort:write` first. */
+    destroy: forbidDestroy("cohort:write"),
 
     /**
      * Activity of one cohort (`cohortId`) or of all the project's cohorts (null), newest first.

@@ -4,11 +4,12 @@
  * `experiment_saved_metrics.py`), each with and without its trailing slash. Request parsing and
  * PostHog's shapes only; behaviour lives in experiments.service.ts (timeseries: timeseries.service.ts).
  */
+
 import { z } from "zod";
 import { cohortSchema, serializeCohort } from "../cohorts/cohorts.responses.js";
 import { errorBodySchema } from "../core/error-body.js";
-import { MethodNotAllowedError } from "../core/errors.js";
 import { featureFlagSchema, serializeFlag } from "../feature-flags/feature-flags.responses.js";
+import { forbiddenDestroyRoute } from "../rest/forbidden-destroy.js";
 import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
@@ -333,15 +334,7 @@ export const experimentRoutes: RestModule = (services, limits) => {
         body: serializeExperiment(await experiments.update(ctx, project(params), id(params), body), ctx),
       }),
     },
-    {
-      method: "DELETE",
-      path: `${BASE}:id/`,
-      summary: "Refused with 405 and an empty body, as flag DELETE: soft delete is PATCH `deleted: true`.",
-      scopes: ["experiment:write"],
-      responses: { 405: null },
-      emptyBodyOn: (error) => error instanceof MethodNotAllowedError,
-      handler: ({ params, ctx }) => experiments.destroy(ctx, project(params)),
-    },
+    forbiddenDestroyRoute(`${BASE}:id/`, "experiment:write", experiments.destroy),
     {
       method: "POST",
       path: `${BASE}:id/duplicate/`,

@@ -20,7 +20,8 @@ import type { CohortService } from "../cohorts/cohorts.service.js";
 import { changesBetween, recordActivity, softDeleteActivity } from "../core/activity-log.js";
 import { authorizeProject, authorizeProjectStream } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import { ConflictError, MethodNotAllowedError, NotFoundError, ValidationError } from "../core/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
+import { forbidDestroy } from "../core/forbid-destroy.js";
 import { checkNestingDepth, jsonSourceText } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
 import { once } from "../core/once.js";
@@ -809,14 +810,8 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       return retryWhileMoved(() => updateOnce(ctx, projectId, id, body), moved);
     },
 
-    /**
-     * Hard delete, refused as PostHog's `ForbidDestroyModel` (405, no lookup) after the scope check:
-     * soft delete is `update` with `deleted: true`. @throws MethodNotAllowedError always.
-     */
-    async destroy(ctx: ServiceContext, projectId: number): Promise<never> {
-      await authorizeProject(ctx, projectId, "experiment:write");
-      throw new MethodNotAllowedError("DELETE");
-    },
+    /** Hard delete, which PostHog refuses (core/forbid-destroy.ts). Scope `experiment:write` first. */
+    destroy: forbidDestroy("experiment:write"),
 
     /**
      * Duplicates an experiment (§5.5): `<name> (Copy)`, then `(Copy) 1`, `2`… unique among non-deleted

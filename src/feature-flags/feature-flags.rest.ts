@@ -9,15 +9,10 @@ import { z } from "zod";
 import { serializeCohort } from "../cohorts/cohorts.responses.js";
 import type { ServiceContext } from "../core/context.js";
 import { errorBodySchema } from "../core/error-body.js";
-import {
-  type DomainError,
-  MethodNotAllowedError,
-  NotFoundError,
-  ProjectNotFoundError,
-  ValidationError,
-} from "../core/errors.js";
+import { type DomainError, NotFoundError, ProjectNotFoundError, ValidationError } from "../core/errors.js";
 import { USAGE_DASHBOARD_ERROR } from "../dashboards/dashboards.service.js";
 import { activityRoutes } from "../rest/activity-routes.js";
+import { forbiddenDestroyRoute } from "../rest/forbidden-destroy.js";
 import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
@@ -163,15 +158,7 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
         body: record(await flags.replace(ctx, pathId(params, "project_id"), pathId(params, "id"), body), ctx),
       }),
     },
-    {
-      method: "DELETE",
-      path: `${BASE}:id/`,
-      summary: "Refused with 405 and an empty body, as PostHog does: soft delete is PATCH `deleted: true`.",
-      scopes: ["feature_flag:write"],
-      responses: { 405: null },
-      emptyBodyOn: (error) => error instanceof MethodNotAllowedError,
-      handler: ({ params, ctx }) => flags.destroy(ctx, pathId(params, "project_id")),
-    },
+    forbiddenDestroyRoute(`${BASE}:id/`, "feature_flag:write", flags.destroy),
     {
       method: "GET",
       path: `${BASE}:id/status/`,

@@ -26,13 +26,8 @@ import {
 } from "../core/activity-log.js";
 import { authorizeProject, authorizeProjectScopes, authorizeProjectStream } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import {
-  ConflictError,
-  MethodNotAllowedError,
-  NotFoundError,
-  NotImplementedError,
-  ValidationError,
-} from "../core/errors.js";
+import { ConflictError, NotFoundError, NotImplementedError, ValidationError } from "../core/errors.js";
+import { forbidDestroy } from "../core/forbid-destroy.js";
 import { checkNestingDepth, checkStorableString } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
@@ -1154,15 +1149,8 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       return applyUpdate(ctx, projectId, id, input, { kind: "expectedVersion", version: expectedVersion });
     },
 
-    /**
-     * Hard delete, which PostHog refuses (spec row 5, `posthog/api/forbid_destroy_model.py`): soft delete
-     * is `update` with `deleted: true`. Scope `feature_flag:write` is still checked first.
-     * @throws MethodNotAllowedError always (after NotFoundError/PermissionDeniedError for the project).
-     */
-    async destroy(ctx: ServiceContext, projectId: number): Promise<never> {
-      await authorizeProject(ctx, projectId, "feature_flag:write");
-      throw new MethodNotAllowedError("DELETE");
-    },
+    /** Hard delete, which PostHog refuses (spec row 5; core/forbid-destroy.ts). Scope `feature_flag:write` first. */
+    destroy: forbidDestroy("feature_flag:write"),
 
     /**
      * Activity of one flag (`flagId`) or of all the project's flags (null), newest first (§2.9).
