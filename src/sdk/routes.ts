@@ -168,12 +168,17 @@ function invalidTokenError(): AuthenticationError {
   );
 }
 
-async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, reply: FastifyReply) {
+async function handle(
+  route: SdkRoute,
+  deps: SdkDeps & { now: () => Date },
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   setCorsHeaders(request, reply);
   const query = new URL(request.url, "http://sdk.invalid").searchParams;
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   if (route.answerWithoutPayload && request.method === "GET" && body.length === 0 && !query.get("data")) {
-    return send(request, reply, route.answerWithoutPayload(query, deps.now ?? systemClock));
+    return send(request, reply, route.answerWithoutPayload(query, deps.now));
   }
   const params = paramsOf(request);
   const inPath = route.tokenIn === "path";
@@ -209,7 +214,7 @@ async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, r
       transaction: deps.transaction,
       log: request.log,
       autocommit: deps.autocommit,
-      now: deps.now ?? systemClock,
+      now: deps.now,
     });
   } catch (error) {
     // A database error may mean the remembered project was deleted meanwhile (its rows' foreign
@@ -219,8 +224,6 @@ async function handle(route: SdkRoute, deps: SdkDeps, request: FastifyRequest, r
   }
   return send(request, reply, result);
 }
-
-const systemClock = () => new Date();
 
 /** Sends a handler's answer: JSON, or the body as given with its `contentType`, and its headers. */
 function send(request: FastifyRequest, reply: FastifyReply, result: SdkReply) {
@@ -244,6 +247,7 @@ export async function registerSdkRoutes(
   routes: readonly SdkRoute[],
   deps: SdkDeps,
 ): Promise<void> {
+  const door = { ...deps, now: deps.now ?? (() => new Date()) };
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
@@ -260,7 +264,7 @@ export async function registerSdkRoutes(
         url: route.path,
         bodyLimit: route.bodyLimitBytes,
         errorHandler,
-        handler: (request, reply) => handle(route, deps, request, reply),
+        handler: (request, reply) => handle(route, door, request, reply),
       });
       const others = ROUTED_METHODS.filter(
         (method) => !(route.methods as readonly string[]).includes(method),
