@@ -2,7 +2,6 @@
  * Cohorts on PostHog's REST paths (`posthog/api/cohort.py` CohortViewSet): request parsing and the
  * PostHog record shapes. Behaviour lives in cohorts.service.ts.
  */
-
 import { authorizeProject } from "../core/auth/access.js";
 import { errorBodySchema } from "../core/error-body.js";
 import { NotImplementedError } from "../core/errors.js";

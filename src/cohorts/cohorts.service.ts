@@ -18,7 +18,6 @@
  * The operations on members are in ./cohort-members.ts, and the member selection and recount they
  * share with create and update in ./cohort-calculation.ts.
  */
-
 import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";

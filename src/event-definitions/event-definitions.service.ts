@@ -11,7 +11,6 @@
  * no `created_at` or `last_seen_at` until an event of that name is captured. A deleted definition
  * comes back when capture next sees its name (within the hour capture's catalogue cache spans).
  */
-
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";

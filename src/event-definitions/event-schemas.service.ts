@@ -12,7 +12,6 @@
  * Deleting a group deletes its event schemas with it (PostHog's `on_delete=CASCADE`); deleting an
  * event definition deletes its event schemas, not the groups.
  */
-
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";

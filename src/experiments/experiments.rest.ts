@@ -4,7 +4,6 @@
  * `experiment_saved_metrics.py`), each with and without its trailing slash. Request parsing and
  * PostHog's shapes only; behaviour lives in experiments.service.ts (timeseries: timeseries.service.ts).
  */
-
 import { z } from "zod";
 import { cohortSchema, serializeCohort } from "../cohorts/cohorts.responses.js";
 import { errorBodySchema } from "../core/error-body.js";

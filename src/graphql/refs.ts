@@ -5,7 +5,6 @@
  * A domain's own type that other domains return (a `Cohort`, a `Dashboard`) is published by that
  * domain instead, in its `graphql/refs.ts`, the one GraphQL module other domains may import.
  */
-
 import type { ProjectRecord, UserBasic } from "../core/records.js";
 import type { Organization } from "../generated/prisma/client.js";
 import { builder } from "./builder.js";

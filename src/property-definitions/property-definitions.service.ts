@@ -15,7 +15,6 @@
  * to the last page, and its search aliases (`PROPERTY_NAME_ALIASES`, "latest" matching non-initial
  * person properties): a search here matches names only.
  */
-
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";

@@ -3,7 +3,6 @@
  * records as the experiment service reads them (experiments.queries.ts). Field names are camelCase
  * versions of REST's (posthog-behavior.md §5.1).
  */
-
 import { CohortRef } from "../../cohorts/graphql/refs.js";
 import { NotFoundError } from "../../core/errors.js";
 import { parseIntegerId } from "../../core/validation.js";

@@ -6,7 +6,6 @@
  * `active` (updateFeatureFlag). Metric numbers from GraphQL's JSON are hashed as parsed (an integral
  * number as an int): see src/experiments/rules/fingerprint.ts.
  */
-
 import { CohortRef } from "../../cohorts/graphql/refs.js";
 import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";

@@ -3,7 +3,6 @@
  * same service method; it answers the new cohort (the neutral `Cohort` ref, implemented by the
  * cohorts domain).
  */
-
 import { CohortRef } from "../../cohorts/graphql/refs.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
