@@ -42,8 +42,6 @@ import {
   updateSchemaPropertyGroupSchema,
 } from "./event-schemas.schemas.js";
 
-type Reader = Prisma.TransactionClient | ServiceContext["db"];
-
 /** The fields the activity log compares, under PostHog's names. */
 function snapshot(group: SchemaPropertyGroupRecord): Record<string, unknown> {
   return {
