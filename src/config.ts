@@ -12,6 +12,13 @@ import { z } from "zod";
  */
 export const DEFAULT_MAX_JSON_DEPTH = 32;
 
+/**
+ * `QUERY_MAX_COST`'s default on the embedded database, in PostgreSQL's cost units: a 100 × 100 ×
+ * 100 × 100-row cross join is estimated at 1.5 million and runs about 2 s on PostgreSQL, 7 s on
+ * PGlite; scanning a million events and grouping them is estimated at 30,000 to 200,000.
+ */
+export const EMBEDDED_QUERY_MAX_COST = 1_000_000;
+
 /** A rate: `requests` per `durationMs`, written as DRF writes it (`480/minute`). */
 export interface Rate {
   requests: number;
@@ -129,6 +136,7 @@ const envSchema = z.object({
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   QUERY_MAX_CONCURRENT_PER_PROJECT: z.coerce.number().int().positive().default(4),
+  QUERY_MAX_COST: z.coerce.number().nonnegative().optional(),
   HOGQL_MAX_QUERY_LENGTH: z.coerce.number().int().positive().default(65_536),
   HOGQL_MAX_TOKENS: z.coerce.number().int().positive().default(10_000),
   HOGQL_MAX_NESTING: z.coerce.number().int().positive().default(32),
@@ -237,6 +245,14 @@ export interface Limits {
   queryTimeoutMs: number;
   /** Most query runs one project may have in flight in this process (429 beyond). */
   queryMaxConcurrentPerProject: number;
+  /**
+   * Highest planner-estimated cost of one query run's statement, in PostgreSQL's cost units
+   * (`EXPLAIN`'s total cost; `QUERY_MAX_COST`; 0: none). Above it the run is refused before it starts
+   * (400 `query_too_expensive`). Default 1,000,000 on the embedded database, whose one session a
+   * statement holds until it ends (about 2 s of PostgreSQL's work at that cost), and none on
+   * PostgreSQL, where a statement holds one backend and `QUERY_TIMEOUT_MS` bounds it.
+   */
+  queryMaxCost: number;
   /**
    * Most characters of HogQL text (`HOGQL_MAX_QUERY_LENGTH`, 65,536; 400 `max_length`,
    * `attr: "query"` beyond). This and the next two are checked before parsing, on the request
@@ -448,6 +464,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxHeaderBytes: e.MAX_HEADER_BYTES,
       queryTimeoutMs: e.QUERY_TIMEOUT_MS,
       queryMaxConcurrentPerProject: e.QUERY_MAX_CONCURRENT_PER_PROJECT,
+      queryMaxCost: e.QUERY_MAX_COST ?? (e.DATABASE_URL ? 0 : EMBEDDED_QUERY_MAX_COST),
       hogqlMaxQueryLength: e.HOGQL_MAX_QUERY_LENGTH,
       hogqlMaxTokens: e.HOGQL_MAX_TOKENS,
       hogqlMaxNesting: e.HOGQL_MAX_NESTING,

@@ -401,7 +401,7 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
         ctx,
         now: deps.now,
         execute: <R>(sql: Prisma.Sql, timezone: string) =>
-          runReadOnly<R>(ctx.db, sql, { timeoutMs, timezone }),
+          runReadOnly<R>(ctx.db, sql, { timeoutMs, timezone, maxCost: ctx.limits.queryMaxCost }),
       };
       const end = experiment.endDate ?? deps.now();
       const days = await experimentDays(db, project.timezone, context.startDate, end);

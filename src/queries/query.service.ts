@@ -64,7 +64,8 @@ export function createQueryService(deps: ServiceDeps, kinds: readonly QueryKind[
         {
           ctx,
           now: deps.now,
-          execute: (sql, timezone) => runReadOnly(ctx.db, sql, { timeoutMs, timezone }),
+          execute: (sql, timezone) =>
+            runReadOnly(ctx.db, sql, { timeoutMs, timezone, maxCost: ctx.limits.queryMaxCost }),
         },
         project,
         query,

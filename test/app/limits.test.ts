@@ -6,6 +6,7 @@
  * an error with `extensions.code`) and the database is as before. No answer of these tries carries a
  * stack frame or SQL text, and none was an unexpected error (the server logged none).
  *
+ * `QUERY_MAX_COST` refuses a query the planner estimates above it before it runs, on both backends.
  * The query limits (`QUERY_TIMEOUT_MS`, `QUERY_MAX_CONCURRENT_PER_PROJECT`) are tried together on
  * PostgreSQL, where a run is held in flight by a table lock (the embedded database's one connection
  * cannot take one), and `QUERY_TIMEOUT_MS` alone on the embedded database, with a query that would
@@ -49,6 +50,9 @@ const LIMITS = {
   GRAPHQL_MAX_COST: 400,
   QUERY_TIMEOUT_MS: 2000,
   QUERY_MAX_CONCURRENT_PER_PROJECT: 1,
+  // Above a five-set cross join's estimate (about 1.5 × 10^8), which the timeout stops below, and
+  // beneath a seven-set one's (about 1.5 × 10^12).
+  QUERY_MAX_COST: 100_000_000_000,
 } as const;
 
 /** A stack frame (`at fn (file.ts:1:2)`) or SQL a database error would carry. */
@@ -691,6 +695,44 @@ describeEachBackend(
       },
       30_000,
     );
+
+    it("QUERY_MAX_COST: a query estimated above it is refused before it runs, 400 query_too_expensive through REST and GraphQL", async () => {
+      const numbers = Array.from({ length: 100 }, (_, n) => n).join(", ");
+      const sets = Array.from({ length: 7 }, (_, i) => `(SELECT arrayJoin([${numbers}]) AS x${i}) AS t${i}`);
+      const hostile = { kind: "HogQLQuery", query: `SELECT count() FROM ${sets.join(" CROSS JOIN ")}` };
+      const refused = kept(
+        "REST query over the cost limit",
+        await s.request("POST", `/api/projects/${s.projectId}/query/`, { body: { query: hostile } }),
+      );
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body).toMatchObject({
+        type: "validation_error",
+        code: "query_too_expensive",
+        attr: null,
+      });
+      expect(refused.body.detail).toMatch(
+        /^Query is too expensive to run: its estimated cost is [\d,]+, above the limit of 100,000,000,000 \(QUERY_MAX_COST\)\./,
+      );
+
+      const created = await s.request("POST", `/api/projects/${s.projectId}/endpoints/`, {
+        body: { name: "too-expensive", query: hostile, is_materialized: false },
+      });
+      expect(created.status, created.text).toBe(201);
+      const run = await gql(
+        "GraphQL endpoint run over the cost limit",
+        `{ project(id: "${s.projectId}") { endpoint(name: "too-expensive") { run(input: { refresh: FORCE_BLOCKING }) {
+          __typename ... on Error { message code } } } } }`,
+      );
+      expect(run.body.data.project.endpoint.run).toMatchObject({
+        __typename: "ValidationError",
+        code: "query_too_expensive",
+      });
+      // Nothing ran: an ordinary query answers at once.
+      const after = await s.request("POST", `/api/projects/${s.projectId}/query/`, {
+        body: { query: { kind: "HogQLQuery", query: "SELECT 1" } },
+      });
+      expect(after.status, after.text).toBe(200);
+    });
 
     itWhere(backend === "pglite")(
       "QUERY_TIMEOUT_MS on the embedded database: a query past it is stopped, 400 query_timeout through REST and GraphQL, while the server answers meanwhile",

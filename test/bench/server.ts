@@ -295,7 +295,14 @@ async function main(backend: string): Promise<void> {
   /** An app on `database` with `env` as its configuration, listening on a free port: its base URL. */
   const listening = async (env: Record<string, string>): Promise<string> => {
     const app = await buildApp({
-      config: loadConfig({ PORT: "0", ...RATE_LIMITS_OFF, ...SERVER_ENV, ...env }),
+      // The configuration this backend loads in service (DATABASE_URL names PostgreSQL).
+      config: loadConfig({
+        PORT: "0",
+        ...(pgUrl ? { DATABASE_URL: pgUrl } : {}),
+        ...RATE_LIMITS_OFF,
+        ...SERVER_ENV,
+        ...env,
+      }),
       database,
       logger: pino({ level: "silent" }),
     });

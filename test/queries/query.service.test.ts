@@ -85,6 +85,35 @@ describeEachBackend("query service", (server, backend) => {
     ).rejects.toThrow(/Query execution failed: cannot execute INSERT in a read-only transaction/);
   });
 
+  it("refuses, before running it, a statement whose estimated cost is above maxCost, and runs one beneath it", async () => {
+    const numbers = Array.from({ length: 100 }, (_, n) => n).join(", ");
+    const crossJoin = (sets: number) =>
+      Prisma.raw(
+        `SELECT count(*)::int AS n FROM ${Array.from({ length: sets }, (_, i) => `(SELECT unnest(ARRAY[${numbers}]) AS x${i}) AS t${i}`).join(" CROSS JOIN ")}`,
+      );
+    // 100³ rows: estimated near 15,000. 100⁵ rows: near 150 million, and minutes of work if it ran.
+    const options = { timeoutMs: 60_000, timezone: "UTC", maxCost: 100_000 };
+    expect(await runReadOnly(server().db, crossJoin(3), options)).toEqual([{ n: 1_000_000 }]);
+    await expect(runReadOnly(server().db, crossJoin(5), options)).rejects.toMatchObject({
+      code: "query_too_expensive",
+      message: expect.stringMatching(
+        /^Query is too expensive to run: its estimated cost is [\d,]+, above the limit of 100,000 \(QUERY_MAX_COST\)\./,
+      ),
+    });
+    // The same statement runs under the database's own bound when there is no cost limit.
+    await expect(
+      runReadOnly(server().db, crossJoin(5), { ...options, timeoutMs: 200, maxCost: 0 }),
+    ).rejects.toThrow("Query exceeded the statement timeout of 200 ms.");
+  });
+
+  it("QUERY_MAX_COST defaults to 1,000,000 on the embedded database and to none on PostgreSQL", () => {
+    expect(loadConfig({}).limits.queryMaxCost).toBe(1_000_000);
+    expect(
+      loadConfig({ DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/test" }).limits.queryMaxCost,
+    ).toBe(0);
+    expect(loadConfig({ QUERY_MAX_COST: "5000" }).limits.queryMaxCost).toBe(5000);
+  });
+
   itWhere(backend === "postgres")("stops a statement at the configured timeout", async () => {
     await expect(
       runReadOnly(server().db, Prisma.sql`SELECT pg_sleep(2)`, { timeoutMs: 50, timezone: "UTC" }),

@@ -158,7 +158,14 @@ export async function startTestServer(
   });
   const user = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
   const project = await db.project.findUniqueOrThrow({ where: { id: boot.project_id } });
-  const config = loadConfig({ LOG_LEVEL: "silent", PORT: "0", ...RATE_LIMITS_OFF, ...options.env });
+  // The configuration this backend loads in service (DATABASE_URL names PostgreSQL).
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    PORT: "0",
+    ...(backend === "postgres" && url ? { DATABASE_URL: url } : {}),
+    ...RATE_LIMITS_OFF,
+    ...options.env,
+  });
   const errorLogs: Array<Record<string, unknown>> = [];
   const logLines: string[] = [];
   const sink = new Writable({
