@@ -8,6 +8,7 @@
  * Invariant: every statement filters by `project_id` (but the list of projects a roll-up of flag
  * calls visits, a system task's); values are bound parameters, never text.
  */
+import { NotFoundError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
 import { normalizeTags } from "../core/tags.js";
@@ -247,6 +248,17 @@ export async function selectFlags(
   return db.rows<FlagRecord>(
     Prisma.sql`${WHOLE_SELECT} ${WHOLE_FROM} WHERE f.project_id = ${projectId} AND ${match}`,
   );
+}
+
+/** One flag of the project by id or by key, soft-deleted ones included. @throws NotFoundError */
+export async function readFlag(
+  db: Db,
+  projectId: number,
+  by: { id: number } | { key: string },
+): Promise<FlagRecord> {
+  const [flag] = await selectFlags(db, projectId, "id" in by ? { ids: [by.id] } : { keys: [by.key] });
+  if (!flag) throw new NotFoundError();
+  return flag;
 }
 
 /** The ids and keys of the project's non-deleted flags among `ids` (`bulk_keys`), in id order. */

@@ -1,179 +1,62 @@
 /**
  * The feature-flag service: every flag operation of both front doors. It checks scopes and project
- * access, validates input, applies PostHog's rules, writes the change, the version bump and the
- * activity-log entry in one transaction, and returns records. It knows nothing of HTTP or GraphQL:
- * ids arrive parsed, bodies arrive as PostHog's snake_case JSON (GraphQL re-encodes its inputs).
+ * access, validates input, applies PostHog's rules and returns records. It knows nothing of HTTP or
+ * GraphQL: ids arrive parsed, bodies arrive as PostHog's snake_case JSON (GraphQL re-encodes its
+ * inputs). Creates and updates (PostHog's rules in order, the row lock, the version bump, the
+ * activity entry in one transaction) are feature-flags.writes.ts; how flags are stored,
+ * feature-flags.store.ts; how they are read, feature-flags.queries.ts.
  * Source of the rules: `posthog/api/feature_flag.py`; posthog-behavior.md §2.3–2.9.
- *
- * Concurrency: as PostHog's `FeatureFlagSerializer.update` (`select_for_update`, then the version
- * bump), an update decides from a first read (so PostHog's refusals come before any write), then
- * locks the flag's row (`SELECT ... FOR UPDATE`) in its transaction and decides again from the
- * locked state. Concurrent writers of one flag so take turns, each applied on top of the one before
- * it: none is lost, none is refused but by the conflict rules (PostHog's `original_flag` rule on
- * REST, the strict `expectedVersion` on GraphQL), which are judged against the state the write
- * replaces. Another domain's write joins the flag's transaction after the flag's row is locked
- * (`within`, `updateFiltersIn`): the flag's row first, then the other domain's rows.
  */
-
 import type { CohortRecord } from "../cohorts/cohorts.queries.js";
 import type { CohortService } from "../cohorts/cohorts.service.js";
-import {
-  type ActivityPage,
-  changesBetween,
-  listActivity,
-  recordActivity,
-  softDeleteActivity,
-} from "../core/activity-log.js";
+import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
 import { authorizeProject, authorizeProjectScopes, authorizeProjectStream } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import { ConflictError, NotFoundError, NotImplementedError, ValidationError } from "../core/errors.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
 import { forbidDestroy } from "../core/forbid-destroy.js";
 import { checkNestingDepth, checkStorableString } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
-import { lockAndRead, RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
-import { ensureTags, normalizeTags } from "../core/tags.js";
 import { inIdOrder, parseInput, parseIntegerId } from "../core/validation.js";
 import type { DashboardService } from "../dashboards/dashboards.service.js";
 import type { ObjectChange } from "../db/change-feed.js";
-import { prismaReader } from "../db/sql-reader.js";
 import type { RunSqlTransaction } from "../db/sql-transaction.js";
-import { Prisma } from "../generated/prisma/client.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import type { GroupService } from "../groups/groups.service.js";
 import type { PersonService } from "../persons/persons.service.js";
 import type { FlagEvaluationService } from "./evaluation/evaluation.service.js";
 import {
   ALL_FLAG_PARTS,
-  type Db,
   type FlagPart,
   type FlagRecord,
   type FlagRecordWith,
   flagListWhere,
+  readFlag,
   selectFlagKeys,
   selectFlagPage,
   selectFlags,
 } from "./feature-flags.queries.js";
-import {
-  type CreateFlagInput,
-  createFlagSchema,
-  flagListFiltersSchema,
-  replaceFlagSchema,
-  type UpdateFlagInput,
-  updateFlagSchema,
-} from "./feature-flags.schemas.js";
+import { flagListFiltersSchema, replaceFlagSchema, updateFlagSchema } from "./feature-flags.schemas.js";
+import { activateIfInactive, flagExists, readFlagIn, readFlagSummaries } from "./feature-flags.store.js";
+import { createFlagWrites, type FlagWriteCollaborators } from "./feature-flags.writes.js";
 import { type FlagCallRollup, rollUpFlagCalls } from "./flag-calls.js";
 import { readBlastRadiusQuery } from "./rules/blast-radius.js";
 import { bulkKeysBodySchema, readFlagIds } from "./rules/bulk-keys.js";
-import { CONFLICT_FIELDS, conflictingFields } from "./rules/conflicts.js";
-import type { FeatureFlagFilters, FlagSummary } from "./rules/filter-types.js";
-import { filtersForUpdate, validateFilters } from "./rules/filters.js";
+import type { FlagSummary } from "./rules/filter-types.js";
 import {
-  checkActivationChange,
-  checkDeletion,
   type DependentFlagEntry,
   dependentFlagEntry,
   dependentFlags,
   dependentsWarning,
-  referencedFlagIds,
 } from "./rules/flag-dependencies.js";
 import { remoteConfigPayload } from "./rules/remote-config.js";
 import { staticCohortName } from "./rules/static-cohort.js";
-import { type FlagStatusResult, flagStatus, isFullyRolledOut } from "./rules/status.js";
-import { flagCohortIds } from "./rules/stored-filters.js";
+import { type FlagStatusResult, flagStatus } from "./rules/status.js";
 
-const KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
-
-/**
- * A flag's fields as PostHog's model names them: what the activity log compares (PostHog's fields
- * less its exclusions, §2.9) and what the `original_flag` conflict rule compares (§2.7).
- */
-function snapshot(flag: FlagRecord): Record<string, unknown> {
-  return {
-    name: flag.name,
-    key: flag.key,
-    filters: flag.filters,
-    rollout_percentage: flag.rolloutPercentage,
-    deleted: flag.deleted,
-    active: flag.active,
-    version: flag.version,
-    rollback_conditions: flag.rollbackConditions,
-    performed_rollback: flag.performedRollback,
-    ensure_experience_continuity: flag.ensureExperienceContinuity,
-    usage_dashboard: flag.usageDashboardId,
-    has_enriched_analytics: flag.hasEnrichedAnalytics,
-    is_remote_configuration: flag.isRemoteConfiguration,
-    has_encrypted_payloads: flag.hasEncryptedPayloads,
-    evaluation_runtime: flag.evaluationRuntime,
-    bucketing_identifier: flag.bucketingIdentifier,
-    tags: flag.tags,
-    evaluation_tags: flag.evaluationTags,
-  };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
-}
-
-const duplicateKey = () =>
-  new ValidationError("There is already a feature flag with this key.", { attr: "key", code: "unique" });
-
-/** PostHog's conflict message, naming who changed the flag last (§2.7). */
-const conflict = (current: FlagRecord) =>
-  new ConflictError(
-    `The feature flag was updated by ${current.lastModifiedBy?.email ?? "another user"} since you started editing it. Please refresh and try again.`,
-  );
-
-/**
- * Refuses soft-deleting a flag that non-deleted experiments run on (`posthog/api/feature_flag.py`
- * `FeatureFlagSerializer.update`, checked after early-access features and before dependent flags).
- * @throws ValidationError `Cannot delete a feature flag that is linked to active experiment(s) with ID(s): 1, 2. ...`
- */
-function checkExperimentsBeforeDeletion(experimentIds: readonly number[]): void {
-  if (experimentIds.length === 0) return;
-  throw new ValidationError(
-    `Cannot delete a feature flag that is linked to active experiment(s) with ID(s): ${experimentIds.join(", ")}. ` +
-      "Please delete the experiment(s) before deleting the flag.",
-  );
-}
-
-/** A database the flag rules read through: the client, or a transaction's (a write inside another domain's). */
-type LookupDb = Pick<Prisma.TransactionClient, "featureFlag" | "dashboard" | "cohort">;
-
-/**
- * The reads of an update's rules that do not depend on the flag's row, each made at most once, so
- * the decision can be made again under the row lock without reading again (`updateLookups`).
- */
-interface UpdateLookups {
-  /** The key rules for a new `key` (§2.4). @throws ValidationError */
-  key(key: string): Promise<void>;
-  /** The request's `analytics_dashboards` rule. @throws ValidationError, NotImplementedError */
-  dashboards(): Promise<void>;
-  /** The project's flags as the dependency rules see them. */
-  summaries(): Promise<Map<number, FlagSummary & { name: string }>>;
-  /** The request's `filters`, validated for the flag keyed `flagKey` (§2.5). @throws ValidationError */
-  filters(flagKey: string): Promise<FeatureFlagFilters>;
-}
-
-/** An error of another domain's write run inside a flag update's transaction, carried out unchanged. */
-class WithinFailed extends Error {
-  constructor(readonly reason: unknown) {
-    super("the write run within the flag update failed");
-  }
-}
-
-/**
- * How an update guards against concurrent edits.
- * - `posthog` (REST): a body `version` other than the stored one is refused only when the body's
- *   `original_flag` shows the caller changed a field that someone else also changed (§2.7,
- *   `_get_conflicting_changes`); otherwise the change applies on top of the newer flag.
- * - `expectedVersion` (GraphQL): any other stored version is a conflict, whatever changed.
- */
-export type ConflictRule = { kind: "posthog" } | { kind: "expectedVersion"; version: number | null };
-
-/** The other domains' services the flag service calls. */
-export interface FlagServiceCollaborators {
+/** The other domains' services the flag service calls (and, through it, its writes). */
+export interface FlagServiceCollaborators extends FlagWriteCollaborators {
   /**
    * Tells the filter rules about the cohorts a flag names (existence, PostHog's
    * `behavioral_cohort_found`); writes the static cohort of `create_static_cohort_for_flag`.
@@ -212,438 +95,8 @@ export interface BlastRadius {
 
 /** Creates the feature-flag service. */
 export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceCollaborators) {
-  const { cohorts, dashboards } = others;
-  /** Key rules in PostHog's order: unique among non-deleted flags, then the character set (§2.4). */
-  async function validateKey(db: LookupDb, projectId: number, key: string, exceptId: number | null) {
-    const clash = await db.featureFlag.findFirst({
-      where: { projectId, key, deleted: false, ...(exceptId === null ? {} : { id: { not: exceptId } }) },
-      select: { id: true },
-    });
-    if (clash) throw duplicateKey();
-    if (!KEY_PATTERN.test(key)) {
-      throw new ValidationError("Only letters, numbers, hyphens (-) & underscores (_) are allowed.", {
-        attr: "key",
-        code: "invalid_key",
-      });
-    }
-  }
-
-  /** The project's flags as the dependency rules see them; loaded only when a rule needs them. */
-  async function loadFlagSummaries(
-    db: LookupDb,
-    projectId: number,
-  ): Promise<Map<number, FlagSummary & { name: string }>> {
-    const rows = await db.featureFlag.findMany({
-      where: { projectId, deleted: false },
-      select: { id: true, key: true, name: true, active: true, deleted: true, filters: true },
-    });
-    return new Map(rows.map((row) => [row.id, row]));
-  }
-
-  /**
-   * `analytics_dashboards` (§2.4): an id that is no dashboard of the project is DRF's "does not
-   * exist"; linking existing ones (PostHog's `FeatureFlagDashboards`) is not built: 501.
-   */
-  async function checkAnalyticsDashboards(db: LookupDb, projectId: number, input: UpdateFlagInput) {
-    const ids = input.analytics_dashboards ?? [];
-    if (ids.length === 0) return;
-    const found = await db.dashboard.findMany({
-      where: { projectId, deleted: false, id: { in: ids } },
-      select: { id: true },
-    });
-    const known = new Set(found.map((d) => d.id));
-    const missing = ids.find((id) => !known.has(id));
-    if (missing !== undefined) {
-      throw new ValidationError(`Invalid pk "${missing}" - object does not exist.`, {
-        attr: "analytics_dashboards",
-        code: "does_not_exist",
-      });
-    }
-    throw new NotImplementedError(
-      "Linking analytics dashboards to a flag is not supported by this service yet: only its usage dashboard is kept.",
-    );
-  }
-
-  /**
-   * Rules on the fields beside `filters`: encrypted payloads (not built), evaluation tags a subset
-   * of the same request's tags.
-   */
-  function checkFieldsBesideFilters(input: UpdateFlagInput) {
-    if (input.has_encrypted_payloads) {
-      throw new NotImplementedError(
-        "Encrypted payloads are not supported by this service yet: payloads are stored as given.",
-      );
-    }
-    if (input.evaluation_tags?.length) {
-      // Checked against the tags of the same request, as PostHog does (EvaluationTagSerializerMixin.validate).
-      const tags = new Set(normalizeTags(input.tags ?? []));
-      const invalid = normalizeTags(input.evaluation_tags).filter((tag) => !tags.has(tag));
-      if (invalid.length > 0) {
-        throw new ValidationError(
-          `Evaluation tags must be a subset of tags. Invalid evaluation tags: ${invalid.join(", ")}`,
-        );
-      }
-    }
-  }
-
-  async function validatedFilters(
-    ctx: ServiceContext,
-    db: LookupDb,
-    projectId: number,
-    raw: unknown,
-    flag: { id: number | null; key: string },
-    isCreate: boolean,
-    summaries: () => Promise<Map<number, FlagSummary>>,
-  ): Promise<FeatureFlagFilters> {
-    const flags = referencedFlagIds(raw).length > 0 ? await summaries() : new Map<number, FlagSummary>();
-    const cohortIds = flagCohortIds(raw);
-    const cohortSummaries = await cohorts.summariesForFlags(db, projectId, cohortIds);
-    return validateFilters(raw, {
-      isCreate,
-      flagId: flag.id,
-      flagKey: flag.key,
-      flags,
-      cohorts: cohortSummaries,
-      maxValuesPerProperty: ctx.limits.flagMaxPropertyValues,
-      maxGroups: ctx.limits.flagMaxConditionGroups,
-      maxVariants: ctx.limits.flagMaxVariants,
-    });
-  }
-
-  /** Replaces a flag's links of one tag kind with `names` (creating missing project tags). */
-  async function setTags(
-    tx: Prisma.TransactionClient,
-    projectId: number,
-    flagId: number,
-    names: string[],
-    relation: "tags" | "evaluationTags",
-  ) {
-    const links = (await ensureTags(tx, projectId, names)).map((tagId) => ({
-      projectId,
-      featureFlagId: flagId,
-      tagId,
-    }));
-    if (relation === "tags") {
-      await tx.featureFlagTag.deleteMany({ where: { featureFlagId: flagId } });
-      if (links.length) await tx.featureFlagTag.createMany({ data: links });
-    } else {
-      await tx.featureFlagEvaluationTag.deleteMany({ where: { featureFlagId: flagId } });
-      if (links.length) await tx.featureFlagEvaluationTag.createMany({ data: links });
-    }
-  }
-
-  /**
-   * Frees `key` from the project's soft-deleted flag holding it (§2.4): the row is removed, unless
-   * experiments still reference it (their flag is never removed): then, as PostHog's
-   * `_delete_soft_deleted_flags_with_key`, a non-deleted experiment refuses the key, and deleted ones
-   * only keep the old row under a tombstoned key.
-   * Concurrent creates of the key take turns on the old row's lock (src/core/row-lock.ts): the ones
-   * after the first find it gone or renamed and leave the key to the unique constraint (400).
-   * @throws ValidationError `Cannot reuse key '<key>': a soft-deleted flag with this key is still referenced by active experiment(s) with ID(s): …`
-   */
-  async function freeSoftDeletedKey(tx: Prisma.TransactionClient, projectId: number, key: string) {
-    const holder = { projectId, key, deleted: true };
-    const found = await tx.featureFlag.findFirst({ where: holder, select: { id: true } });
-    if (!found) return;
-    const old = await lockAndRead(tx, "feature_flags", found.id, () =>
-      tx.featureFlag.findFirst({
-        where: { id: found.id, ...holder },
-        select: { id: true, experiments: { select: { id: true, deleted: true }, orderBy: { id: "asc" } } },
-      }),
-    ).catch((error: unknown) => {
-      if (error instanceof NotFoundError) return null;
-      throw error;
-    });
-    if (!old) return;
-    if (old.experiments.length === 0) {
-      await tx.featureFlag.delete({ where: { id: old.id } });
-      return;
-    }
-    const active = old.experiments.filter((x) => !x.deleted).map((x) => x.id);
-    if (active.length > 0) {
-      throw new ValidationError(
-        `Cannot reuse key '${key}': a soft-deleted flag with this key is still referenced by active ` +
-          `experiment(s) with ID(s): ${active.join(", ")}. Please contact support.`,
-      );
-    }
-    await tx.featureFlag.update({ where: { id: old.id }, data: { key: `${key}:deleted:${old.id}` } });
-  }
-
-  /** One flag of the project, soft-deleted ones included. @throws NotFoundError */
-  async function readOne(
-    db: Db,
-    projectId: number,
-    by: { id: number } | { key: string },
-  ): Promise<FlagRecord> {
-    const [flag] = await selectFlags(db, projectId, "id" in by ? { ids: [by.id] } : { keys: [by.key] });
-    if (!flag) throw new NotFoundError();
-    return flag;
-  }
-
-  /**
-   * The lookups of one update of flag `id` (see `UpdateLookups`), read through `db`. A lookup asked
-   * again with the same argument answers its first answer; once `sealed()` is true, a lookup not
-   * made yet, or asked with another argument, is refused with RowMoved (core/row-lock.ts: another
-   * writer changed the flag's key, `active` or `deleted` in between; decide again) instead of
-   * reading, so the decision under the row lock issues no query outside its transaction (PGlite
-   * has one connection).
-   */
-  function updateLookups(
-    ctx: ServiceContext,
-    db: LookupDb,
-    projectId: number,
-    id: number,
-    input: UpdateFlagInput,
-    sealed: () => boolean,
-  ): UpdateLookups {
-    const lookup = <A, T>(load: (arg: A) => Promise<T>) => {
-      let made: { arg: A; answer: Promise<T> } | undefined;
-      return (arg: A): Promise<T> => {
-        if (made !== undefined && made.arg === arg) return made.answer;
-        if (sealed()) return Promise.reject(new RowMoved());
-        made = { arg, answer: load(arg) };
-        return made.answer;
-      };
-    };
-    const summaries = lookup((_: null) => loadFlagSummaries(db, projectId));
-    const dashboards = lookup((_: null) => checkAnalyticsDashboards(db, projectId, input));
-    return {
-      key: lookup((key: string) => validateKey(db, projectId, key, id)),
-      dashboards: () => dashboards(null),
-      summaries: () => summaries(null),
-      filters: lookup((flagKey: string) =>
-        validatedFilters(ctx, db, projectId, input.filters, { id, key: flagKey }, false, () =>
-          summaries(null),
-        ),
-      ),
-    };
-  }
-
-  /**
-   * Decides an update of `current` by PostHog's rules in their order (§2.4–2.7): the new row, its
-   * filters and the activity changes (none: nothing to write). The conflict rule is judged only when
-   * `judgeConflict` (on the locked state: a 409 must be decided from the state the write replaces).
-   * @throws ValidationError, NotImplementedError, ConflictError; RowMoved (see `updateLookups`).
-   */
-  async function decideUpdate(
-    current: FlagRecord,
-    input: UpdateFlagInput,
-    rule: ConflictRule,
-    lookups: UpdateLookups,
-    judgeConflict: boolean,
-  ) {
-    const key = input.key ?? current.key;
-    if (input.key !== undefined && input.key !== current.key) await lookups.key(key);
-    await lookups.dashboards();
-    checkFieldsBesideFilters(input);
-
-    // A PATCH whose `filters` has no `groups` keeps the stored filters (§2.5 rule 1).
-    const incoming =
-      input.filters === undefined ? undefined : filtersForUpdate(current.filters, input.filters);
-    const filters =
-      incoming === undefined || incoming.keepStored
-        ? (current.filters as FeatureFlagFilters)
-        : await lookups.filters(current.key);
-
-    const active = input.active ?? current.active;
-    const deleted = input.deleted ?? current.deleted;
-    if (active !== current.active || (deleted && !current.deleted)) {
-      const flags = await lookups.summaries();
-      if (active !== current.active) checkActivationChange({ ...current, filters }, active, flags.values());
-      if (deleted && !current.deleted) {
-        checkExperimentsBeforeDeletion(current.experimentSet);
-        checkDeletion(current.id, flags.values());
-      }
-    }
-
-    const next: FlagRecord = {
-      ...current,
-      key,
-      name: input.name ?? current.name,
-      filters: filters as Prisma.JsonValue,
-      active,
-      deleted,
-      ensureExperienceContinuity: input.ensure_experience_continuity ?? current.ensureExperienceContinuity,
-      rollbackConditions:
-        input.rollback_conditions === undefined
-          ? current.rollbackConditions
-          : ((input.rollback_conditions ?? null) as Prisma.JsonValue),
-      // Re-enabling a flag clears a performed rollback (§2.7).
-      performedRollback:
-        input.active === true
-          ? false
-          : input.performed_rollback === undefined
-            ? current.performedRollback
-            : input.performed_rollback,
-      hasEnrichedAnalytics: input.has_enriched_analytics ?? current.hasEnrichedAnalytics,
-      isRemoteConfiguration: input.is_remote_configuration ?? current.isRemoteConfiguration,
-      evaluationRuntime: input.evaluation_runtime ?? current.evaluationRuntime,
-      bucketingIdentifier: input.bucketing_identifier ?? current.bucketingIdentifier,
-      tags: input.tags === undefined ? current.tags : normalizeTags(input.tags),
-      evaluationTags:
-        input.evaluation_tags === undefined ? current.evaluationTags : normalizeTags(input.evaluation_tags),
-    };
-
-    if (judgeConflict && rule.kind === "expectedVersion") {
-      if (rule.version !== null && rule.version !== current.version) throw conflict(current);
-    } else if (
-      judgeConflict &&
-      input.version !== undefined &&
-      input.version !== current.version &&
-      input.original_flag
-    ) {
-      const intended = snapshot(next);
-      const sent = Object.fromEntries(
-        CONFLICT_FIELDS.filter((f) => input[f] !== undefined).map((f) => [f, intended[f]]),
-      );
-      if (conflictingFields(input.original_flag, sent, snapshot(current)).length > 0) throw conflict(current);
-    }
-    return { next, filters, changes: changesBetween("FeatureFlag", snapshot(current), snapshot(next)) };
-  }
-
-  /**
-   * Locks flag `id`'s row in `tx` (core/row-lock.ts, PostHog's `select_for_update`) and reads it:
-   * the writers of one flag take turns from here until their transactions end.
-   * @throws NotFoundError
-   */
-  function lockFlag(tx: Prisma.TransactionClient, projectId: number, id: number): Promise<FlagRecord> {
-    return lockAndRead(tx, "feature_flags", id, () => readOne(prismaReader(tx), projectId, { id }));
-  }
-
-  /**
-   * Decides an update of `current`, the flag locked in `tx` (`lockFlag`), and writes it: the row with
-   * its version bumped, its tags, its usage dashboard's insights on a key rename, the activity entry,
-   * then `within`. When nothing changes (an empty body, or only the values already stored) nothing
-   * is written but `within`. Returns the flag as written (`current` when unchanged).
-   * @throws as `decideUpdate`; WithinFailed carrying what `within` threw.
-   */
-  async function writeUpdate(
-    tx: Prisma.TransactionClient,
-    ctx: ServiceContext,
-    projectId: number,
-    current: FlagRecord,
-    input: UpdateFlagInput,
-    rule: ConflictRule,
-    lookups: UpdateLookups,
-    within?: (tx: Prisma.TransactionClient) => Promise<void>,
-  ): Promise<FlagRecord> {
-    const { next, filters, changes } = await decideUpdate(current, input, rule, lookups, true);
-    // Another domain's write joins the flag's transaction; its errors leave as they are (see applyUpdate).
-    const runWithin = async () => {
-      if (!within) return;
-      try {
-        await within(tx);
-      } catch (error) {
-        throw new WithinFailed(error);
-      }
-    };
-    if (changes.length === 0) {
-      await runWithin();
-      return current;
-    }
-    const userId = ctx.actor.user.id;
-    // The row is locked since `current` was read: no other writer moved its version.
-    await tx.featureFlag.updateMany({
-      where: { id: current.id, projectId },
-      data: {
-        key: next.key,
-        name: next.name,
-        filters: filters as Prisma.InputJsonValue,
-        active: next.active,
-        deleted: next.deleted,
-        version: current.version + 1,
-        ensureExperienceContinuity: next.ensureExperienceContinuity,
-        rollbackConditions: (next.rollbackConditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
-        performedRollback: next.performedRollback,
-        hasEnrichedAnalytics: next.hasEnrichedAnalytics,
-        isRemoteConfiguration: next.isRemoteConfiguration,
-        evaluationRuntime: next.evaluationRuntime,
-        bucketingIdentifier: next.bucketingIdentifier,
-        variantCount: filters.multivariate?.variants?.length ?? 0,
-        fullyRolledOut: isFullyRolledOut(filters),
-        lastModifiedById: userId,
-      },
-    });
-    // A key rename rewrites the usage dashboard's insights to the new key (§2.7).
-    if (next.key !== current.key && current.usageDashboardId !== null) {
-      await dashboards.renameUsageDashboardKey(
-        tx,
-        projectId,
-        current.usageDashboardId,
-        current.key,
-        next.key,
-      );
-    }
-    if (input.tags !== undefined) await setTags(tx, projectId, current.id, next.tags, "tags");
-    if (input.evaluation_tags !== undefined) {
-      await setTags(tx, projectId, current.id, next.evaluationTags, "evaluationTags");
-    }
-    const updated = await readOne(prismaReader(tx), projectId, { id: current.id });
-    await recordActivity(tx, {
-      projectId,
-      userId,
-      scope: "FeatureFlag",
-      itemId: String(current.id),
-      activity: softDeleteActivity(current, next),
-      name: updated.key,
-      changes: changesBetween("FeatureFlag", snapshot(current), snapshot(updated)),
-    });
-    await runWithin();
-    return updated;
-  }
-
-  /**
-   * One attempt of an update: decides from a first read (PostHog's serializer validates before its
-   * `update` locks the row, so refusals come before any write; the conflict rule waits for the
-   * lock), then locks the row in a transaction and decides again from the locked state.
-   * @throws RowMoved when the locked flag needs a lookup the first decision did not make.
-   */
-  async function updateOnce(
-    ctx: ServiceContext,
-    projectId: number,
-    id: number,
-    input: UpdateFlagInput,
-    rule: ConflictRule,
-    within?: (tx: Prisma.TransactionClient) => Promise<void>,
-  ): Promise<FlagRecord> {
-    let sealed = false;
-    const lookups = updateLookups(ctx, ctx.db, projectId, id, input, () => sealed);
-    await decideUpdate(await readOne(ctx.reader, projectId, { id }), input, rule, lookups, false);
-    sealed = true;
-    return ctx.db.$transaction(async (tx) => {
-      const current = await lockFlag(tx, projectId, id);
-      return writeUpdate(tx, ctx, projectId, current, input, rule, lookups, within);
-    });
-  }
-
-  /**
-   * Updates a flag (spec row 4, §2.7) from a parsed body, under its row lock: concurrent updates
-   * are applied one after another, each to the state the one before it left. `deleted`
-   * soft-deletes or restores it. Returns the flag as written (unchanged, with no version bump and
-   * no activity entry, when nothing changes).
-   * @throws NotFoundError, ValidationError, NotImplementedError; ConflictError by the conflict rule,
-   * or when the flag kept moving under the first decision (8 times over); whatever `within` throws.
-   */
-  async function applyUpdate(
-    ctx: ServiceContext,
-    projectId: number,
-    id: number,
-    input: UpdateFlagInput,
-    rule: ConflictRule,
-    within?: (tx: Prisma.TransactionClient) => Promise<void>,
-  ): Promise<FlagRecord> {
-    try {
-      // Only a key, `active` or `deleted` changed between the first read and the lock moves it.
-      return await retryWhileMoved(
-        () => updateOnce(ctx, projectId, id, input, rule, within),
-        async () => conflict(await readOne(ctx.reader, projectId, { id })),
-      );
-    } catch (error) {
-      if (error instanceof WithinFailed) throw error.reason;
-      if (isUniqueViolation(error)) throw duplicateKey();
-      throw error;
-    }
-  }
+  const { cohorts } = others;
+  const { createFlag, applyUpdate, updateLockedFilters } = createFlagWrites(others);
 
   /**
    * The non-deleted, active flags depending on each of `ids` (§2.6 `dependentFlags`), by key, from
@@ -654,102 +107,14 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     projectId: number,
     ids: readonly number[],
   ): Promise<Map<number, Array<FlagSummary & { name: string }>>> {
-    const flags = await loadFlagSummaries(ctx.db, projectId);
+    const flags = await readFlagSummaries(ctx.db, projectId);
     return new Map(ids.map((id) => [id, dependentFlags(id, flags.values())]));
   }
 
   /** One flag's dependents (§2.6), after checking it is in the project. @throws NotFoundError */
   async function dependentsOfOne(ctx: ServiceContext, projectId: number, id: number) {
-    await readOne(ctx.reader, projectId, { id });
+    await readFlag(ctx.reader, projectId, { id });
     return (await dependentsByFlag(ctx, projectId, [id])).get(id) ?? [];
-  }
-
-  /**
-   * Creates a flag (spec row 2, §2.4) after the caller authorised it, and runs `within` in the same
-   * transaction. @throws ValidationError for any rule of §2.4–2.6; NotImplementedError for encrypted payloads.
-   */
-  async function createFlag<T>(
-    ctx: ServiceContext,
-    projectId: number,
-    body: unknown,
-    within: (tx: Prisma.TransactionClient, flag: { id: number; key: string }) => Promise<T>,
-  ): Promise<{ flag: FlagRecord; result: T }> {
-    const project = { id: projectId };
-    const input: CreateFlagInput = parseInput(createFlagSchema, body, ctx.limits);
-    await validateKey(ctx.db, project.id, input.key, null);
-    await checkAnalyticsDashboards(ctx.db, project.id, input);
-    checkFieldsBesideFilters(input);
-    const filters =
-      input.filters === undefined
-        ? ({} as FeatureFlagFilters)
-        : await validatedFilters(
-            ctx,
-            ctx.db,
-            project.id,
-            input.filters,
-            { id: null, key: input.key },
-            true,
-            () => loadFlagSummaries(ctx.db, project.id),
-          );
-    const tags = normalizeTags(input.tags ?? []);
-    const evaluationTags = normalizeTags(input.evaluation_tags ?? []);
-    const userId = ctx.actor.user.id;
-    try {
-      return await ctx.db.$transaction(async (tx) => {
-        // The (project, key) constraint covers soft-deleted rows too: a new flag replaces a deleted one (§2.4).
-        await freeSoftDeletedKey(tx, project.id, input.key);
-        const flag = await tx.featureFlag.create({
-          data: {
-            projectId: project.id,
-            key: input.key,
-            name: input.name ?? "",
-            filters: filters as Prisma.InputJsonValue,
-            active: input.active ?? true,
-            ensureExperienceContinuity: input.ensure_experience_continuity ?? false,
-            rollbackConditions: (input.rollback_conditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
-            performedRollback: input.performed_rollback ?? null,
-            hasEnrichedAnalytics: input.has_enriched_analytics ?? false,
-            isRemoteConfiguration: input.is_remote_configuration ?? false,
-            hasEncryptedPayloads: false,
-            evaluationRuntime: input.evaluation_runtime ?? "all",
-            bucketingIdentifier: input.bucketing_identifier ?? "distinct_id",
-            creationContext: input.creation_context ?? "feature_flags",
-            createInFolder: input._create_in_folder ?? null,
-            shouldCreateUsageDashboard: input._should_create_usage_dashboard ?? true,
-            variantCount: filters.multivariate?.variants?.length ?? 0,
-            fullyRolledOut: isFullyRolledOut(filters),
-            createdById: userId,
-            lastModifiedById: userId,
-          },
-          select: { id: true, key: true },
-        });
-        if (tags.length) await setTags(tx, project.id, flag.id, tags, "tags");
-        if (evaluationTags.length) await setTags(tx, project.id, flag.id, evaluationTags, "evaluationTags");
-        // PostHog's create writes the usage dashboard unless asked not to (§2.4, §2.11).
-        if (input._should_create_usage_dashboard !== false) {
-          const usageDashboardId = await dashboards.writeUsageDashboard(
-            tx,
-            { projectId: project.id, key: flag.key },
-            userId,
-          );
-          await tx.featureFlag.update({ where: { id: flag.id }, data: { usageDashboardId } });
-        }
-        await recordActivity(tx, {
-          projectId: project.id,
-          userId,
-          scope: "FeatureFlag",
-          itemId: String(flag.id),
-          activity: "created",
-          name: flag.key,
-          changes: [],
-        });
-        const result = await within(tx, flag);
-        return { flag: await readOne(prismaReader(tx), project.id, { id: flag.id }), result };
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw duplicateKey();
-      throw error;
-    }
   }
 
   return {
@@ -791,7 +156,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
      */
     async getStatus(ctx: ServiceContext, projectId: number, id: number): Promise<FlagStatusResult> {
       await authorizeProject(ctx, projectId, "feature_flag:read");
-      return flagStatus(await readOne(ctx.reader, projectId, { id }), deps.now());
+      return flagStatus(await readFlag(ctx.reader, projectId, { id }), deps.now());
     },
 
     /**
@@ -871,7 +236,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
         checkStorableString(idOrKey, "key");
         by = { key: idOrKey };
       }
-      const payload = remoteConfigPayload(await readOne(ctx.reader, projectId, by));
+      const payload = remoteConfigPayload(await readFlag(ctx.reader, projectId, by));
       if (payload === undefined) throw new NotFoundError();
       return payload;
     },
@@ -937,7 +302,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       await authorizeProjectScopes(ctx, projectId, ["feature_flag:read", "cohort:write"]);
       // The body is not read, but too deep a one is refused, as for `has_active_dependents`.
       checkNestingDepth(body, ctx.limits.maxJsonDepth);
-      const flag = await readOne(ctx.reader, projectId, { id });
+      const flag = await readFlag(ctx.reader, projectId, { id });
       const name = staticCohortName(flag.key, deps.now());
       const personIds = await others.evaluation.personsWithFlag(ctx, projectId, flag.id);
       return cohorts.createStaticWithPersons(ctx, projectId, name, personIds);
@@ -986,7 +351,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       await authorizeProject(ctx, projectId, "feature_flag:read");
       if ("key" in by) checkStorableString(by.key, "key");
       const name = "id" in by ? `id:${by.id}` : `key:${by.key}`;
-      return sharedRead(ctx, `feature_flags:${projectId}:${name}`, () => readOne(ctx.reader, projectId, by));
+      return sharedRead(ctx, `feature_flags:${projectId}:${name}`, () => readFlag(ctx.reader, projectId, by));
     },
 
     /**
@@ -1044,12 +409,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       id: number,
       rewrite: (stored: Record<string, unknown>) => Record<string, unknown>,
     ): Promise<FlagRecord> {
-      const current = await lockFlag(tx, projectId, id);
-      const filters = rewrite(current.filters as Record<string, unknown>);
-      const input = parseInput(updateFlagSchema, { filters }, ctx.limits);
-      // Every read inside the caller's transaction: its client may be the only connection (PGlite).
-      const lookups = updateLookups(ctx, tx, projectId, id, input, () => false);
-      return writeUpdate(tx, ctx, projectId, current, input, { kind: "posthog" }, lookups);
+      return updateLockedFilters(tx, ctx, projectId, id, rewrite);
     },
 
     /**
@@ -1086,12 +446,8 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       id: number,
       userId: number,
     ): Promise<void> {
-      const { count } = await tx.featureFlag.updateMany({
-        where: { id, projectId, active: false },
-        data: { active: true, version: { increment: 1 }, lastModifiedById: userId },
-      });
-      if (count === 0) return;
-      const updated = await readOne(prismaReader(tx), projectId, { id });
+      if (!(await activateIfInactive(tx, projectId, id, userId))) return;
+      const updated = await readFlagIn(tx, projectId, id);
       await recordActivity(tx, {
         projectId,
         userId,
@@ -1164,11 +520,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     ): Promise<ActivityPage> {
       const project = await authorizeProject(ctx, projectId, "activity_log:read");
       if (flagId !== null) {
-        const found = await ctx.db.featureFlag.findFirst({
-          where: { id: flagId, projectId },
-          select: { id: true },
-        });
-        if (!found) throw new NotFoundError();
+        if (!(await flagExists(ctx.db, projectId, flagId))) throw new NotFoundError();
       }
       return listActivity(ctx.db, {
         projectId: project.id,
