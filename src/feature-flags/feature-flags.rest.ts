@@ -16,7 +16,7 @@ import { forbiddenDestroyRoute } from "../rest/forbidden-destroy.js";
 import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
-import { minimalFlag } from "./evaluation/local-evaluation.js";
+import { minimalFlag } from "./delivery/local-evaluation.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
 import {
   activeDependentsSchema,

@@ -32,13 +32,13 @@ import type pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { hashApiKey } from "../../src/core/auth/api-keys.js";
 import { type Scope, scopeSatisfied } from "../../src/core/auth/scopes.js";
+import { flagsResponseBody } from "../../src/feature-flags/delivery/flags-response.js";
 import {
   type CompiledDefinitions,
   compileDefinitions,
   evaluateFlags,
 } from "../../src/feature-flags/evaluation/engine/evaluate.js";
 import type { FlagResult } from "../../src/feature-flags/evaluation/evaluation.service.js";
-import { flagsResponseBody } from "../../src/feature-flags/evaluation/flags-response.js";
 import { flagStatus, isSimpleFlag, simpleRolloutPercentage } from "../../src/feature-flags/rules/status.js";
 import { effectiveFilters } from "../../src/feature-flags/rules/stored-filters.js";
 import { personDisplayName } from "../../src/persons/rules/display-name.js";

@@ -15,7 +15,7 @@
  * too) and `$group_key` per group.
  */
 import { PostHog } from "posthog-node";
-import { buildProjectDefinitions } from "../../src/feature-flags/evaluation/definitions.js";
+import { buildProjectDefinitions } from "../../src/feature-flags/delivery/definitions.js";
 import {
   type compileDefinitions,
   evaluateFlags,

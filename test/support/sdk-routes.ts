@@ -5,7 +5,7 @@
  */
 import { createServices, SDK_MODULES } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
-import { flagsSdkRoutes } from "../../src/feature-flags/flags.sdk.js";
+import { flagsSdkRoutes } from "../../src/feature-flags/delivery/flags.sdk.js";
 import { ingestionSdkRoutes } from "../../src/ingestion/ingestion.sdk.js";
 import type { SdkRoute } from "../../src/sdk/routes.js";
 

@@ -27,7 +27,7 @@ import type { ServiceDeps } from "../../core/services.js";
 import { parseInput } from "../../core/validation.js";
 import type { SqlReader } from "../../db/sql-reader.js";
 import type { RunSqlTransaction } from "../../db/sql-transaction.js";
-import type { FlagDefinitionsService } from "./definitions.js";
+import type { FlagDefinitionsService } from "../delivery/definitions.js";
 import { type CompiledDefinitions, compileDefinitions, evaluateFlags } from "./engine/evaluate.js";
 import type { FlagEvaluation } from "./engine/types.js";
 import {

@@ -1,6 +1,6 @@
 /**
  * The flag-definitions field of `Project`: the revision the local-evaluation payload is at
- * (evaluation/definitions.ts), so a client can tell, with one cheap field, whether the definitions
+ * (delivery/definitions.ts), so a client can tell, with one cheap field, whether the definitions
  * an SDK or a cache holds may be stale.
  */
 import { builder } from "../../graphql/builder.js";

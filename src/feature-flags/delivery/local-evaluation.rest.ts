@@ -12,7 +12,7 @@
  *
  * `send_cohorts` present (any value, even empty) sends cohorts; `/flags/definitions` always does, as
  * PostHog's Rust service serves only the with-cohorts payload. Bytes are serialised once per
- * (project, revision, send_cohorts) (evaluation/definitions.ts) and served as they are, with a weak
+ * (project, revision, send_cohorts) (delivery/definitions.ts) and served as they are, with a weak
  * `ETag` of their content and `Cache-Control: private, must-revalidate` (what PostHog sends);
  * `If-None-Match` matching it answers 304 with no body. The REST door's own URL-derived ETags are
  * off here (`conditional: false`): the payload's tag is the same for every caller and URL, so an
@@ -20,10 +20,10 @@
  */
 import fresh from "fresh";
 import { z } from "zod";
-import type { KnownReply, RestModule, RestRoute } from "../rest/route.js";
-import { pathId } from "../rest/routes.js";
-import type { LocalEvaluationBytes } from "./evaluation/project-definitions.js";
-import { minimalFlagSchema } from "./feature-flags.responses.js";
+import type { KnownReply, RestModule, RestRoute } from "../../rest/route.js";
+import { pathId } from "../../rest/routes.js";
+import type { LocalEvaluationBytes } from "../evaluation/project-definitions.js";
+import { minimalFlagSchema } from "../feature-flags.responses.js";
 
 /** What PostHog sends with the payload and its 304s (rust/feature-flags flag_definitions.rs). */
 const CACHE_CONTROL = "private, must-revalidate";
@@ -33,7 +33,7 @@ const propertyGroupSchema = z
   .record(z.string(), z.unknown())
   .describe('`{"type": "AND"|"OR", "values": [PropertyFilter or group, ...]}`, or `{}` when empty.');
 
-/** The payload's shape, for the OpenAPI document (the bytes are written by ./evaluation/local-evaluation.ts). */
+/** The payload's shape, for the OpenAPI document (the bytes are written by ./local-evaluation.ts). */
 const localEvaluationSchema = z
   .object({
     flags: z.array(minimalFlagSchema),

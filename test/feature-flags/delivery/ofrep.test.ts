@@ -1,5 +1,5 @@
 /**
- * The OFREP mapping (src/feature-flags/evaluation/ofrep.ts), pure: every PostHog reason the engine
+ * The OFREP mapping (src/feature-flags/delivery/ofrep.ts), pure: every PostHog reason the engine
  * gives, from a real evaluation, to its OFREP reason per the module's table; values, variants,
  * metadata and payloads; failures and error answers; the bulk ETag.
  */
@@ -11,15 +11,15 @@ import {
   PayloadTooLargeError,
   ValidationError,
 } from "../../../src/core/errors.js";
-import type { EvaluationFlag, FlagEvaluation } from "../../../src/feature-flags/evaluation/engine/types.js";
 import {
   bulkEtag,
   ofrepErrorReply,
   ofrepReason,
   ofrepResult,
   ofrepSuccess,
-} from "../../../src/feature-flags/evaluation/ofrep.js";
-import { evaluate, evaluateOne, flag, subject } from "./support.js";
+} from "../../../src/feature-flags/delivery/ofrep.js";
+import type { EvaluationFlag, FlagEvaluation } from "../../../src/feature-flags/evaluation/engine/types.js";
+import { evaluate, evaluateOne, flag, subject } from "../evaluation/support.js";
 
 /** A flag's success at version 3. */
 const asOfrep = (one: EvaluationFlag, evaluation: FlagEvaluation) =>

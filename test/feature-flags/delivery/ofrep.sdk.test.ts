@@ -8,16 +8,16 @@
  * test/e2e/openfeature.test.ts runs OpenFeature's own clients against the same paths.
  */
 import { beforeAll, expect, it } from "vitest";
-import { projectToken, sendToSdk } from "../support/capture.js";
+import { projectToken, sendToSdk } from "../../support/capture.js";
 import {
   createEvaluationFixtures,
   EVALUATED_ID,
   type EvaluationFixtures,
   FIXTURE_VALUES,
-} from "../support/flag-evaluation.js";
-import { flagsPath } from "../support/flags.js";
-import { insertPerson } from "../support/people.js";
-import { describeEachBackend, statementsOf } from "../support/server.js";
+} from "../../support/flag-evaluation.js";
+import { flagsPath } from "../../support/flags.js";
+import { insertPerson } from "../../support/people.js";
+import { describeEachBackend, statementsOf } from "../../support/server.js";
 
 const BULK = "/ofrep/v1/evaluate/flags";
 const ONE = (key: string) => `/ofrep/v1/evaluate/flags/${key}`;

@@ -11,8 +11,8 @@
  * Every shape has `requestId` and `evaluatedAt` (ms since the epoch); the flags shapes also
  * `errorsWhileComputingFlags`; config fields (`config=true`) are merged at the top level. Pure.
  */
-import type { EvaluationReason, FlagEvaluation } from "./engine/types.js";
-import type { FlagResult } from "./evaluation.service.js";
+import type { EvaluationReason, FlagEvaluation } from "../evaluation/engine/types.js";
+import type { FlagResult } from "../evaluation/evaluation.service.js";
 
 /** The four shapes (see the module comment). */
 export type FlagsResponseShape = "flags-v2" | "flags-v1" | "decide-v2" | "decide-v1";

@@ -8,10 +8,10 @@
  */
 import { PostHog } from "posthog-node";
 import { beforeAll, expect, it } from "vitest";
-import { posthogNodeClient, projectToken } from "../support/capture.js";
-import { createFlag, flagsPath } from "../support/flags.js";
-import { insertGroupType } from "../support/groups.js";
-import { describeEachBackend, type TestResponse } from "../support/server.js";
+import { posthogNodeClient, projectToken } from "../../support/capture.js";
+import { createFlag, flagsPath } from "../../support/flags.js";
+import { insertGroupType } from "../../support/groups.js";
+import { describeEachBackend, type TestResponse } from "../../support/server.js";
 
 /** The SQL statements a response's `Server-Timing` reports. */
 function statements(response: TestResponse): number {

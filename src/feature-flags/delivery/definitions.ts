@@ -10,7 +10,7 @@
  * `feature_flag_evaluation_tags`) and `analytics_data` (on `group_type_mappings`, `cohorts`) bump
  * the revision of each project a transaction touched, at its COMMIT, once
  * (test/db/project-revision.test.ts checks every project-owned table carries one;
- * test/feature-flags/local-evaluation.test.ts that a flag PATCH, a cohort PATCH and a group type
+ * test/feature-flags/delivery/local-evaluation.test.ts that a flag PATCH, a cohort PATCH and a group type
  * rename each change the payload's ETag). The revision also moves on writes that change no
  * definition (the event catalogue, activity entries): a cached copy is then reloaded for nothing,
  * and its ETag, taken from the bytes, stays the same, so SDKs still get 304.
@@ -26,12 +26,16 @@ import type { DataAccess, ServiceContext } from "../../core/context.js";
 import { ProjectNotFoundError } from "../../core/errors.js";
 import type { ServiceDeps } from "../../core/services.js";
 import { readCriteria, storedCriteria } from "../../lib/property-filters/cohort-definitions.js";
+import type { EvaluationCohort } from "../evaluation/engine/types.js";
+import type {
+  DefinitionFlag,
+  LocalEvaluationBytes,
+  ProjectDefinitions,
+} from "../evaluation/project-definitions.js";
 import { flagCohortIds, type InliningCohort, UnreadableFlagError } from "../rules/cohort-inlining.js";
 import { effectiveFilters } from "../rules/stored-filters.js";
 import { type DefinitionRows, readDefinitionRows } from "./definitions.queries.js";
-import type { EvaluationCohort } from "./engine/types.js";
 import { localEvaluationBody } from "./local-evaluation.js";
-import type { DefinitionFlag, LocalEvaluationBytes, ProjectDefinitions } from "./project-definitions.js";
 
 /** Flag definitions per project revision, cached per process. */
 export interface FlagDefinitionsService {

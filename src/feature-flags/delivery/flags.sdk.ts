@@ -2,7 +2,7 @@
  * The flag paths SDKs call with a project's public token (src/sdk/routes.ts serves them: CORS,
  * decoding plain, gzip, base64 or form bodies, the token):
  * - `POST /flags/` (posthog-js, posthog-node and the other SDKs' remote evaluation) and the older
- *   `POST /decide/`, answered in the shape the request asks for (evaluation/flags-response.ts) as
+ *   `POST /decide/`, answered in the shape the request asks for (delivery/flags-response.ts) as
  *   PostHog's flags service does (rust/feature-flags/src/api/endpoint.rs `flags`): `/flags` with
  *   neither `v` nor `config` gets `v=2` with the config; `/decide` always gets the config. A GET
  *   with no payload gets the minimal answer (no flags, the minimal config), as PostHog's; one with
@@ -11,8 +11,8 @@
  *   start (remote-config.ts).
  */
 import { randomUUID } from "node:crypto";
-import type { SdkModule, SdkReply, SdkRequest, SdkRoute } from "../sdk/routes.js";
-import { type FlagsResponseShape, flagsResponseBody, responseShape } from "./evaluation/flags-response.js";
+import type { SdkModule, SdkReply, SdkRequest, SdkRoute } from "../../sdk/routes.js";
+import { type FlagsResponseShape, flagsResponseBody, responseShape } from "./flags-response.js";
 import { flagsConfig, remoteConfig, remoteConfigScript } from "./remote-config.js";
 
 /** A query flag as the flags service reads one (`deserialize_optional_bool`): absent, empty or unreadable is null. */

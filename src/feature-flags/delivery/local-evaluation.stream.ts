@@ -11,9 +11,9 @@
  * (an `EventSource` sends it when it reconnects) resumes: the current payload at once if the
  * revision moved past it, nothing if it did not. Heartbeats: rest/event-streams.ts.
  */
-import type { EventStreamModule, EventStreamRoute } from "../rest/event-streams.js";
-import type { ProjectFromToken } from "../rest/route.js";
-import { pathId } from "../rest/routes.js";
+import type { EventStreamModule, EventStreamRoute } from "../../rest/event-streams.js";
+import type { ProjectFromToken } from "../../rest/route.js";
+import { pathId } from "../../rest/routes.js";
 
 /** A `Last-Event-ID` as a revision: a non-negative integer, else null (then everything is sent). */
 function revisionOf(lastEventId: string | undefined): bigint | null {

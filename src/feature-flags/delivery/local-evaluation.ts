@@ -16,9 +16,10 @@
  *   `_apply_flag_dependency_transformation`); posthog-node defers a flag filter without one.
  * Pure; the bytes are made once per project revision by definitions.ts.
  */
+
+import type { DefinitionFlag, ProjectDefinitions } from "../evaluation/project-definitions.js";
 import { cohortDict, flagCohortIds, inlineCohort, UnreadableFlagError } from "../rules/cohort-inlining.js";
 import { withDependencyChains } from "../rules/dependency-chains.js";
-import type { DefinitionFlag, ProjectDefinitions } from "./project-definitions.js";
 
 /** One flag of the payload (PostHog's `MinimalFeatureFlagSerializer`, §2.10). */
 export interface MinimalFlag {

@@ -8,15 +8,15 @@
  */
 import { gzipSync } from "node:zlib";
 import { beforeAll, expect, it } from "vitest";
-import { generateProjectApiToken } from "../../src/core/auth/api-keys.js";
-import { projectToken, sendToSdk } from "../support/capture.js";
+import { generateProjectApiToken } from "../../../src/core/auth/api-keys.js";
+import { projectToken, sendToSdk } from "../../support/capture.js";
 import {
   createEvaluationFixtures,
   EVALUATED_ID,
   EVALUATED_VALUES,
   type EvaluationFixtures,
-} from "../support/flag-evaluation.js";
-import { describeEachBackend, type TestResponse } from "../support/server.js";
+} from "../../support/flag-evaluation.js";
+import { describeEachBackend, type TestResponse } from "../../support/server.js";
 
 /** The SQL statements a response cost (`Server-Timing`). */
 function statementsOf(response: TestResponse): number {

@@ -44,7 +44,7 @@ import {
   SERVER_ERROR_DETAIL,
   ValidationError,
 } from "../../core/errors.js";
-import type { FlagEvaluation } from "./engine/types.js";
+import type { FlagEvaluation } from "../evaluation/engine/types.js";
 
 /** OpenFeature's resolution reasons that OFREP answers carry (OpenFeature spec, "Resolution Details"). */
 export type OfrepReason = "TARGETING_MATCH" | "SPLIT" | "STATIC" | "DEFAULT" | "DISABLED" | "ERROR";
