@@ -5,8 +5,10 @@
  *
  * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
  */
+import { NotFoundError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
+import { isUuid } from "../core/validation.js";
 import type { QueryClient } from "../db/sql-reader.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { EndpointListFilters } from "./endpoints.schemas.js";
@@ -53,6 +55,22 @@ export interface EndpointRecord {
   /** The version numbered `currentVersion`. */
   current: EndpointVersionRecord;
   versionsCount: number;
+}
+
+/**
+ * Which endpoint an operation acts on: its name (REST's `:name`) or its UUID (`{id}`, GraphQL's
+ * mutations, which address objects by id).
+ */
+export type EndpointKey = string | { id: string };
+
+/**
+ * 404 for a version number an endpoint does not have. REST answers it with PostHog's own body
+ * `{"error": "Version N not found"}` (§4.4, §4.8).
+ */
+export class VersionNotFoundError extends NotFoundError {
+  constructor(version: number) {
+    super(`Version ${version} not found`);
+  }
 }
 
 const VERSION_COLUMNS = (v: string, u: string) => {
@@ -166,6 +184,22 @@ export async function selectEndpoints(
   return rows.map(toEndpoint);
 }
 
+/** The project's endpoint named or identified by `ref`. @throws NotFoundError. */
+export async function readEndpoint(
+  db: QueryClient,
+  projectId: number,
+  ref: EndpointKey,
+): Promise<EndpointRecord> {
+  const endpoint =
+    typeof ref === "string"
+      ? await selectEndpointByName(db, projectId, ref)
+      : isUuid(ref.id)
+        ? ((await selectEndpoints(db, projectId, [ref.id]))[0] ?? null)
+        : null;
+  if (!endpoint) throw new NotFoundError();
+  return endpoint;
+}
+
 /** One page of the project's endpoints matching `filters`, newest first, with the total. */
 export async function selectEndpointPage(
   db: QueryClient,
@@ -218,6 +252,17 @@ export async function selectVersion(
   const rows = await db.$queryRaw<VersionRow[]>`${SELECT_VERSION}
     WHERE v.project_id = ${projectId} AND v.endpoint_id = ${endpointId}::uuid AND v.version = ${version}`;
   return rows[0] ? toVersion(rows[0]) : null;
+}
+
+/** Version `number` of `endpoint`. @throws VersionNotFoundError. */
+export async function readEndpointVersion(
+  db: QueryClient,
+  endpoint: EndpointRecord,
+  number: number,
+): Promise<EndpointVersionRecord> {
+  const version = await selectVersion(db, endpoint.projectId, endpoint.id, number);
+  if (!version) throw new VersionNotFoundError(number);
+  return version;
 }
 
 /**
