@@ -1,6 +1,9 @@
 /**
  * The printer from PostHog's HogQL AST (./parser.ts, placeholders already replaced by
- * ./placeholders.ts) to one parameterised PostgreSQL `SELECT` over our tables.
+ * ./placeholders.ts) to one parameterised PostgreSQL `SELECT` over our tables: scopes, tables and
+ * fields resolved and SQL written in one pass. Operators as PostgreSQL spells them are
+ * ./operators.ts; how types meeting in one expression are made to agree, ./coercion.ts; functions,
+ * ./functions.ts.
  *
  * Guarantees:
  * - Every constant of the query is a bound parameter; identifiers in the SQL are the printer's own
@@ -26,8 +29,23 @@
 import { ValidationError } from "../../core/errors.js";
 import { Prisma } from "../../generated/prisma/client.js";
 import { closeMatches } from "./close-match.js";
+import { arithmeticType, coerce, numericOf, shiftByNumber, textOf } from "./coercion.js";
+import { out } from "./functions/shared.js";
 import { asTimestamp, type CallInfo, findFunction, functionNames } from "./functions.js";
 import { hogqlText } from "./hogql-text.js";
+import {
+  CAST_FUNCTIONS,
+  COMPARE_SQL,
+  frameBound,
+  INT_WINDOW_ARGUMENTS,
+  JOIN_TYPES,
+  lookup,
+  NULL_TRUE,
+  operatorCall,
+  SET_OPERATORS,
+  TEXT_OPERATORS,
+  WINDOW_FUNCTIONS,
+} from "./operators.js";
 import type { HogQLNode } from "./parser.js";
 import { parseRelativeDate, relativeDateSql } from "./relative-dates.js";
 import {
@@ -114,115 +132,13 @@ interface Scope {
   ctes: Map<string, CteDef>;
 }
 
-const COMPARE_SQL: Record<string, string> = {
-  "==": "=",
-  "!=": "<>",
-  "<": "<",
-  "<=": "<=",
-  ">": ">",
-  ">=": ">=",
-  like: "LIKE",
-  ilike: "ILIKE",
-  "not like": "NOT LIKE",
-  "not ilike": "NOT ILIKE",
-  "=~": "~",
-  "=~*": "~*",
-  "!~": "!~",
-  "!~*": "!~*",
-  in: "IN",
-  "not in": "NOT IN",
-};
-/** Operators that are true when a side is NULL (ClickHouse prints them as `ifNull(op, 1)`). */
-const NULL_TRUE = new Set(["!=", "not like", "not ilike", "not in", "!~", "!~*"]);
-const TEXT_OPERATORS = new Set(["like", "ilike", "not like", "not ilike", "=~", "=~*", "!~", "!~*"]);
-
-const JOIN_TYPES: Record<string, string> = {
-  JOIN: "INNER JOIN",
-  "INNER JOIN": "INNER JOIN",
-  "LEFT JOIN": "LEFT JOIN",
-  "LEFT OUTER JOIN": "LEFT JOIN",
-  "RIGHT JOIN": "RIGHT JOIN",
-  "RIGHT OUTER JOIN": "RIGHT JOIN",
-  "FULL JOIN": "FULL JOIN",
-  "FULL OUTER JOIN": "FULL JOIN",
-  "CROSS JOIN": "CROSS JOIN",
-};
-
-const SET_OPERATORS: Record<string, string> = {
-  "UNION ALL": "UNION ALL",
-  "UNION DISTINCT": "UNION",
-  INTERSECT: "INTERSECT",
-  "INTERSECT DISTINCT": "INTERSECT",
-  EXCEPT: "EXCEPT",
-  "EXCEPT DISTINCT": "EXCEPT",
-};
-
-const WINDOW_FUNCTIONS: Record<string, string> = {
-  row_number: "row_number",
-  rank: "rank",
-  dense_rank: "dense_rank",
-  percent_rank: "percent_rank",
-  cume_dist: "cume_dist",
-  ntile: "ntile",
-  lag: "lag",
-  lead: "lead",
-  lagInFrame: "lag",
-  leadInFrame: "lead",
-  first_value: "first_value",
-  last_value: "last_value",
-  nth_value: "nth_value",
-  sum: "sum",
-  avg: "avg",
-  count: "count",
-  min: "min",
-  max: "max",
-};
-
-/** The argument (by index) of a window function that PostgreSQL takes as an integer. */
-const INT_WINDOW_ARGUMENTS: ReadonlyMap<string, number> = new Map([
-  ["ntile", 0],
-  ["nth_value", 1],
-  ["lag", 1],
-  ["lead", 1],
-]);
-
-const CAST_FUNCTIONS: Record<string, string> = {
-  int: "toInt",
-  integer: "toInt",
-  int64: "toInt",
-  bigint: "toInt",
-  float: "toFloat",
-  float64: "toFloat",
-  double: "toFloat",
-  string: "toString",
-  text: "toString",
-  varchar: "toString",
-  date: "toDate",
-  datetime: "toDateTime",
-  timestamp: "toDateTime",
-  bool: "toBool",
-  boolean: "toBool",
-};
-
 /** A quoted SQL identifier (`"` doubled). */
 function quoteIdent(name: string): Prisma.Sql {
   return raw(`"${name.replace(/"/g, '""')}"`);
 }
 
-/**
- * `table[key]` for the table's own keys only: a name such as `toString` or `constructor` must not
- * reach `Object.prototype` (which made `toString(1, 2)` an "Unsupported comparison operator").
- */
-function lookup(table: Readonly<Record<string, string>>, key: string): string | undefined {
-  return Object.hasOwn(table, key) ? table[key] : undefined;
-}
-
 function fail(message: string, code?: string): never {
   throw new ValidationError(message, code ? { code } : {});
-}
-
-function out(s: Prisma.Sql, type: HogQLType, nullable: boolean): Printed {
-  return { sql: s, type, nullable };
 }
 
 /** The closest allowed function name (PostHog: difflib, cutoff 0.6). */
@@ -1018,56 +934,6 @@ class Printer {
   }
 }
 
-const COMPARE_CALLS: Record<string, string> = {
-  equals: "==",
-  notEquals: "!=",
-  less: "<",
-  lessOrEquals: "<=",
-  greater: ">",
-  greaterOrEquals: ">=",
-  notLike: "not like",
-  notILike: "not ilike",
-  in: "in",
-  notIn: "not in",
-};
-const ARITHMETIC_CALLS: Record<string, string> = {
-  plus: "+",
-  minus: "-",
-  multiply: "*",
-  divide: "/",
-  modulo: "%",
-};
-
-/**
- * HogQL's function spellings of operators (`and(a, b)`, `NOT(x)`, `equals(a, b)`, `plus(a, b)`,
- * as PostHog's printer writes them) as the operator nodes, so they get the operators' semantics.
- */
-function operatorCall(name: string, args: HogQLNode[]): HogQLNode | null {
-  const lower = name.toLowerCase();
-  if ((lower === "and" || lower === "or") && args.length >= 1)
-    return { node: lower === "and" ? "And" : "Or", exprs: args };
-  if (lower === "not" && args.length === 1) return { node: "Not", expr: args[0] };
-  const compare = lookup(COMPARE_CALLS, name);
-  if (compare && args.length === 2)
-    return { node: "CompareOperation", op: compare, left: args[0], right: args[1] };
-  const arithmetic = lookup(ARITHMETIC_CALLS, name);
-  if (arithmetic && args.length === 2)
-    return { node: "ArithmeticOperation", op: arithmetic, left: args[0], right: args[1] };
-  return null;
-}
-
-function frameBound(bound: HogQLNode | null): string {
-  if (!bound) return "UNBOUNDED PRECEDING";
-  const type = String(bound["frame_type"]);
-  if (type === "CURRENT ROW") return "CURRENT ROW";
-  if (type !== "PRECEDING" && type !== "FOLLOWING") fail(`Unsupported window frame: ${type}.`);
-  const value = bound["frame_value"];
-  if (value === null || value === undefined) return `UNBOUNDED ${type}`;
-  if (!Number.isSafeInteger(value) || (value as number) < 0)
-    fail("Window frame offsets must be non-negative integers.");
-  return `${value as number} ${type}`;
-}
-
 function fieldChainOf(node: HogQLNode): string[] | null {
   if (node.node === "Field") return (node["chain"] as unknown[]).map(String);
   if (node.node === "ArrayAccess") {
@@ -1081,74 +947,6 @@ function fieldChainOf(node: HogQLNode): string[] | null {
 
 function columnsOf(columns: PrintedColumn[]): Map<string, TableColumn> {
   return new Map(columns.map((column) => [column.name, { type: column.type, nullable: column.nullable }]));
-}
-
-/**
- * ClickHouse's `date ± n` (n days) and `datetime ± n` (n seconds), and `n + date`; null when
- * neither side is a date beside a number. PostgreSQL adds integers to dates only, and numbers to
- * timestamps only through an interval.
- */
-function shiftByNumber(left: Printed, right: Printed, op: "+" | "-"): Printed | null {
-  let time: Printed;
-  let number: Printed;
-  if (NUMERIC_TYPES.has(right.type)) [time, number] = [left, right];
-  else if (op === "+" && NUMERIC_TYPES.has(left.type)) [time, number] = [right, left];
-  else return null;
-  const nullable = left.nullable || right.nullable;
-  if (time.type === "Date") return out(sql`(${time.sql} ${raw(op)} (${number.sql})::int)`, "Date", nullable);
-  if (time.type !== "DateTime") return null;
-  return out(
-    sql`(${time.sql} ${raw(op)} (${number.sql})::float8 * interval '1 second')`,
-    "DateTime",
-    nullable,
-  );
-}
-
-const DATE_TYPES: ReadonlySet<HogQLType> = new Set(["Date", "DateTime"]);
-
-/**
- * The type of `left op right` for `+`, `-` and `*` as PostgreSQL computes it: a date minus a date
- * is a number of days, any other difference of dates or date-times an interval; a date-time beside
- * anything is a date-time, and so is a date beside an interval; intervals stay intervals.
- */
-function arithmeticType(left: Printed, right: Printed, op: string): HogQLType {
-  const types = new Set([left.type, right.type]);
-  if (op === "-" && DATE_TYPES.has(left.type) && DATE_TYPES.has(right.type)) {
-    return left.type === "Date" && right.type === "Date" ? "Int64" : "Interval";
-  }
-  if (types.has("DateTime")) return "DateTime";
-  if (types.has("Date")) return types.has("Interval") ? "DateTime" : "Date";
-  if (types.has("Interval")) return "Interval";
-  return numericOf(left, right);
-}
-
-function numericOf(a: Printed, b: Printed): HogQLType {
-  return a.type === "Float64" || b.type === "Float64" ? "Float64" : "Int64";
-}
-
-function textOf(value: Printed): Printed {
-  return value.type === "String" ? value : out(sql`(${value.sql})::text`, "String", value.nullable);
-}
-
-/**
- * `value` made comparable with `other` (each side of a comparison is passed through this with the
- * other): text beside a date is read as a timestamp; numbers, UUIDs, booleans and JSON beside text
- * are text; JSON beside anything but JSON is its text; a number beside a boolean is `<> 0`.
- */
-function coerce(value: Printed, other: Printed): Printed {
-  if ((other.type === "DateTime" || other.type === "Date") && value.type === "String") {
-    return out(asTimestamp(value), "DateTime", true);
-  }
-  if (value.type === "JSON" && other.type !== "JSON") return textOf(value);
-  if (
-    other.type === "String" &&
-    (NUMERIC_TYPES.has(value.type) || value.type === "UUID" || value.type === "Bool")
-  ) {
-    return textOf(value);
-  }
-  if (other.type === "Bool" && NUMERIC_TYPES.has(value.type))
-    return out(sql`((${value.sql}) <> 0)`, "Bool", value.nullable);
-  return value;
 }
 
 /**
