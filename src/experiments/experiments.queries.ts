@@ -6,6 +6,7 @@
  * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
  */
 
+import { NotFoundError } from "../core/errors.js";
 import { ownValue } from "../core/own-keys.js";
 import { USER_BASIC_SELECT } from "../core/records.js";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
@@ -57,6 +58,22 @@ export const WITH_CREATOR = { createdBy: { select: USER_BASIC_SELECT } } as cons
 /** One experiment of the project by id, deleted ones included; null when none. */
 export function selectExperiment(db: Db, projectId: number, id: number): Promise<ExperimentRecord | null> {
   return db.experiment.findFirst({ where: { id, projectId }, include: EXPERIMENT_INCLUDE });
+}
+
+/** One experiment of the project by id, deleted ones included. @throws NotFoundError */
+export async function readExperiment(db: Db, projectId: number, id: number): Promise<ExperimentRecord> {
+  const experiment = await selectExperiment(db, projectId, id);
+  if (!experiment) throw new NotFoundError();
+  return experiment;
+}
+
+/** The experiments of the project among `ids` (deleted ones included), in no particular order. */
+export function selectExperiments(
+  db: Db,
+  projectId: number,
+  ids: readonly number[],
+): Promise<ExperimentRecord[]> {
+  return db.experiment.findMany({ where: { projectId, id: { in: [...ids] } }, include: EXPERIMENT_INCLUDE });
 }
 
 /** The list's `WHERE` (§5.2): not deleted, archived excluded unless asked, status, creator, name search. */
@@ -142,16 +159,37 @@ export async function selectMetricsText(
   return row ?? { metrics: null, metricsSecondary: null };
 }
 
-/** Writes an experiment's metric lists from JSON text (so numbers keep their written form). */
-export async function writeMetricsText(
+/** Experiments' velocity counts (`GET stats`, §5.5): launched in each 30-day window, running, completed. */
+export interface ExperimentCounts {
+  /** Launched in the last 30 days. */
+  last: number;
+  /** Launched in the 30 days before those. */
+  previous: number;
+  active: number;
+  completed: number;
+}
+
+/**
+ * The velocity counts of the project's non-deleted, non-archived experiments, over windows of 30
+ * days ending at the start of `now`'s day in time zone `timezone` (day boundaries).
+ */
+export async function selectExperimentCounts(
   db: Db,
   projectId: number,
-  id: number,
-  metrics: string,
-  metricsSecondary: string,
-): Promise<void> {
-  await db.$executeRaw(Prisma.sql`UPDATE experiments SET metrics = ${metrics}::jsonb,
-    metrics_secondary = ${metricsSecondary}::jsonb WHERE project_id = ${projectId} AND id = ${id}`);
+  timezone: string,
+  now: Date,
+): Promise<ExperimentCounts> {
+  const [row] = await db.$queryRaw<ExperimentCounts[]>(Prisma.sql`WITH bounds AS (
+      SELECT (date_trunc('day', ${now}::timestamptz AT TIME ZONE ${timezone}) AT TIME ZONE ${timezone}) AS today)
+    SELECT
+      count(*) FILTER (WHERE x.start_date >= b.today - interval '30 days')::int AS last,
+      count(*) FILTER (WHERE x.start_date >= b.today - interval '60 days'
+        AND x.start_date < b.today - interval '30 days')::int AS previous,
+      count(*) FILTER (WHERE x.start_date IS NOT NULL AND x.end_date IS NULL)::int AS active,
+      count(*) FILTER (WHERE x.end_date >= b.today - interval '30 days')::int AS completed
+    FROM experiments x, bounds b
+    WHERE x.project_id = ${projectId} AND NOT x.deleted AND NOT x.archived`);
+  return row ?? { last: 0, previous: 0, active: 0, completed: 0 };
 }
 
 /**
