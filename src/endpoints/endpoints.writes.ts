@@ -243,7 +243,6 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
      * `create`. @throws ValidationError (a duplicate name: `Failed to create endpoint.`).
      */
     async create(ctx: ServiceContext, projectId: number, body: unknown): Promise<EndpointRecord> {
-      const project = { id: projectId };
       const data = parseRequest(ctx, body);
       if (!data.query || Object.keys(data.query).length === 0)
         throw new ValidationError("Must specify query");
@@ -270,14 +269,14 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
         const created = await ctx.db.$transaction(async (tx) => {
           const endpoint = await insertEndpoint(
             tx,
-            project.id,
+            projectId,
             { name, isActive: data.is_active ?? true, derivedFromInsight: data.derived_from_insight ?? null },
             userId,
             now,
           );
           const version = await insertVersion(
             tx,
-            project.id,
+            projectId,
             endpoint.id,
             {
               version: 1,
@@ -288,9 +287,9 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
             userId,
             now,
           );
-          if (materialize) await enableMaterialization(tx, project.id, version.id, frequency);
+          if (materialize) await enableMaterialization(tx, projectId, version.id, frequency);
           await recordActivity(tx, {
-            projectId: project.id,
+            projectId,
             userId,
             scope: "Endpoint",
             itemId: endpoint.id,
@@ -298,7 +297,7 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
             name,
             changes: null,
           });
-          return readEndpoint(tx, project.id, name);
+          return readEndpoint(tx, projectId, name);
         });
         if (materialize) await afterCommit(() => scheduler.refreshSoon([created.current.id]));
         return created;
@@ -321,8 +320,7 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
       name: EndpointKey,
       body: unknown,
     ): Promise<EndpointRecord> {
-      const project = { id: projectId };
-      const first = await readEndpoint(ctx.db, project.id, name);
+      const first = await readEndpoint(ctx.db, projectId, name);
       const data = parseRequest(ctx, body);
       checkCacheAge(data.cache_age_seconds);
       const parseHere = parseOnce(queryWorkers);
@@ -336,7 +334,7 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
         .$transaction(async (tx) => {
           // Concurrent updates of one endpoint take turns from here, each deciding from the state it
           // replaces: every changed query becomes its own version, numbered after the one before it.
-          const current = await lockEndpoint(tx, project.id, first.id);
+          const current = await lockEndpoint(tx, projectId, first.id);
           const { next, changed, asked, disable, frequency, moved } = await decideUpdate(
             current,
             data,
@@ -354,7 +352,7 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
           if (changed) {
             created = await insertVersion(
               tx,
-              project.id,
+              projectId,
               current.id,
               {
                 version: newVersion,
@@ -368,12 +366,12 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
               now,
             );
           }
-          const off = disable || changed ? await materializedVersionIds(tx, project.id, current.id) : [];
-          await disableMaterialization(tx, project.id, off);
+          const off = disable || changed ? await materializedVersionIds(tx, projectId, current.id) : [];
+          await disableMaterialization(tx, projectId, off);
           if (created && moved) {
-            await enableMaterialization(tx, project.id, created.id, frequency!, "Modified");
+            await enableMaterialization(tx, projectId, created.id, frequency!, "Modified");
           } else if (!changed && frequency !== null && asked) {
-            await enableMaterialization(tx, project.id, current.current.id, frequency);
+            await enableMaterialization(tx, projectId, current.current.id, frequency);
           }
           const endpointChanged = changed || (data.is_active != null && data.is_active !== current.isActive);
           if (endpointChanged || Object.keys(versionData).length > 0) {
@@ -388,10 +386,10 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
               now,
             );
           }
-          const updated = await readEndpoint(tx, project.id, current.name);
+          const updated = await readEndpoint(tx, projectId, current.name);
           if (changed) {
             await recordActivity(tx, {
-              projectId: project.id,
+              projectId,
               userId,
               scope: "Endpoint",
               itemId: current.id,
@@ -409,7 +407,7 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
             });
           }
           await recordActivity(tx, {
-            projectId: project.id,
+            projectId,
             userId,
             scope: "Endpoint",
             itemId: current.id,
@@ -451,8 +449,7 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
       number: number,
       body: unknown,
     ): Promise<{ endpoint: EndpointRecord; version: EndpointVersionRecord }> {
-      const project = { id: projectId };
-      const first = await readEndpoint(ctx.db, project.id, name);
+      const first = await readEndpoint(ctx.db, projectId, name);
       const firstVersion = await readEndpointVersion(ctx.db, first, number);
       const data = parseRequest(ctx, body);
       if (data.is_active == null) return { endpoint: first, version: firstVersion };
@@ -460,12 +457,12 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
       return ctx.db.$transaction(async (tx) => {
         // Concurrent writers of the endpoint take turns from here: only the first of many setting
         // the same value changes it and logs the change; the rest find it already set.
-        const endpoint = await lockEndpoint(tx, project.id, first.id);
+        const endpoint = await lockEndpoint(tx, projectId, first.id);
         const version = await readEndpointVersion(tx, endpoint, number);
         if (isActive === version.isActive) return { endpoint, version };
         await setVersionIsActive(tx, version.id, isActive);
         await recordActivity(tx, {
-          projectId: project.id,
+          projectId,
           userId: ctx.actor.user.id,
           scope: "Endpoint",
           itemId: endpoint.id,
@@ -481,7 +478,7 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
             },
           ],
         });
-        const updated = await readEndpoint(tx, project.id, { id: endpoint.id });
+        const updated = await readEndpoint(tx, projectId, { id: endpoint.id });
         return { endpoint: updated, version: await readEndpointVersion(tx, updated, number) };
       });
     },
@@ -491,16 +488,15 @@ export function createEndpointWrites(deps: ServiceDeps, others: EndpointWriteCol
      * service's `destroy`. @throws NotFoundError.
      */
     async destroy(ctx: ServiceContext, projectId: number, name: EndpointKey): Promise<EndpointRecord> {
-      const project = { id: projectId };
-      const first = await readEndpoint(ctx.db, project.id, name);
+      const first = await readEndpoint(ctx.db, projectId, name);
       const { current, off } = await ctx.db.$transaction(async (tx) => {
         // Concurrent deletes take turns: the ones after the first find no row (404).
-        const current = await lockEndpoint(tx, project.id, first.id);
-        const materialized = await materializedVersionIds(tx, project.id, current.id);
-        await disableMaterialization(tx, project.id, materialized);
+        const current = await lockEndpoint(tx, projectId, first.id);
+        const materialized = await materializedVersionIds(tx, projectId, current.id);
+        await disableMaterialization(tx, projectId, materialized);
         await deleteEndpointRow(tx, current.id);
         await recordActivity(tx, {
-          projectId: project.id,
+          projectId,
           userId: ctx.actor.user.id,
           scope: "Endpoint",
           itemId: current.id,

@@ -287,8 +287,7 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
         listQuery["has_evaluation_tags"] = String(filters.has_evaluation_tags);
       if (filters.order) listQuery["order"] = filters.order;
       const all = await featureFlags.list(ctx, project.id, listQuery, { limit: 1_000_000, offset: 0 });
-      // Eligible: at least 2 variants stored, `control` first.
-      const matching = all.results.filter((flag) => flag.variantCount >= 2 && isEligibleFlag(flag.filters));
+      const matching = all.results.filter((flag) => isEligibleFlag(flag.filters));
       return { count: matching.length, results: matching.slice(offset, offset + limit) };
     },
 

@@ -20,7 +20,6 @@ import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
 import { inIdOrder, parseInput, parseIntegerId } from "../core/validation.js";
-import type { DashboardService } from "../dashboards/dashboards.service.js";
 import type { ObjectChange } from "../db/change-feed.js";
 import type { RunSqlTransaction } from "../db/sql-transaction.js";
 import type { Prisma } from "../generated/prisma/client.js";
@@ -68,8 +67,6 @@ export interface FlagServiceCollaborators extends FlagWriteCollaborators {
   persons: Pick<PersonService, "countMatching">;
   /** Counts the groups a condition selects (blast radius of a group flag). */
   groups: Pick<GroupService, "countMatching">;
-  /** Writes a new flag's usage dashboard and renames its insights with the key (§2.4, §2.7, §2.11). */
-  dashboards: Pick<DashboardService, "writeUsageDashboard" | "renameUsageDashboardKey">;
 }
 
 /** `POST :id/has_active_dependents`'s answer (§2.6): the flags that depend on a flag, and PostHog's warning. */

@@ -501,10 +501,9 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
     body: unknown,
     within: (tx: Prisma.TransactionClient, flag: { id: number; key: string }) => Promise<T>,
   ): Promise<{ flag: FlagRecord; result: T }> {
-    const project = { id: projectId };
     const input: CreateFlagInput = parseInput(createFlagSchema, body, ctx.limits);
-    await validateKey(ctx.db, project.id, input.key, null);
-    await checkAnalyticsDashboards(ctx.db, project.id, input);
+    await validateKey(ctx.db, projectId, input.key, null);
+    await checkAnalyticsDashboards(ctx.db, projectId, input);
     checkFieldsBesideFilters(input);
     const filters =
       input.filters === undefined
@@ -512,11 +511,11 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
         : await validatedFilters(
             ctx,
             ctx.db,
-            project.id,
+            projectId,
             input.filters,
             { id: null, key: input.key },
             true,
-            () => readFlagSummaries(ctx.db, project.id),
+            () => readFlagSummaries(ctx.db, projectId),
           );
     const tags = normalizeTags(input.tags ?? []);
     const evaluationTags = normalizeTags(input.evaluation_tags ?? []);
@@ -524,22 +523,22 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
     try {
       return await ctx.db.$transaction(async (tx) => {
         // The (project, key) constraint covers soft-deleted rows too: a new flag replaces a deleted one (§2.4).
-        await freeSoftDeletedKey(tx, project.id, input.key);
-        const flag = await insertFlag(tx, project.id, input, filters, userId);
-        if (tags.length) await replaceFlagTags(tx, project.id, flag.id, tags, "tags");
+        await freeSoftDeletedKey(tx, projectId, input.key);
+        const flag = await insertFlag(tx, projectId, input, filters, userId);
+        if (tags.length) await replaceFlagTags(tx, projectId, flag.id, tags, "tags");
         if (evaluationTags.length)
-          await replaceFlagTags(tx, project.id, flag.id, evaluationTags, "evaluationTags");
+          await replaceFlagTags(tx, projectId, flag.id, evaluationTags, "evaluationTags");
         // PostHog's create writes the usage dashboard unless asked not to (§2.4, §2.11).
         if (input._should_create_usage_dashboard !== false) {
           const usageDashboardId = await dashboards.writeUsageDashboard(
             tx,
-            { projectId: project.id, key: flag.key },
+            { projectId, key: flag.key },
             userId,
           );
           await setUsageDashboard(tx, flag.id, usageDashboardId);
         }
         await recordActivity(tx, {
-          projectId: project.id,
+          projectId,
           userId,
           scope: "FeatureFlag",
           itemId: String(flag.id),
@@ -548,7 +547,7 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
           changes: [],
         });
         const result = await within(tx, flag);
-        return { flag: await readFlagIn(tx, project.id, flag.id), result };
+        return { flag: await readFlagIn(tx, projectId, flag.id), result };
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicateKey();
