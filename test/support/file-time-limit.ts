@@ -11,7 +11,7 @@
  * `TEST_FILE_TIME_LIMIT_MS`: the limit per file, default 10 minutes (the longest file takes about
  * 2 minutes on CI's 2-core machine); 0 turns the guard off (a debugger paused at a breakpoint).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import type { Reporter, TestModule } from "vitest/node";
 
 const DEFAULT_LIMIT_MS = 10 * 60_000;
@@ -78,11 +78,14 @@ export default class FileTimeLimit implements Reporter {
     console.error(
       `\n!!! Test file time limit (TEST_FILE_TIME_LIMIT_MS, ${minutes(this.limitMs)}) passed: ending the run.`,
     );
-    for (const [file, started] of this.running) {
-      console.error(
-        `!!!   ${file}: running for ${minutes(now - started)}${late.some(([f]) => f === file) ? " (past the limit)" : ""}`,
-      );
-    }
+    const lines = [...this.running].map(
+      ([file, started]) =>
+        `${file}: running for ${minutes(now - started)}${late.some(([f]) => f === file) ? " (past the limit)" : ""}`,
+    );
+    for (const line of lines) console.error(`!!!   ${line}`);
+    // For .ci/run's summary, as test/support/failure-summary.ts writes what failed.
+    const failures = process.env["CI_FAILURES_FILE"];
+    if (failures) appendFileSync(failures, `${lines.join("\n")}\n`);
     for (const pid of descendantsOf(process.pid)) {
       try {
         process.kill(pid, "SIGKILL");
