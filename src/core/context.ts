@@ -3,6 +3,7 @@
  * the database, the authenticated actor, the configured limits and per-request caches.
  */
 import type { Limits } from "../config.js";
+import type { ChangeFeed } from "../db/change-feed.js";
 import type { Database } from "../db/database.js";
 import type { SqlReader } from "../db/sql-reader.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
@@ -77,6 +78,8 @@ export interface ContextRenewal {
 export interface DataAccess {
   readonly prisma: PrismaClient;
   readonly reader: SqlReader;
+  /** Committed changes announced by the database (db/change-feed.ts), for a domain's own caches. */
+  readonly changes: ChangeFeed;
   /** Authenticated actors per key (auth/actor-cache.ts). */
   readonly actors: ActorCache;
   /** The newest known revision per project (project-revisions.ts). */
@@ -102,6 +105,7 @@ export function dataAccessOf(database: Database): DataAccess {
     data = {
       prisma: database.prisma,
       reader: database.reader,
+      changes: database.changes,
       actors: new ActorCache(database.changes, revisions),
       revisions,
       tokens: new ProjectTokenCache(database.prisma, database.changes),

@@ -24,7 +24,7 @@ export class ProjectRevisions {
       if (change.kind === "revision" || change.kind === "change")
         this.note(change.projectId, change.revision);
       // A deleted project announces `access`: forget it with everything else.
-      else this.known.clear();
+      else if (change.kind !== "subject") this.known.clear();
     });
   }
 

@@ -35,6 +35,7 @@ export type DatabaseChange =
    */
   | ObjectChange
   | AccessChange
+  | SubjectChange
   /** Changes may have been missed (the listener dropped or came back): forget what was cached. */
   | { kind: "reset" };
 
@@ -49,6 +50,19 @@ export interface AccessChange {
   keyId?: string;
   userId?: number;
   projectId?: number;
+}
+
+/**
+ * What flag evaluation reads of a subject changed (migration `change_feed_subjects`): a person (its
+ * row, a distinct id of it, a static cohort membership, a hash key), a distinct id (added, moved or
+ * removed) or a group, each as text, in `projectId`. With no project, anything may have (a table
+ * was truncated). Caches of anything else ignore it.
+ */
+export interface SubjectChange {
+  kind: "subject";
+  projectId: number | null;
+  /** `person:<id>`, `distinct:<distinct id>` or `group:<type index>:<key>`; null with no project. */
+  named: string | null;
 }
 
 /** One object's committed change: what, where, at which revision, by whom (ids only). */
@@ -87,6 +101,7 @@ export function parseChange(payload: string | undefined): DatabaseChange {
   try {
     const body = JSON.parse(payload ?? "") as Record<string, unknown>;
     if (body["kind"] === "access") return accessChange(body);
+    if (body["kind"] === "subject") return subjectChange(body);
     const projectId = body["project"];
     const revision = body["revision"];
     if (typeof projectId !== "number" || typeof revision !== "string") return { kind: "reset" };
@@ -121,6 +136,19 @@ function accessChange(body: Record<string, unknown>): AccessChange {
   if (typeof user === "number") return { kind: "access", userId: user };
   if (typeof project === "number") return { kind: "access", projectId: project };
   return { kind: "access" };
+}
+
+/** A `subject` payload's change (migration `change_feed_subjects`); naming nothing, anything may have changed. */
+function subjectChange(body: Record<string, unknown>): SubjectChange {
+  const { project } = body;
+  if (typeof project === "number") {
+    for (const field of ["person", "distinct", "group"]) {
+      const value = body[field];
+      if (typeof value === "string")
+        return { kind: "subject", projectId: project, named: `${field}:${value}` };
+    }
+  }
+  return { kind: "subject", projectId: null, named: null };
 }
 
 /** The subscriber list and liveness every implementation shares. */

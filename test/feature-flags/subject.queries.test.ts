@@ -15,12 +15,14 @@ describeEachBackend("the evaluation subject's statement", (server) => {
   let cohort: number;
   let otherCohort: number;
   let anonymous: bigint;
+  let known: bigint;
   beforeAll(async () => {
     const s = server();
     const person = await insertPerson(s.db, s.projectId, {
       distinctIds: ["known", "known-alias"],
       properties: { plan: "pro" },
     });
+    known = person.id;
     anonymous = (await insertPerson(s.db, s.projectId, { distinctIds: ["anonymous"] })).id;
     const create = async (name: string, personIds: string[]) => {
       const answer = await s.request("POST", `/api/projects/${s.projectId}/cohorts/`, {
@@ -54,8 +56,8 @@ describeEachBackend("the evaluation subject's statement", (server) => {
     return result;
   };
 
-  it("reads the person, the memberships asked about and the groups asked for, in one statement", async () => {
-    const subject = await read(
+  it("reads the person, the memberships asked about and the groups asked for, in one statement, naming what it read", async () => {
+    const { stored, dependsOn } = await read(
       query({
         distinctId: "known-alias",
         staticCohortIds: [cohort, otherCohort],
@@ -65,22 +67,22 @@ describeEachBackend("the evaluation subject's statement", (server) => {
         ],
       }),
     );
-    expect(subject).toEqual({
+    expect(stored).toEqual({
       personProperties: { plan: "pro" },
       staticCohortIds: [cohort],
       groups: [{ groupTypeIndex: 0, groupKey: "acme", properties: { tier: "enterprise" } }],
       hashKeys: [],
     });
+    // What the change feed names when any of it changes (migration change_feed_subjects).
+    expect(dependsOn).toEqual(["distinct:known-alias", `person:${known}`, "group:0:acme", "group:1:nope"]);
   });
 
-  it("reads nothing of a distinct id no person has", async () => {
+  it("reads nothing of a distinct id no person has, and depends on that id alone", async () => {
     expect(
       await read(query({ distinctId: "nobody", staticCohortIds: [cohort], hashKeysOf: ["nobody"] })),
     ).toEqual({
-      personProperties: null,
-      staticCohortIds: [],
-      groups: [],
-      hashKeys: [],
+      stored: { personProperties: null, staticCohortIds: [], groups: [], hashKeys: [] },
+      dependsOn: ["distinct:nobody"],
     });
   });
 
@@ -95,7 +97,7 @@ describeEachBackend("the evaluation subject's statement", (server) => {
     });
     const { result, stats } = await measureSql(() => s.database.transaction((tx) => readSubject(tx, write)));
     expect(stats.statements).toBeLessThanOrEqual(3); // the statement, with BEGIN and COMMIT on PostgreSQL
-    const keys = (list: typeof result.hashKeys) =>
+    const keys = (list: typeof result.stored.hashKeys) =>
       [...list].sort((a, b) => `${a.flagKey}${a.primary}`.localeCompare(`${b.flagKey}${b.primary}`));
     const expected = [
       { flagKey: "other", hashKey: "anonymous", primary: false },
@@ -103,7 +105,10 @@ describeEachBackend("the evaluation subject's statement", (server) => {
       { flagKey: "sticky", hashKey: "older", primary: false },
       { flagKey: "sticky", hashKey: "anonymous", primary: true },
     ];
-    expect(keys(result.hashKeys)).toEqual(expected);
+    expect(keys(result.stored.hashKeys)).toEqual(expected);
+    expect(new Set(result.dependsOn)).toEqual(
+      new Set(["distinct:known", "distinct:anonymous", `person:${known}`, `person:${anonymous}`]),
+    );
     const stored = await s.db.featureFlagHashKeyOverride.findMany({ where: { projectId: s.projectId } });
     expect(stored).toHaveLength(4);
     // Written again: nothing changes.
@@ -111,6 +116,6 @@ describeEachBackend("the evaluation subject's statement", (server) => {
       readSubject(tx, { ...write, write: { hashKey: "late", flagKeys: ["sticky"] } }),
     );
     const again = await read(query({ hashKeysOf: ["known", "anonymous"] }));
-    expect(keys(again.hashKeys)).toEqual(expected);
+    expect(keys(again.stored.hashKeys)).toEqual(expected);
   });
 });

@@ -35,7 +35,7 @@ export class ActorCache {
     private readonly maxEntries = MAX_ENTRIES,
   ) {
     feed.subscribe((change) => {
-      if (change.kind === "revision" || change.kind === "change") return;
+      if (change.kind === "revision" || change.kind === "change" || change.kind === "subject") return;
       this.generationValue++;
       this.entries.clear();
     });

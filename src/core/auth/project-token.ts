@@ -50,7 +50,7 @@ export class ProjectTokenCache {
     private readonly maxEntries = MAX_CACHED_TOKENS,
   ) {
     feed.subscribe((change) => {
-      if (change.kind === "revision" || change.kind === "change") return;
+      if (change.kind === "revision" || change.kind === "change" || change.kind === "subject") return;
       // A key or a user names no token.
       if (change.kind === "access" && (change.keyId !== undefined || change.userId !== undefined)) return;
       this.generation++;

@@ -51,6 +51,7 @@ import {
   staticCohortIds,
 } from "./rules/subject.js";
 import { readSubject, type SubjectQuery } from "./subject.queries.js";
+import { subjectCacheOf } from "./subject-cache.js";
 
 /**
  * Persons read and evaluated per statement by `personsWithFlag`: PostHog's task's `batchsize`
@@ -124,6 +125,16 @@ export function createFlagEvaluationService(
   deps: ServiceDeps,
   definitions: Pick<FlagDefinitionsService, "current">,
 ) {
+  /**
+   * Reads the subject of a read-only `query` through the process's subject cache (./subject-cache.ts)
+   * when there is a database to follow, else straight on `reader`.
+   */
+  const subjects = deps.data ? subjectCacheOf(deps.data) : null;
+  const readStored = (reader: SqlReader, query: SubjectQuery): Promise<StoredSubject> =>
+    subjects
+      ? subjects.read(query, () => readSubject(reader, query))
+      : readSubject(reader, query).then((read) => read.stored);
+
   /** Compiled definitions per definitions object: compiled once per project revision, not per request. */
   const compiled = new WeakMap<ProjectDefinitions, CompiledDefinitions>();
   const compiledOf = (project: ProjectDefinitions): CompiledDefinitions => {
@@ -209,7 +220,7 @@ export function createFlagEvaluationService(
     return run(await definitions.current(project.id), input, {
       include: ALL_FLAGS,
       keys: input.flagKeys,
-      readSubject: (query) => readSubject(ctx.reader, query),
+      readSubject: (query) => readStored(ctx.reader, query),
       writeHashKeys: false,
       tolerateLoadFailure: false,
     });
@@ -260,8 +271,8 @@ export function createFlagEvaluationService(
         keys: request.flagKeys,
         readSubject: (query) =>
           query.write === null
-            ? readSubject(data.reader, query)
-            : data.transaction((tx) => readSubject(tx, query)),
+            ? readStored(data.reader, query)
+            : data.transaction((tx) => readSubject(tx, query)).then((read) => read.stored),
         writeHashKeys: true,
         tolerateLoadFailure: true,
       });
@@ -291,7 +302,7 @@ export function createFlagEvaluationService(
       return run(await definitions.current(projectId), input, {
         include: ALL_FLAGS,
         keys: key === null ? null : [key],
-        readSubject: (query) => readSubject(data.reader, query),
+        readSubject: (query) => readStored(data.reader, query),
         writeHashKeys: false,
         tolerateLoadFailure: true,
       });

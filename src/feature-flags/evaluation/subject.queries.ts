@@ -13,6 +13,10 @@
  * statement, so the keys read are the stored ones plus those the INSERT returned: the state after
  * the write, read in the same round trip.
  *
+ * The statement also names what its answer depends on (`SubjectRead.dependsOn`): the distinct ids
+ * looked up, the persons found and the groups asked for, as migration `change_feed_subjects`
+ * announces their changes, so that ./subject-cache.ts can keep the answer until one of them changes.
+ *
  * Invariant: every table is filtered by `project_id`; values are bound parameters, never text.
  */
 import type { SqlReader } from "../../db/sql-reader.js";
@@ -35,8 +39,19 @@ export interface SubjectQuery {
   write: { hashKey: string; flagKeys: readonly string[] } | null;
 }
 
+/**
+ * One subject as read, and what it depends on: `person:<id>`, `distinct:<distinct id>` and
+ * `group:<type index>:<key>`, as the change feed's `subject` changes name them (db/change-feed.ts).
+ */
+export interface SubjectRead {
+  stored: StoredSubject;
+  dependsOn: string[];
+}
+
 interface SubjectRow {
+  person_id: string | null;
   person_properties: Record<string, unknown> | null;
+  continuity_person_ids: string[];
   static_cohort_ids: number[];
   groups: Array<{ index: number; key: string; properties: Record<string, unknown> }>;
   hash_keys: Array<{ flagKey: string; hashKey: string; primary: boolean }>;
@@ -97,25 +112,40 @@ function subjectStatement(query: SubjectQuery): Prisma.Sql {
           FROM (${query.write === null ? stored : Prisma.sql`${stored} UNION ALL SELECT * FROM written`}) AS o
           JOIN continuity c ON c.person_id = o.person_id)`;
 
+  const continuityPersons =
+    query.hashKeysOf === null
+      ? EMPTY_LIST
+      : Prisma.sql`(SELECT coalesce(json_agg(person_id::text), '[]'::json) FROM continuity)`;
+
   return Prisma.sql`WITH ${Prisma.join(ctes, ",\n")}
-    SELECT (SELECT properties FROM person) AS person_properties,
+    SELECT (SELECT id::text FROM person) AS person_id,
+           (SELECT properties FROM person) AS person_properties,
+           ${continuityPersons} AS continuity_person_ids,
            ${cohorts} AS static_cohort_ids,
            ${groups} AS groups,
            ${hashKeys} AS hash_keys`;
 }
 
 /** Reads (and with `query.write`, first writes) one subject: one statement on `runner`. */
-export async function readSubject(runner: SqlReader, query: SubjectQuery): Promise<StoredSubject> {
+export async function readSubject(runner: SqlReader, query: SubjectQuery): Promise<SubjectRead> {
   const [row] = await runner.rows<SubjectRow>(subjectStatement(query));
   if (!row) throw new Error("the subject statement returned no row");
+  const persons = new Set([...(row.person_id === null ? [] : [row.person_id]), ...row.continuity_person_ids]);
   return {
-    personProperties: row.person_properties,
-    staticCohortIds: row.static_cohort_ids,
-    groups: row.groups.map((group) => ({
-      groupTypeIndex: group.index,
-      groupKey: group.key,
-      properties: group.properties,
-    })),
-    hashKeys: row.hash_keys,
+    stored: {
+      personProperties: row.person_properties,
+      staticCohortIds: row.static_cohort_ids,
+      groups: row.groups.map((group) => ({
+        groupTypeIndex: group.index,
+        groupKey: group.key,
+        properties: group.properties,
+      })),
+      hashKeys: row.hash_keys,
+    },
+    dependsOn: [
+      ...new Set([query.distinctId, ...(query.hashKeysOf ?? [])].map((id) => `distinct:${id}`)),
+      ...[...persons].map((id) => `person:${id}`),
+      ...query.groups.map((group) => `group:${group.groupTypeIndex}:${group.groupKey}`),
+    ],
   };
 }
