@@ -30,6 +30,11 @@ import {
 /** The `application_name` of the queue's connections, as `pg_stat_activity` shows them. */
 export const JOB_QUEUE_APPLICATION_NAME = "signalbox-jobs";
 
+/** The first wait before a runner that ended by itself is replaced, in ms (doubling while it fails). */
+const RESTART_FIRST_DELAY_MS = 1_000;
+/** The longest wait between attempts to replace the runner, in ms. */
+const RESTART_MAX_DELAY_MS = 30_000;
+
 /** What the PostgreSQL queue runs on. */
 export interface PostgresQueueOptions {
   definitions: readonly JobDefinition[];
@@ -135,9 +140,8 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
   // pool; a checked-out client's reaches the client).
   pool.on("error", connectionFailed);
   pool.on("connect", (client) => client.on("error", connectionFailed));
-  let runner: Awaited<ReturnType<typeof run>>;
-  try {
-    runner = await run({
+  const startRunner = () =>
+    run({
       pgPool: pool,
       concurrency: options.concurrency,
       pollInterval: options.pollIntervalMs,
@@ -148,14 +152,52 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       logger: graphileLogger(logger),
       taskList,
+      // No crontab: schedules are ours (see the module comment), and a `crontab` file in the working
+      // directory must not start jobs.
+      crontab: "",
     });
+  let runner: Awaited<ReturnType<typeof run>>;
+  try {
+    runner = await startRunner();
   } catch (error) {
     await pool.end();
     throw error;
   }
-  runner.promise.catch((error) => logger.error({ err: error }, "the job queue's worker stopped on an error"));
 
+  // graphile-worker's runner stops itself when its worker pool exits, as it does when PostgreSQL
+  // terminates its connections (a restart, an admin), and its `promise` then resolves as if told to
+  // stop: jobs would never run again in this process. While the queue is not stopped, a runner that
+  // ended is replaced, after a back-off that doubles while the database does not answer.
   let stopped = false;
+  let restartTimer: NodeJS.Timeout | undefined;
+  const supervise = (current: typeof runner) => {
+    current.promise.then(
+      () => restart(current, null, RESTART_FIRST_DELAY_MS),
+      (error: unknown) => restart(current, error, RESTART_FIRST_DELAY_MS),
+    );
+  };
+  const restart = (ended: typeof runner, error: unknown, delayMs: number) => {
+    if (stopped || ended !== runner) return;
+    logger.warn({ err: error, delayMs }, "the job queue's worker stopped; it starts again after a delay");
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      if (stopped) return;
+      startRunner().then(
+        (next) => {
+          if (stopped) {
+            void next.stop().catch(() => undefined);
+            return;
+          }
+          runner = next;
+          supervise(next);
+        },
+        (startError: unknown) => restart(ended, startError, Math.min(delayMs * 2, RESTART_MAX_DELAY_MS)),
+      );
+    }, delayMs);
+    restartTimer.unref();
+  };
+  supervise(runner);
+
   const enqueue = async (name: string, payload?: unknown, enqueueOptions: EnqueueOptions = {}) => {
     const definition = definitionOf(name);
     await runner.addJob(name, parsePayload(definition, payload), specOf(definition, enqueueOptions));
@@ -174,7 +216,8 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
       );
     }
   } catch (error) {
-    await runner.stop();
+    stopped = true;
+    await runner.stop().catch(() => undefined);
     await pool.end();
     throw error;
   }
@@ -192,7 +235,9 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
     async stop() {
       if (stopped) return;
       stopped = true;
-      await runner.stop();
+      clearTimeout(restartTimer);
+      // A runner that ended by itself (and was not replaced yet) is already stopped.
+      await runner.stop().catch(() => undefined);
       await runs.drain();
       await pool.end();
     },
