@@ -11,6 +11,8 @@
  *   so after a WebAssembly trap, so a trapped parser instance is never used again).
  * - A lost worker is replaced at once (piscina keeps `threads` workers); the next task runs on a
  *   fresh one. Each of the three failures answers 400 (`ValidationError`) naming the budget.
+ * - At most `maxWaiting` tasks wait for a worker; past that a task is refused at once with 429
+ *   (`TooManyRequestsError`), so a flood of costly work is answered, not queued without end.
  * - Workers start when the first task comes, not when the pool is made (services built only to
  *   list routes never start threads), and each answers `WORKER_WARM_UP` before any task is timed,
  *   so loading the worker's modules is not charged to a task.
@@ -19,7 +21,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
-import { ValidationError } from "./errors.js";
+import { TooManyRequestsError, ValidationError } from "./errors.js";
 
 /** The exit code of a worker that ended itself because its task broke it. */
 export const WORKER_TRAP_EXIT_CODE = 70;
@@ -37,6 +39,8 @@ export interface WorkerPoolOptions {
   timeoutMs: number;
   /** A worker's heap (V8 old generation), in MB. */
   maxMemoryMb: number;
+  /** Most tasks waiting for a worker at once; the next is refused (429). */
+  maxWaiting: number;
   /** What a task does, for refusals: "Processing the query" → "Processing the query took longer than …". */
   subject: string;
 }
@@ -46,7 +50,8 @@ export interface WorkerPool<Task, Result> {
   /**
    * Runs `task` on a worker.
    * @throws ValidationError `max_time` (past the time budget), `max_memory` (past the heap),
-   *   `too_complex` (the worker ended itself); the worker's own errors as piscina rethrows them.
+   *   `too_complex` (the worker ended itself); TooManyRequestsError (429) when `maxWaiting` tasks
+   *   already wait; the worker's own errors as piscina rethrows them.
    */
   run(task: Task): Promise<Result>;
   /** Stops every worker (tasks still running are abandoned); later `run`s fail. */
@@ -61,7 +66,7 @@ function execArgv(module: URL): string[] | undefined {
 
 /** Builds a pool (no thread starts before the first task). */
 export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): WorkerPool<Task, Result> {
-  const { subject, timeoutMs, maxMemoryMb, threads } = options;
+  const { subject, timeoutMs, maxMemoryMb, threads, maxWaiting } = options;
   let piscina: Piscina | null = null;
   let ready: Promise<unknown> | null = null;
   let closed = false;
@@ -86,6 +91,11 @@ export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): Work
     if (running < threads) {
       running += 1;
       return;
+    }
+    if (waiting.length >= maxWaiting) {
+      throw new TooManyRequestsError(
+        `${subject} has to wait: ${maxWaiting} tasks are already waiting for a worker. Please try again later.`,
+      );
     }
     await new Promise<void>((resolve) => waiting.push(resolve));
   };

@@ -102,6 +102,7 @@ export function createQueryWorkers(config: Pick<Config, "limits" | "queryWorkers
     threads: config.queryWorkers.threads,
     timeoutMs: config.queryWorkers.timeoutMs,
     maxMemoryMb: config.queryWorkers.maxMemoryMb,
+    maxWaiting: config.queryWorkers.maxWaiting,
     subject: "Processing the query",
   });
   const run = async <T>(task: QueryTask): Promise<T> => {

@@ -2,10 +2,10 @@
  * The worker pool (src/core/worker-pool.ts) with a worker module made for it
  * (./fixtures/pool-worker.ts): a task past its time, past its heap or that ends its worker answers
  * 400 naming the budget, its worker is replaced and the next task answers; waiting for a worker is
- * not charged to a task's time.
+ * not charged to a task's time; a full waiting line answers 429 at once.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { ValidationError } from "../../src/core/errors.js";
+import { TooManyRequestsError, ValidationError } from "../../src/core/errors.js";
 import { createWorkerPool, type WorkerPool } from "../../src/core/worker-pool.js";
 import type { PoolTestTask } from "./fixtures/pool-worker.js";
 
@@ -13,12 +13,15 @@ const MODULE = new URL("./fixtures/pool-worker.ts", import.meta.url);
 
 let pool: WorkerPool<PoolTestTask, number | null> | null = null;
 
-function poolOf(options: { threads?: number; timeoutMs?: number; maxMemoryMb?: number } = {}) {
+function poolOf(
+  options: { threads?: number; timeoutMs?: number; maxMemoryMb?: number; maxWaiting?: number } = {},
+) {
   pool = createWorkerPool<PoolTestTask, number | null>({
     module: MODULE,
     threads: options.threads ?? 2,
     timeoutMs: options.timeoutMs ?? 10_000,
     maxMemoryMb: options.maxMemoryMb ?? 128,
+    maxWaiting: options.maxWaiting ?? 100,
     subject: "Testing",
   });
   return pool;
@@ -76,6 +79,27 @@ describe("worker pool", () => {
     // Four tasks of 400 ms on one worker: the last waits 1.2 s, past the budget, and still answers.
     const answers = await Promise.all(Array.from({ length: 4 }, () => p.run({ kind: "wait", ms: 400 })));
     expect(new Set(answers).size).toBe(1);
+  });
+
+  it("refuses a task at once with 429 when its waiting line is full, and serves again once it drains", async () => {
+    const p = poolOf({ threads: 1, maxWaiting: 2 });
+    await p.run({ kind: "thread" });
+    const busy = [
+      p.run({ kind: "wait", ms: 300 }),
+      p.run({ kind: "wait", ms: 10 }),
+      p.run({ kind: "wait", ms: 10 }),
+    ];
+    const refused = await p.run({ kind: "thread" }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(TooManyRequestsError);
+    expect((refused as TooManyRequestsError).httpStatus).toBe(429);
+    expect((refused as Error).message).toBe(
+      "Testing has to wait: 2 tasks are already waiting for a worker. Please try again later.",
+    );
+    await Promise.all(busy);
+    expect(await p.run({ kind: "thread" })).toEqual(expect.any(Number));
   });
 
   it("runs tasks side by side on its threads, and rethrows a worker's own errors", async () => {
