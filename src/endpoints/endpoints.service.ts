@@ -43,7 +43,7 @@ import {
   forbidExtraFields,
   lastExecutionTimesSchema,
 } from "./endpoints.schemas.js";
-import { createEndpointWrites, type HogQLParse, storedAst } from "./endpoints.writes.js";
+import { createEndpointWrites, storedAst, storedQueryParse } from "./endpoints.writes.js";
 import type { MaterializationService } from "./materialization/materialization.service.js";
 import { canMaterializeHere, type MaterializationCheck } from "./rules/materialization.js";
 import { isEndpointName } from "./rules/name.js";
@@ -98,7 +98,7 @@ export function createEndpointService(
   },
 ) {
   const { queryWorkers } = collaborators;
-  const parse: HogQLParse = (text) => queryWorkers.parseHogQL(text, "query");
+  const parse = storedQueryParse(queryWorkers);
   const writes = createEndpointWrites(deps, collaborators);
 
   /**

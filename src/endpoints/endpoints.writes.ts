@@ -14,7 +14,7 @@
  */
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import type { ServiceContext } from "../core/context.js";
-import { ValidationError } from "../core/errors.js";
+import { TooManyRequestsError, ValidationError } from "../core/errors.js";
 import { once } from "../core/once.js";
 import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
@@ -90,6 +90,37 @@ function parseOnce(workers: QueryWorkers): HogQLParse {
   };
 }
 
+/** How many stored query texts `storedQueryParse` keeps parsed. */
+const STORED_PARSES_KEPT = 500;
+
+/**
+ * The `HogQLParse` for stored queries read back (a page of endpoints shows whether each version could
+ * be materialized): parsing is a function of the text, so each text is parsed once per process (the
+ * last `STORED_PARSES_KEPT` kept), and one at a time, so a page of 100 endpoints is not a burst of
+ * 100 tasks for the query workers' bounded waiting line (`QUERY_WORKER_MAX_WAITING`).
+ */
+export function storedQueryParse(workers: QueryWorkers): HogQLParse {
+  const parsed = new Map<string, Promise<HogQLNode>>();
+  let previous: Promise<unknown> = Promise.resolve();
+  return (text) => {
+    let ast = parsed.get(text);
+    if (ast) {
+      parsed.delete(text);
+    } else {
+      const next = previous.then(() => workers.parseHogQL(text, "query"));
+      previous = next.catch(() => undefined);
+      // A refusal for load (429) is not the text's answer: it is not kept.
+      ast = next.catch((error: unknown) => {
+        if (error instanceof TooManyRequestsError) parsed.delete(text);
+        throw error;
+      });
+    }
+    parsed.set(text, ast);
+    if (parsed.size > STORED_PARSES_KEPT) parsed.delete(parsed.keys().next().value!);
+    return ast;
+  };
+}
+
 /**
  * The query of a request, checked: an object whose `kind` is `HogQLQuery` (with text PostHog's
  * parser accepts, within the HogQL limits) or an insight node. Returns it as given, with its parsed
@@ -116,7 +147,10 @@ async function checkedQuery(
   return { query, ast: await parse(text) };
 }
 
-/** The parsed HogQL of a stored query, or null when it is not HogQL or no longer parses. */
+/**
+ * The parsed HogQL of a stored query, or null when it is not HogQL or no longer parses.
+ * @throws TooManyRequestsError when the query workers' waiting line is full (not an answer about the query).
+ */
 export async function storedAst(
   query: Record<string, unknown>,
   parse: HogQLParse,
@@ -124,7 +158,8 @@ export async function storedAst(
   if (query["kind"] !== "HogQLQuery" || typeof query["query"] !== "string") return null;
   try {
     return await parse(query["query"]);
-  } catch {
+  } catch (error) {
+    if (error instanceof TooManyRequestsError) throw error;
     return null;
   }
 }

@@ -511,3 +511,29 @@ describeEachBackend("saved-query endpoints over REST", (server) => {
     });
   });
 });
+
+describeEachBackend(
+  "saved-query endpoints listed with one query worker and no waiting line",
+  (server) => {
+    it("lists a page of HogQL endpoints: their stored queries are parsed one at a time, and once", async () => {
+      const s = server();
+      const base = `/api/projects/${s.projectId}/endpoints`;
+      for (let i = 0; i < 12; i++) {
+        const answer = await s.request("POST", `${base}/`, {
+          body: {
+            name: `listed_${i}`,
+            query: hogql(`SELECT ${i} AS n, count() FROM events`),
+            is_materialized: false,
+          },
+        });
+        expect(answer.status, answer.text).toBe(201);
+      }
+      for (let round = 0; round < 2; round++) {
+        const page = await s.request("GET", `${base}/?limit=100`);
+        expect(page.status, page.text).toBe(200);
+        expect(page.body.results).toHaveLength(12);
+      }
+    });
+  },
+  { env: { QUERY_WORKER_THREADS: "1", QUERY_WORKER_MAX_WAITING: "0" } },
+);
