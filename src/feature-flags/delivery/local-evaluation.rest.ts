@@ -14,11 +14,10 @@
  * PostHog's Rust service serves only the with-cohorts payload. Bytes are serialised once per
  * (project, revision, send_cohorts) (delivery/definitions.ts) and served as they are, with a weak
  * `ETag` of their content and `Cache-Control: private, must-revalidate` (what PostHog sends);
- * `If-None-Match` matching it answers 304 with no body. The REST door's own URL-derived ETags are
+ * `If-None-Match` naming it (read as PostHog reads it: `bareTag`) answers 304 with no body. The REST door's own URL-derived ETags are
  * off here (`conditional: false`): the payload's tag is the same for every caller and URL, so an
  * SDK's tag survives a change of key.
  */
-import fresh from "fresh";
 import { z } from "zod";
 import type { KnownReply, RestModule, RestRoute } from "../../rest/route.js";
 import { pathId } from "../../rest/routes.js";
@@ -52,10 +51,20 @@ const sendCohortsQuery = z
   .describe("Present (even empty): send cohorts by id instead of inlining simple ones into flags.");
 const tokenQuery = z.string().describe("The project's public API token (`phc_…`): which project.");
 
+/**
+ * An entity tag as PostHog's `extract_etag_from_header` reads `If-None-Match` (issue 26 A3): spaces
+ * trimmed, a leading `W/` dropped, the quotes stripped. So a bare tag names the same payload as its
+ * quoted and weak forms, and neither `*` nor a list of tags matches one.
+ */
+function bareTag(value: string): string {
+  const trimmed = value.trim();
+  return (trimmed.startsWith("W/") ? trimmed.slice(2) : trimmed).replace(/^"+|"+$/g, "");
+}
+
 /** The 200 or 304 answer of `payload` to a request with `headers`. */
 function answer(payload: LocalEvaluationBytes, ifNoneMatch: string | undefined): KnownReply {
   const headers = { ETag: payload.etag, "Cache-Control": CACHE_CONTROL };
-  if (ifNoneMatch !== undefined && fresh({ "if-none-match": ifNoneMatch }, { etag: payload.etag })) {
+  if (ifNoneMatch !== undefined && bareTag(ifNoneMatch) === bareTag(payload.etag)) {
     return { status: 304, body: undefined, headers };
   }
   return { body: payload.body, headers };

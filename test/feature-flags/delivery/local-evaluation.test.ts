@@ -246,6 +246,21 @@ describeEachBackend("local evaluation", (server) => {
     const stale = await get(flagsDefinitions, { headers: { "if-none-match": 'W/"something-else"' } });
     expect(stale.status).toBe(200);
     expect(statements(stale)).toBe(0);
+
+    // Read as PostHog's extract_etag_from_header reads it: `W/` dropped, quotes stripped, so the bare
+    // and the strong forms of the tag match; `*` and a list do not.
+    const bare = etag.slice(3, -1);
+    for (const [header, status] of [
+      [bare, 304],
+      [`"${bare}"`, 304],
+      [` ${etag} `, 304],
+      ["*", 200],
+      [`${etag}, W/"other"`, 200],
+    ] as const) {
+      expect((await get(flagsDefinitions, { headers: { "if-none-match": header } })).status, header).toBe(
+        status,
+      );
+    }
   });
 
   it("changes the ETag with every write that changes the payload: a flag PATCH, a cohort PATCH, a new group type", async () => {
