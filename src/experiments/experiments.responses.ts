@@ -70,6 +70,11 @@ export const experimentSchema = z
     parameters: json("feature_flag_variants, minimum_detectable_effect, aggregation_group_type_index, ..."),
     secondary_metrics: json("Legacy secondary metrics."),
     saved_metrics: z.array(experimentSavedMetricSchema),
+    saved_metrics_ids: z
+      .null()
+      .describe(
+        "Always null in answers: PostHog's ExperimentSerializer lists this write field (ListField, allow_null), and the model has no such attribute to read back. The links are in `saved_metrics`.",
+      ),
     filters: json("Legacy insight filters."),
     archived: z.boolean(),
     deleted: z.boolean(),
@@ -183,6 +188,7 @@ export function serializeExperiment(
       query: link.savedMetric.query as Record<string, unknown>,
       name: link.savedMetric.name,
     })),
+    saved_metrics_ids: null,
     filters: x.filters,
     archived: x.archived,
     deleted: x.deleted,

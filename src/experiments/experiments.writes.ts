@@ -94,6 +94,16 @@ const UPDATABLE_KEYS = new Set([
   "secondary_metrics_ordered_uuids",
 ]);
 
+/**
+ * Request fields whose serializer field reads another source, by that source: PostHog's update
+ * refuses keys by `validated_data`'s names (`holdout_id` is `source="holdout"`, `feature_flag_key`
+ * is `source="get_feature_flag_key"`: ee/clickhouse/views/experiments.py `ExperimentSerializer`).
+ */
+const SOURCE_NAMES: Readonly<Record<string, string>> = {
+  holdout_id: "holdout",
+  feature_flag_key: "get_feature_flag_key",
+};
+
 /** The fields the activity log compares, under PostHog's names. */
 function snapshot(x: ExperimentRecord): Obj {
   return {
@@ -338,9 +348,10 @@ export function createExperimentWrites(deps: ServiceDeps, { featureFlags }: Expe
     if (current.deleted && input.deleted !== false) throw new NotFoundError();
     const extra = given
       .filter((key) => key !== "saved_metrics_ids")
-      .map((key) => (key === "holdout_id" ? "holdout" : key))
-      .filter((key) => !UPDATABLE_KEYS.has(key))
       .filter((key) => !(key === "feature_flag_key" && input.feature_flag_key === current.featureFlag.key))
+      // PostHog names a key by its serializer field's source: `holdout`, `get_feature_flag_key`.
+      .map((key) => SOURCE_NAMES[key] ?? key)
+      .filter((key) => !UPDATABLE_KEYS.has(key))
       .sort();
     if (extra.length > 0) throw new ValidationError(`Can't update keys: ${extra.join(", ")} on Experiment`);
     const savedMetrics = await request.savedMetrics();
