@@ -19,6 +19,8 @@
  *
  * The worker module may be TypeScript (tests and `tsx` development): the workers then load tsx.
  */
+import { readlinkSync } from "node:fs";
+import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import { TooManyRequestsError, ValidationError } from "./errors.js";
@@ -56,6 +58,25 @@ export interface WorkerPool<Task, Result> {
   run(task: Task): Promise<Result>;
   /** Stops every worker (tasks still running are abandoned); later `run`s fail. */
   close(): Promise<void>;
+}
+
+/**
+ * Lowers the calling thread's CPU priority to nice `niceness` (0 normal, 19 lowest), for a worker
+ * module to call as it loads: untrusted work then yields the cores to the request thread and the
+ * embedded database's thread when they are contended (on a 2-core machine a hostile query's parse
+ * otherwise takes a core from serving), and still has every idle core. On Linux a thread's nice
+ * value is its own (`/proc/thread-self` names the thread's id, which `setpriority` takes); raising it
+ * needs no privilege. Returns whether it was applied (false elsewhere; nothing changes then).
+ */
+export function lowerThreadPriority(niceness: number): boolean {
+  try {
+    const threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (!Number.isInteger(threadId) || threadId <= 0) return false;
+    os.setPriority(threadId, niceness);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The options piscina's workers start with: tsx's loader when the module is TypeScript. */

@@ -10,12 +10,13 @@
  *
  * A parser that trapped (`HogQLParserTrap`) ends this thread with `WORKER_TRAP_EXIT_CODE`: the pool
  * answers the task 400 and starts a fresh thread, so the broken instance is never used again. The
- * parser's instantiation starts as the module loads (piscina loads it before handing a new thread
+ * thread runs at a lowered CPU priority (nice 10), so untrusted work takes only the cores that serving
+ * leaves. The parser's instantiation starts as the module loads (piscina loads it before handing a new thread
  * a task), so a fresh thread's first task mostly finds it ready. No top-level await: under tsx the
  * workers load this module through `require`, which cannot wait.
  */
 import { ValidationError } from "../core/errors.js";
-import { WORKER_TRAP_EXIT_CODE, WORKER_WARM_UP } from "../core/worker-pool.js";
+import { lowerThreadPriority, WORKER_TRAP_EXIT_CODE, WORKER_WARM_UP } from "../core/worker-pool.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { hogqlText } from "../lib/hogql/hogql-text.js";
 import { applyLimits } from "../lib/hogql/limits.js";
@@ -32,6 +33,13 @@ import type {
 } from "./query-tasks.js";
 import { checkFormula, evaluateFormulaColumns, parseFormula } from "./trends/formula.js";
 
+/**
+ * The nice value of query worker threads: work whose cost a caller controls yields the CPU to
+ * request serving and the database (core/worker-pool.ts `lowerThreadPriority`).
+ */
+const QUERY_WORKER_NICENESS = 10;
+
+lowerThreadPriority(QUERY_WORKER_NICENESS);
 void hogqlParser();
 
 async function perform(task: QueryTask): Promise<unknown> {

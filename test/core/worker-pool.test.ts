@@ -4,6 +4,7 @@
  * 400 naming the budget, its worker is replaced and the next task answers; waiting for a worker is
  * not charged to a task's time; a full waiting line answers 429 at once.
  */
+import os from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { TooManyRequestsError, ValidationError } from "../../src/core/errors.js";
 import { createWorkerPool, type WorkerPool } from "../../src/core/worker-pool.js";
@@ -109,6 +110,16 @@ describe("worker pool", () => {
     await expect(p.run({ kind: "throw" })).rejects.toThrow("a bug in the worker");
     await expect(p.run({ kind: "throw" })).rejects.not.toBeInstanceOf(ValidationError);
   });
+
+  it.runIf(process.platform === "linux")(
+    "runs a worker that lowered its priority at nice 10, and leaves the request thread's alone",
+    async () => {
+      const p = poolOf({ threads: 1 });
+      const before = os.getPriority();
+      expect(await p.run({ kind: "priority" })).toBe(10);
+      expect(os.getPriority()).toBe(before);
+    },
+  );
 
   it("refuses tasks once closed", async () => {
     const p = poolOf();
