@@ -32,6 +32,7 @@ import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
 import { inIdOrder, parseInput } from "../core/validation.js";
 import type { ObjectChange } from "../db/change-feed.js";
+import { findLiveFlag } from "../feature-flags/feature-flags.queries.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import {
@@ -51,7 +52,7 @@ import {
   eligibleFlagsQuerySchema,
   experimentListFiltersSchema,
 } from "./experiments.schemas.js";
-import { findLiveFlag, linkExposureCohort, selectNamesStartingWith } from "./experiments.store.js";
+import { linkExposureCohort, selectNamesStartingWith } from "./experiments.store.js";
 import { createExperimentWrites, requestMetrics } from "./experiments.writes.js";
 import { createHoldoutOperations } from "./holdouts.service.js";
 import { exposureCohortFilters, exposureCohortName } from "./rules/exposure-cohort.js";

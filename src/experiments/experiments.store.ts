@@ -1,8 +1,9 @@
 /**
  * How experiments are kept: every write of the experiment tables (the row, its metric lists as
  * JSON text, its saved-metric links, its exposure cohort) and every read a write's decision takes
- * (the saved metrics and the holdout a request names, the flag a new experiment runs on, the names
- * a copy must avoid, the row locked for an update). The service says what happens
+ * (the saved metrics and the holdout a request names, the names a copy must avoid, the row locked
+ * for an update; the flag a new experiment runs on is read through the flags' read model,
+ * feature-flags.queries.ts `findLiveFlag`). The service says what happens
  * (experiments.service.ts, experiments.writes.ts); this module says how it is stored. Reads that
  * answer callers are the read model's (experiments.queries.ts).
  *
@@ -10,8 +11,6 @@
  * transaction it belongs to (`tx`), never the client.
  */
 import { lockAndRead, lockRow } from "../core/row-lock.js";
-import type { SqlReader } from "../db/sql-reader.js";
-import { type FlagRecord, selectFlags } from "../feature-flags/feature-flags.queries.js";
 import { type ExperimentHoldout, Prisma } from "../generated/prisma/client.js";
 import { type Db, type ExperimentRecord, readExperiment } from "./experiments.queries.js";
 import type { CreateExperimentInput, UpdateExperimentInput } from "./experiments.schemas.js";
@@ -20,18 +19,6 @@ import type { MetricOrdering } from "./rules/metric-ordering.js";
 /** A JSON value for a Prisma `Json?` column (null as SQL NULL). */
 function jsonColumn(value: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull {
   return value === null || value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue);
-}
-
-/**
- * The project's non-deleted flag keyed `key`, or undefined when there is none, read through the
- * flags' read model (feature-flags.queries.ts) on `reader`.
- */
-export async function findLiveFlag(
-  reader: SqlReader,
-  projectId: number,
-  key: string,
-): Promise<FlagRecord | undefined> {
-  return (await selectFlags(reader, projectId, { keys: [key] })).find((flag) => !flag.deleted);
 }
 
 /** The `query` of each saved metric of the project among `ids` (an id of no saved metric of it has none). */

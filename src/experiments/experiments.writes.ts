@@ -20,6 +20,7 @@ import { once } from "../core/once.js";
 import { RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
+import { findLiveFlag } from "../feature-flags/feature-flags.queries.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import {
@@ -35,7 +36,6 @@ import {
 } from "./experiments.schemas.js";
 import {
   findHoldout,
-  findLiveFlag,
   insertExperiment,
   lockExperiment,
   replaceSavedMetricLinks,

@@ -250,6 +250,15 @@ export async function selectFlags(
   );
 }
 
+/** The project's non-deleted flag keyed `key`, or undefined when there is none (one statement). */
+export async function findLiveFlag(
+  reader: SqlReader,
+  projectId: number,
+  key: string,
+): Promise<FlagRecord | undefined> {
+  return (await selectFlags(reader, projectId, { keys: [key] })).find((flag) => !flag.deleted);
+}
+
 /** One flag of the project by id or by key, soft-deleted ones included. @throws NotFoundError */
 export async function readFlag(
   db: Db,
