@@ -4,25 +4,19 @@
  * criteria translated by `src/lib/property-filters/to-sql.ts`) and the recount that every change of a cohort or
  * of its members performs in its transaction.
  */
-import { NotFoundError, NotImplementedError } from "../core/errors.js";
+import { NotImplementedError } from "../core/errors.js";
 import type { ServiceDeps } from "../core/services.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { loadCohortDefinitions, storedCriteria } from "../lib/property-filters/cohort-definitions.js";
 import type { PropertyGroup } from "../lib/property-filters/property-filters.js";
 import { type CohortDefinition, toSql } from "../lib/property-filters/to-sql.js";
-import { type CohortRecord, countMembers, type Db, memberSource, selectCohorts } from "./cohorts.queries.js";
+import { countMembers, type Db, memberSource } from "./cohorts.queries.js";
+import { writeCalculation } from "./cohorts.store.js";
 
 /** A dynamic cohort's criteria, checked, with every cohort they reach. */
 export interface CheckedCriteria {
   tree: PropertyGroup;
   reached: Map<number, CohortDefinition>;
-}
-
-/** One cohort of the project, deleted ones included. @throws NotFoundError */
-export async function readCohort(db: Db, projectId: number, id: number): Promise<CohortRecord> {
-  const [cohort] = await selectCohorts(db, projectId, [id]);
-  if (!cohort) throw new NotFoundError();
-  return cohort;
 }
 
 /** Creates the member selection and recount of cohorts (`deps.now` dates relative criteria). */
@@ -64,15 +58,7 @@ export function createCohortCalculation(deps: ServiceDeps) {
       if (!(error instanceof NotImplementedError)) throw error;
       count = null;
     }
-    await tx.cohort.update({
-      where: { id: cohort.id },
-      data: {
-        count,
-        lastCalculation: deps.now(),
-        isCalculating: false,
-        version: (cohort.version ?? 0) + 1,
-      },
-    });
+    await writeCalculation(tx, cohort.id, { count, at: deps.now(), version: (cohort.version ?? 0) + 1 });
   }
 
   return { membersOf, recount };

@@ -2,28 +2,33 @@
  * The cohort operations on members (PostHog's `CohortViewSet` actions `persons`,
  * `add_persons_to_static_cohort`, `remove_person_from_static_cohort`, `duplicate_as_static_cohort`):
  * part of the cohort service (cohorts.service.ts spreads them in), kept apart so each file holds one
- * job. Every change of members runs in one transaction with the recount and the activity entry.
+ * job. Every change of members runs in one transaction with the recount and the activity entry;
+ * how members are stored is cohorts.store.ts.
  */
 import { recordActivity } from "../core/activity-log.js";
 import { authorizeProject, authorizeProjectScopes } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
-import { lockAndRead } from "../core/row-lock.js";
 import { parseInput } from "../core/validation.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { type CohortCalculation, readCohort } from "./cohort-calculation.js";
+import type { CohortCalculation } from "./cohort-calculation.js";
 import {
   type CohortRecord,
-  deleteMember,
   existingPersonUuids,
-  insertMembers,
-  insertMembersFrom,
   type MemberRecord,
-  personsById,
+  readCohort,
   selectMemberPage,
 } from "./cohorts.queries.js";
 import { addPersonsSchema, removePersonSchema } from "./cohorts.schemas.js";
+import {
+  deleteMember,
+  insertCohort,
+  insertMembers,
+  insertMembersFrom,
+  lockCohort,
+  personsById,
+} from "./cohorts.store.js";
 
 /** Person ids written per statement when a cohort is filled from a list (bound as one array). */
 const INSERT_CHUNK = 10_000;
@@ -47,7 +52,7 @@ export function createCohortMemberOperations({ membersOf, recount }: CohortCalcu
     change: (tx: Prisma.TransactionClient) => Promise<void>,
   ): Promise<CohortRecord> {
     return ctx.db.$transaction(async (tx) => {
-      const cohort = await lockAndRead(tx, "cohorts", id, () => readCohort(tx, projectId, id));
+      const cohort = await lockCohort(tx, projectId, id);
       if (!cohort.isStatic) throw new ValidationError(notStatic);
       await change(tx);
       await recount(tx, projectId, cohort);
@@ -76,9 +81,12 @@ export function createCohortMemberOperations({ membersOf, recount }: CohortCalcu
   ): Promise<CohortRecord> {
     const userId = ctx.actor.user.id;
     return ctx.db.$transaction(async (tx) => {
-      const cohort = await tx.cohort.create({
-        data: { projectId, name, isStatic: true, cohortType: "static", createdById: userId },
-      });
+      const cohort = await insertCohort(
+        tx,
+        projectId,
+        { name, isStatic: true, cohortType: "static" },
+        userId,
+      );
       await fill(tx, cohort.id);
       await recount(tx, projectId, cohort);
       await recordActivity(tx, {

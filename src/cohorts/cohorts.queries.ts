@@ -1,15 +1,17 @@
 /**
- * How cohorts and their members are read and written: one statement per page or per record (the
- * creator built in the same statement, a page's total beside its rows), members counted and listed
- * by SQL in the database, never by loading persons into memory.
+ * How cohorts and their members are read: the cohort read model, for the cohort service's answers
+ * and for other domains (what a flag's rules need of the cohorts it names). One statement per page or
+ * per record (the creator built in the same statement, a page's total beside its rows), members
+ * counted and listed by SQL in the database, never by loading persons into memory. Writes, and the
+ * reads a write decides from, are cohorts.store.ts's.
  *
  * Invariant: every statement filters by `project_id`; values are bound parameters, never text.
  */
+import { NotFoundError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
 import { type UserBasic, userBasicJson } from "../core/records.js";
 import { type Cohort, Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import type { CohortListFilters } from "./cohorts.schemas.js";
-import type { CsvIdType } from "./rules/csv-members.js";
 
 /**
  * A cohort as both doors show it: its columns, its creator, and the ids of the experiments whose
@@ -96,6 +98,42 @@ export async function selectCohorts(
   return rows.map(toRecord);
 }
 
+/** One cohort of the project, deleted ones included. @throws NotFoundError */
+export async function readCohort(db: Db, projectId: number, id: number): Promise<CohortRecord> {
+  const [cohort] = await selectCohorts(db, projectId, [id]);
+  if (!cohort) throw new NotFoundError();
+  return cohort;
+}
+
+/**
+ * The project's cohorts among `ids` (deleted ones included) with their names and whether they are
+ * static, in no order. `db`: the client or a transaction's.
+ */
+export function selectCohortNames(
+  db: Pick<Prisma.TransactionClient, "cohort">,
+  projectId: number,
+  ids: number[],
+): Promise<Array<{ id: number; name: string | null; isStatic: boolean }>> {
+  return db.cohort.findMany({
+    where: { projectId, id: { in: ids } },
+    select: { id: true, name: true, isStatic: true },
+  });
+}
+
+/**
+ * The criteria columns of the project's non-deleted cohorts (static or not, `filters`, legacy
+ * `groups`), in no order. `db`: the client or a transaction's.
+ */
+export function selectLiveCohortCriteria(
+  db: Pick<Prisma.TransactionClient, "cohort">,
+  projectId: number,
+): Promise<Array<{ id: number; isStatic: boolean; filters: Prisma.JsonValue; groups: Prisma.JsonValue }>> {
+  return db.cohort.findMany({
+    where: { projectId, deleted: false },
+    select: { id: true, isStatic: true, filters: true, groups: true },
+  });
+}
+
 /**
  * Where a cohort's members come from: a static cohort's `cohort_people` rows joined to their
  * persons, or, for a dynamic cohort, the project's persons filtered by `criteria` (its translation
@@ -139,51 +177,6 @@ export async function selectMemberPage(
   return { results: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
 
-/** The persons an id of each kind names, as SQL over `persons p` (one bound list). */
-function personsNamed(projectId: number, idType: CsvIdType, ids: readonly string[]): Prisma.Sql {
-  switch (idType) {
-    case "distinct_id":
-      return Prisma.sql`SELECT DISTINCT d.person_id AS id FROM person_distinct_ids d
-        WHERE d.project_id = ${projectId} AND d.distinct_id = ANY(${[...ids]}::text[])`;
-    case "email":
-      return Prisma.sql`SELECT p.id FROM persons p
-        WHERE p.project_id = ${projectId} AND p.properties ->> 'email' = ANY(${[...ids]}::text[])`;
-    default:
-      return Prisma.sql`SELECT p.id FROM persons p
-        WHERE p.project_id = ${projectId} AND p.uuid = ANY(${[...ids]}::uuid[])`;
-  }
-}
-
-/**
- * Adds the persons `ids` name to a static cohort (those already in it stay once), in one statement.
- * Ids naming no person of the project are skipped, as PostHog's `insert_users_by_list` does.
- * Returns how many persons were added.
- */
-export async function insertMembers(
-  db: Db,
-  projectId: number,
-  cohortId: number,
-  idType: CsvIdType,
-  ids: readonly string[],
-): Promise<number> {
-  return db.$executeRaw(Prisma.sql`
-    INSERT INTO cohort_people (project_id, cohort_id, person_id)
-    SELECT ${projectId}, ${cohortId}, named.id FROM (${personsNamed(projectId, idType, ids)}) named
-    ON CONFLICT DO NOTHING`);
-}
-
-/** Adds every person `source` holds to a static cohort, in one statement. */
-export async function insertMembersFrom(db: Db, cohortId: number, projectId: number, source: Prisma.Sql) {
-  return db.$executeRaw(Prisma.sql`
-    INSERT INTO cohort_people (project_id, cohort_id, person_id)
-    SELECT ${projectId}, ${cohortId}, p.id ${source} ON CONFLICT DO NOTHING`);
-}
-
-/** The persons of the project among `ids` (internal ids), as a member source for `insertMembersFrom`. */
-export function personsById(projectId: number, ids: readonly bigint[]): Prisma.Sql {
-  return Prisma.sql`FROM persons p WHERE p.project_id = ${projectId} AND p.id = ANY(${ids.map(String)}::bigint[])`;
-}
-
 /** The uuids among `uuids` that name persons of the project. */
 export async function existingPersonUuids(
   db: Db,
@@ -193,19 +186,6 @@ export async function existingPersonUuids(
   const rows = await db.$queryRaw<Array<{ uuid: string }>>`SELECT p.uuid::text AS uuid FROM persons p
     WHERE p.project_id = ${projectId} AND p.uuid = ANY(${[...uuids]}::uuid[])`;
   return rows.map((row) => row.uuid);
-}
-
-/** Removes one person (by uuid) from a static cohort; returns whether it was a member. */
-export async function deleteMember(
-  db: Db,
-  projectId: number,
-  cohortId: number,
-  uuid: string,
-): Promise<boolean> {
-  const removed = await db.$executeRaw`DELETE FROM cohort_people cp USING persons p
-    WHERE cp.project_id = ${projectId} AND cp.cohort_id = ${cohortId}
-      AND p.project_id = cp.project_id AND p.id = cp.person_id AND p.uuid = ${uuid}::uuid`;
-  return removed > 0;
 }
 
 /**

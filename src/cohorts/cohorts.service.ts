@@ -16,7 +16,8 @@
  * are stored but not calculated: their `count` stays null and their members answer 501.
  *
  * The operations on members are in ./cohort-members.ts, and the member selection and recount they
- * share with create and update in ./cohort-calculation.ts.
+ * share with create and update in ./cohort-calculation.ts. How cohorts are stored is
+ * ./cohorts.store.ts; how they are read, ./cohorts.queries.ts.
  */
 import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
@@ -24,22 +25,24 @@ import type { ServiceContext } from "../core/context.js";
 import { ConflictError, NotImplementedError, ValidationError } from "../core/errors.js";
 import { forbidDestroy } from "../core/forbid-destroy.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
-import { lockAndRead, RowMoved, retryWhileMoved } from "../core/row-lock.js";
+import { RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { inIdOrder, isUuid, parseInput, parseIntegerId } from "../core/validation.js";
-import { Prisma } from "../generated/prisma/client.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import { loadCohortDefinitions, storedCriteria } from "../lib/property-filters/cohort-definitions.js";
 import { type PropertyGroup, referencedCohortIds } from "../lib/property-filters/property-filters.js";
 import { checkRegexPatterns } from "../lib/property-filters/regex-check.js";
-import { type CheckedCriteria, createCohortCalculation, readCohort } from "./cohort-calculation.js";
+import { type CheckedCriteria, createCohortCalculation } from "./cohort-calculation.js";
 import { createCohortMemberOperations } from "./cohort-members.js";
 import {
   activeFlagsUsingCohort,
   type CohortRecord,
   cohortListWhere,
-  insertMembers,
+  readCohort,
+  selectCohortNames,
   selectCohortPage,
   selectCohorts,
+  selectLiveCohortCriteria,
 } from "./cohorts.queries.js";
 import {
   type CohortInput,
@@ -48,6 +51,7 @@ import {
   cohortListFiltersSchema,
   criteriaSchema,
 } from "./cohorts.schemas.js";
+import { insertCohort, insertMembers, lockCohort, writeCohortRow } from "./cohorts.store.js";
 import {
   checkBehavioralCriteria,
   checkCohortType,
@@ -208,10 +212,7 @@ export function createCohortService(deps: ServiceDeps) {
 
   /** The project's cohorts (not deleted) that use events, directly or through the cohorts they name. */
   async function cohortIdsUsingEvents(db: Pick<Prisma.TransactionClient, "cohort">, projectId: number) {
-    const rows = await db.cohort.findMany({
-      where: { projectId, deleted: false },
-      select: { id: true, isStatic: true, filters: true, groups: true },
-    });
+    const rows = await selectLiveCohortCriteria(db, projectId);
     return cohortsUsingEvents(
       new Map(rows.map((row) => [row.id, row.isStatic ? null : storedCriteria(row.filters, row.groups)])),
     );
@@ -265,22 +266,16 @@ export function createCohortService(deps: ServiceDeps) {
     const userId = ctx.actor.user.id;
     return ctx.db.$transaction(async (tx) => {
       // Concurrent updates take turns from here; each decided from what it replaces, or again.
-      const current = await lockAndRead(tx, "cohorts", id, () => readCohort(tx, projectId, id));
+      const current = await lockCohort(tx, projectId, id);
       if (decisionBasis(current) !== decisionBasis(first)) throw new RowMoved();
-      const written = await tx.cohort.update({
-        where: { id },
-        data: {
-          name: input.name === undefined ? undefined : input.name,
-          description: input.description,
-          groups: input.groups as Prisma.InputJsonValue | undefined,
-          filters:
-            input.filters === undefined
-              ? undefined
-              : ((input.filters ?? Prisma.DbNull) as Prisma.InputJsonValue),
-          isStatic,
-          deleted,
-          cohortType,
-        },
+      const written = await writeCohortRow(tx, id, {
+        name: input.name,
+        description: input.description,
+        groups: input.groups,
+        filters: input.filters,
+        isStatic,
+        deleted,
+        cohortType,
       });
       await addAll(tx, projectId, id, additions);
       if (!deleted) await recount(tx, projectId, written, checked);
@@ -368,20 +363,21 @@ export function createCohortService(deps: ServiceDeps) {
       const additions = isStatic ? staticAdditions(input._create_static_person_ids, text) : [];
       const userId = ctx.actor.user.id;
       return ctx.db.$transaction(async (tx) => {
-        const created = await tx.cohort.create({
-          data: {
-            projectId: project.id,
+        const created = await insertCohort(
+          tx,
+          project.id,
+          {
             name: input.name ?? null,
             description: input.description ?? "",
-            groups: (input.groups ?? []) as Prisma.InputJsonValue,
-            filters: (input.filters ?? Prisma.DbNull) as Prisma.InputJsonValue,
-            query: Prisma.DbNull,
+            groups: input.groups ?? [],
+            filters: input.filters ?? null,
+            query: null,
             isStatic,
             cohortType,
             createInFolder: input._create_in_folder ?? null,
-            createdById: userId,
           },
-        });
+          userId,
+        );
         await addAll(tx, project.id, created.id, additions);
         await recount(tx, project.id, created, checked);
         await recordActivity(tx, {
@@ -416,16 +412,12 @@ export function createCohortService(deps: ServiceDeps) {
       const checked = await checkCriteria(ctx, projectId, filters, null);
       const userId = ctx.actor.user.id;
       return ctx.db.$transaction(async (tx) => {
-        const created = await tx.cohort.create({
-          data: {
-            projectId,
-            name,
-            filters: filters as Prisma.InputJsonValue,
-            isStatic: false,
-            cohortType: derivedCohortType(false, checked.tree),
-            createdById: userId,
-          },
-        });
+        const created = await insertCohort(
+          tx,
+          projectId,
+          { name, filters, isStatic: false, cohortType: derivedCohortType(false, checked.tree) },
+          userId,
+        );
         await recount(tx, projectId, created, checked);
         await recordActivity(tx, {
           projectId,
@@ -508,10 +500,7 @@ export function createCohortService(deps: ServiceDeps) {
       // Ids beyond a cohort id's range name no cohort (and could not be compared with one).
       const candidates = ids.filter((id) => parseIntegerId(id) !== null);
       if (candidates.length === 0) return new Map();
-      const named = await db.cohort.findMany({
-        where: { projectId, id: { in: candidates } },
-        select: { id: true, name: true, isStatic: true },
-      });
+      const named = await selectCohortNames(db, projectId, candidates);
       const usingEvents = named.length > 0 ? await cohortIdsUsingEvents(db, projectId) : new Set<number>();
       return new Map(
         named.map((c) => [c.id, { name: c.name, isStatic: c.isStatic, usesEvents: usingEvents.has(c.id) }]),

@@ -3,38 +3,51 @@
  * by the Trends engine (src/queries/trends) with the dashboard's filters, and the feature-flag usage
  * dashboards (posthog-behavior.md §2.4, §2.7, §2.10, §2.11): written with a flag, renamed with its
  * key, created again on demand, enriched with PostHog's `$feature_view`/`$feature_interaction` insights.
+ * How dashboards are stored is dashboards.store.ts; how they are read, dashboards.queries.ts.
  *
  * Writes run in one transaction with their activity-log entry (scope `Dashboard`, PostHog's
  * `ModelActivityMixin` on `Dashboard` logs `created`). Reads never see soft-deleted dashboards,
  * tiles or insights.
  */
 
-import { randomInt } from "node:crypto";
 import { recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ProjectAccess, ServiceContext } from "../core/context.js";
 import { DomainError, NotFoundError, ValidationError } from "../core/errors.js";
 import { checkNestingDepth } from "../core/json-input.js";
 import type { OffsetPage } from "../core/paging.js";
-import type { UserBasic } from "../core/records.js";
 import { inIdOrder } from "../core/validation.js";
 import type { DashboardRecord } from "./dashboard-record.js";
 
 export type { DashboardRecord };
 
-import { USER_BASIC_SELECT } from "../core/records.js";
-import { lockRow } from "../core/row-lock.js";
-import { ensureTags } from "../core/tags.js";
-import { Prisma } from "../generated/prisma/client.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import type { QueryService } from "../queries/query.service.js";
 import type { TrendsQueryResponse } from "../queries/trends/run-trends.js";
+import {
+  hasEnrichedEvents,
+  readDashboard,
+  readWrittenDashboard,
+  type StoredInsight,
+  type StoredTile,
+  selectDashboardPage,
+  selectDashboards,
+  selectTiles,
+} from "./dashboards.queries.js";
+import {
+  insertDashboard,
+  insertTiles,
+  insightNamesOnDashboard,
+  linkDashboardTags,
+  liveDashboardExists,
+  lockDashboard,
+  selectUsageInsights,
+  updateInsight,
+} from "./dashboards.store.js";
 import { dashboardDateFilters, tileTrendsQuery } from "./rules/dashboard-filters.js";
 import {
-  ENRICHED_EVENTS,
-  ENRICHED_FLAG_PROPERTY,
   enrichedInsightTemplates,
   hasEnrichedInsights,
-  type InsightTemplate,
   renamedUsageInsight,
   TOTAL_VOLUME_INSIGHT_NAME,
   totalVolumeDescription,
@@ -59,94 +72,19 @@ export const USAGE_DASHBOARD_MESSAGES = {
 const refusal = (message: string) => new ValidationError(message, { code: USAGE_DASHBOARD_ERROR });
 
 /** An insight as a tile shows it, with its Trends result computed for the dashboard. */
-export interface InsightRecord {
-  id: number;
-  shortId: string;
-  name: string | null;
-  description: string;
-  /** The stored query (PostHog's `InsightVizNode` around a `TrendsQuery`). */
-  query: Prisma.JsonValue;
-  isSample: boolean;
-  createdBy: UserBasic | null;
-  createdAt: Date;
+export interface InsightRecord extends StoredInsight {
   /** The engine's answer for the query with the dashboard's filters; null when the query is not a TrendsQuery. */
   result: TrendsQueryResponse | null;
 }
 
 /** A tile of a dashboard with its insight. */
-export interface TileRecord {
-  id: number;
-  layouts: Prisma.JsonValue;
-  color: string | null;
+export interface TileRecord extends Omit<StoredTile, "insight"> {
   insight: InsightRecord;
 }
 
 /** A dashboard with its tiles, in tile order (oldest first). */
 export interface DashboardWithTiles extends DashboardRecord {
   tiles: TileRecord[];
-}
-
-const DASHBOARD_SELECT = {
-  id: true,
-  projectId: true,
-  name: true,
-  description: true,
-  pinned: true,
-  creationMode: true,
-  filters: true,
-  createdAt: true,
-  deleted: true,
-  createdBy: { select: USER_BASIC_SELECT },
-  tags: { select: { tag: { select: { name: true } } } },
-} as const;
-
-type DashboardRow = Prisma.DashboardGetPayload<{ select: typeof DASHBOARD_SELECT }>;
-
-function dashboardRecord(row: DashboardRow): DashboardRecord {
-  const { tags, ...rest } = row;
-  return { ...rest, tags: tags.map((t) => t.tag.name).sort() };
-}
-
-const SHORT_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
-/** PostHog's `generate_short_id`: 8 random letters and digits. */
-function shortId(): string {
-  let id = "";
-  for (let i = 0; i < 8; i++) id += SHORT_ID_ALPHABET[randomInt(SHORT_ID_ALPHABET.length)];
-  return id;
-}
-
-/** Writes insights and their tiles on `dashboardId` (`_create_tile_for_insight`). */
-async function writeTiles(
-  tx: Prisma.TransactionClient,
-  projectId: number,
-  dashboardId: number,
-  userId: number | null,
-  templates: readonly InsightTemplate[],
-): Promise<void> {
-  for (const template of templates) {
-    const insight = await tx.insight.create({
-      data: {
-        projectId,
-        shortId: shortId(),
-        name: template.name,
-        description: template.description,
-        query: template.query as unknown as Prisma.InputJsonValue,
-        isSample: true,
-        createdById: userId,
-      },
-      select: { id: true },
-    });
-    await tx.dashboardTile.create({
-      data: {
-        projectId,
-        dashboardId,
-        insightId: insight.id,
-        layouts: template.layouts as Prisma.InputJsonValue,
-        color: template.color,
-      },
-    });
-  }
 }
 
 /** What the flag side hands over to write or rename a usage dashboard inside its own transaction. */
@@ -171,32 +109,19 @@ export function createDashboardService(others: { queries: QueryService }) {
     userId: number | null,
   ): Promise<number> {
     const template = usageDashboardTemplate(flag.key);
-    const dashboard = await tx.dashboard.create({
-      data: {
-        projectId: flag.projectId,
-        name: template.name,
-        description: template.description,
-        creationMode: template.creationMode,
-        filters: template.filters,
-        createdById: userId,
-      },
-      select: { id: true },
-    });
-    const tagIds = await ensureTags(tx, flag.projectId, template.tags);
-    await tx.dashboardTag.createMany({
-      data: tagIds.map((tagId) => ({ projectId: flag.projectId, dashboardId: dashboard.id, tagId })),
-    });
-    await writeTiles(tx, flag.projectId, dashboard.id, userId, usageInsightTemplates(flag.key));
+    const dashboardId = await insertDashboard(tx, flag.projectId, template, userId);
+    await linkDashboardTags(tx, flag.projectId, dashboardId, template.tags);
+    await insertTiles(tx, flag.projectId, dashboardId, userId, usageInsightTemplates(flag.key));
     await recordActivity(tx, {
       projectId: flag.projectId,
       userId,
       scope: "Dashboard",
-      itemId: String(dashboard.id),
+      itemId: String(dashboardId),
       activity: "created",
       name: template.name,
       changes: [],
     });
-    return dashboard.id;
+    return dashboardId;
   }
 
   /**
@@ -216,16 +141,7 @@ export function createDashboardService(others: { queries: QueryService }) {
       [TOTAL_VOLUME_INSIGHT_NAME, totalVolumeDescription],
       [UNIQUE_USERS_INSIGHT_NAME, uniqueUsersDescription],
     ]);
-    const insights = await tx.insight.findMany({
-      where: {
-        projectId,
-        deleted: false,
-        name: { in: [...describe.keys()] },
-        tiles: { some: { dashboardId, deleted: false } },
-      },
-      select: { id: true, name: true, description: true, query: true },
-      orderBy: { id: "asc" },
-    });
+    const insights = await selectUsageInsights(tx, projectId, dashboardId, [...describe.keys()]);
     const seen = new Set<string>();
     for (const insight of insights) {
       // PostHog takes the first insight of each name (`.filter(name=...).first()`).
@@ -233,17 +149,15 @@ export function createDashboardService(others: { queries: QueryService }) {
       seen.add(insight.name);
       const renamed = renamedUsageInsight(insight, describe.get(insight.name)!, oldKey, newKey);
       if (!renamed) continue;
-      await tx.insight.update({
-        where: { id: insight.id },
-        data: {
-          description: renamed.description,
-          query: renamed.query as unknown as Prisma.InputJsonValue,
-        },
-      });
+      await updateInsight(tx, insight.id, renamed);
     }
   }
 
-  /** The flag `flagId` of the project (soft-deleted ones included, as PostHog's `get_object`). @throws NotFoundError */
+  /**
+   * The flag `flagId` of the project (soft-deleted ones included, as PostHog's `get_object`).
+   * Reads the flags' table itself (a known exception to the read-model rule, docs/architecture.md).
+   * @throws NotFoundError
+   */
   async function readFlag(ctx: ServiceContext, projectId: number, flagId: number) {
     const flag = await ctx.db.featureFlag.findFirst({
       where: { id: flagId, projectId },
@@ -264,15 +178,7 @@ export function createDashboardService(others: { queries: QueryService }) {
     flag: { key: string; hasEnrichedAnalytics: boolean },
   ): Promise<boolean> {
     if (flag.hasEnrichedAnalytics) return true;
-    const rows = await ctx.reader.rows<{ found: boolean }>(
-      Prisma.sql`SELECT EXISTS (
-        SELECT 1 FROM events
-        WHERE project_id = ${projectId}::int
-          AND event IN (${Prisma.join([...ENRICHED_EVENTS])})
-          AND properties ->> ${ENRICHED_FLAG_PROPERTY} = ${flag.key}
-      ) AS found`,
-    );
-    return rows[0]?.found === true;
+    return hasEnrichedEvents(ctx.reader, projectId, flag.key);
   }
 
   /** Whether dashboard `dashboardId` already holds enriched insights (by name, as PostHog). */
@@ -281,11 +187,7 @@ export function createDashboardService(others: { queries: QueryService }) {
     projectId: number,
     dashboardId: number,
   ): Promise<boolean> {
-    const insights = await db.insight.findMany({
-      where: { projectId, tiles: { some: { dashboardId, deleted: false } } },
-      select: { name: true },
-    });
-    return hasEnrichedInsights(insights.map((i) => i.name));
+    return hasEnrichedInsights(await insightNamesOnDashboard(db, projectId, dashboardId));
   }
 
   /** The insight of a tile with its result for the dashboard's filters. */
@@ -294,32 +196,7 @@ export function createDashboardService(others: { queries: QueryService }) {
     project: ProjectAccess,
     dashboard: DashboardRecord,
   ): Promise<TileRecord[]> {
-    const tiles = await ctx.db.dashboardTile.findMany({
-      where: {
-        dashboardId: dashboard.id,
-        projectId: project.id,
-        deleted: false,
-        insight: { deleted: false },
-      },
-      orderBy: { id: "asc" },
-      select: {
-        id: true,
-        layouts: true,
-        color: true,
-        insight: {
-          select: {
-            id: true,
-            shortId: true,
-            name: true,
-            description: true,
-            query: true,
-            isSample: true,
-            createdAt: true,
-            createdBy: { select: USER_BASIC_SELECT },
-          },
-        },
-      },
-    });
+    const tiles = await selectTiles(ctx.db, project.id, dashboard.id);
     const filters = dashboardDateFilters(dashboard.filters);
     const out: TileRecord[] = [];
     for (const tile of tiles) {
@@ -344,18 +221,7 @@ export function createDashboardService(others: { queries: QueryService }) {
       page: OffsetPage,
     ): Promise<{ count: number; results: DashboardRecord[] }> {
       const project = await authorizeProject(ctx, projectId, "dashboard:read");
-      const where = { projectId: project.id, deleted: false };
-      const [count, rows] = await Promise.all([
-        ctx.db.dashboard.count({ where }),
-        ctx.db.dashboard.findMany({
-          where,
-          orderBy: { id: "asc" },
-          skip: page.offset,
-          take: page.limit,
-          select: DASHBOARD_SELECT,
-        }),
-      ]);
-      return { count, results: rows.map(dashboardRecord) };
+      return selectDashboardPage(ctx.db, project.id, page);
     },
 
     /**
@@ -368,11 +234,7 @@ export function createDashboardService(others: { queries: QueryService }) {
       ids: readonly number[],
     ): Promise<(DashboardRecord | null)[]> {
       const project = await authorizeProject(ctx, projectId, "dashboard:read");
-      const rows = await ctx.db.dashboard.findMany({
-        where: { projectId: project.id, deleted: false, id: { in: [...ids] } },
-        select: DASHBOARD_SELECT,
-      });
-      return inIdOrder(ids, rows.map(dashboardRecord));
+      return inIdOrder(ids, await selectDashboards(ctx.db, project.id, ids));
     },
 
     /**
@@ -383,12 +245,7 @@ export function createDashboardService(others: { queries: QueryService }) {
      */
     async get(ctx: ServiceContext, projectId: number, id: number): Promise<DashboardWithTiles> {
       const project = await authorizeProject(ctx, projectId, "dashboard:read");
-      const row = await ctx.db.dashboard.findFirst({
-        where: { id, projectId: project.id, deleted: false },
-        select: DASHBOARD_SELECT,
-      });
-      if (!row) throw new NotFoundError();
-      const dashboard = dashboardRecord(row);
+      const dashboard = await readDashboard(ctx.db, project.id, id);
       return { ...dashboard, tiles: await computeTiles(ctx, project, dashboard) };
     },
 
@@ -429,13 +286,13 @@ export function createDashboardService(others: { queries: QueryService }) {
         const id = await ctx.db.$transaction(async (tx) => {
           const dashboardId = await writeUsageDashboard(tx, { projectId: project.id, key: flag.key }, userId);
           if (enrich) {
-            await writeTiles(tx, project.id, dashboardId, userId, enrichedInsightTemplates(flag.key));
+            await insertTiles(tx, project.id, dashboardId, userId, enrichedInsightTemplates(flag.key));
           }
+          // The flags' table, written here itself (a known exception, docs/architecture.md).
           await tx.featureFlag.update({ where: { id: flag.id }, data: { usageDashboardId: dashboardId } });
           return dashboardId;
         });
-        const row = await ctx.db.dashboard.findUniqueOrThrow({ where: { id }, select: DASHBOARD_SELECT });
-        return dashboardRecord(row);
+        return await readWrittenDashboard(ctx.db, id);
       } catch (error) {
         if (error instanceof DomainError) throw error;
         throw refusal(USAGE_DASHBOARD_MESSAGES.unableToGenerate);
@@ -461,15 +318,10 @@ export function createDashboardService(others: { queries: QueryService }) {
       checkNestingDepth(body, ctx.limits.maxJsonDepth);
       const flag = await readFlag(ctx, project.id, flagId);
       const dashboardId = flag.usageDashboardId;
-      const dashboard =
-        dashboardId === null
-          ? null
-          : await ctx.db.dashboard.findFirst({
-              where: { id: dashboardId, projectId: project.id, deleted: false },
-              select: { id: true },
-            });
-      if (!dashboard) throw refusal(USAGE_DASHBOARD_MESSAGES.notFound);
-      if (await dashboardIsEnriched(ctx.db, project.id, dashboard.id)) {
+      if (dashboardId === null || !(await liveDashboardExists(ctx.db, project.id, dashboardId))) {
+        throw refusal(USAGE_DASHBOARD_MESSAGES.notFound);
+      }
+      if (await dashboardIsEnriched(ctx.db, project.id, dashboardId)) {
         throw refusal(USAGE_DASHBOARD_MESSAGES.alreadyEnriched);
       }
       if (!(await enrichedAnalyticsAvailable(ctx, project.id, flag))) {
@@ -479,21 +331,17 @@ export function createDashboardService(others: { queries: QueryService }) {
       try {
         await ctx.db.$transaction(async (tx) => {
           // Checked again inside the write: two concurrent calls add the insights once.
-          await lockRow(tx, "dashboards", dashboard.id);
-          if (await dashboardIsEnriched(tx, project.id, dashboard.id)) {
+          await lockDashboard(tx, dashboardId);
+          if (await dashboardIsEnriched(tx, project.id, dashboardId)) {
             throw refusal(USAGE_DASHBOARD_MESSAGES.alreadyEnriched);
           }
-          await writeTiles(tx, project.id, dashboard.id, userId, enrichedInsightTemplates(flag.key));
+          await insertTiles(tx, project.id, dashboardId, userId, enrichedInsightTemplates(flag.key));
         });
       } catch (error) {
         if (error instanceof DomainError) throw error;
         throw refusal(USAGE_DASHBOARD_MESSAGES.unableToEnrich);
       }
-      const row = await ctx.db.dashboard.findUniqueOrThrow({
-        where: { id: dashboard.id },
-        select: DASHBOARD_SELECT,
-      });
-      return dashboardRecord(row);
+      return readWrittenDashboard(ctx.db, dashboardId);
     },
   };
 }
