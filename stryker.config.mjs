@@ -17,6 +17,8 @@ export default {
     "src/feature-flags/rules/**/*.ts",
     "src/feature-flags/evaluation/engine/**/*.ts",
     "src/lib/hogql/printer.ts",
+    "src/lib/hogql/resolver.ts",
+    "src/lib/hogql/print-shared.ts",
     "src/lib/hogql/operators.ts",
     "src/lib/hogql/coercion.ts",
   ],

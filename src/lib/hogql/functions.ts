@@ -20,6 +20,7 @@
  */
 
 import { ownValue } from "../../core/own-keys.js";
+import { closeMatches } from "./close-match.js";
 import { AGGREGATES } from "./functions/aggregates.js";
 import { ARRAYS } from "./functions/arrays.js";
 import { CONDITIONALS } from "./functions/conditionals.js";
@@ -76,4 +77,9 @@ export function findFunction(name: string): FunctionDef | undefined {
 /** Every callable name (for close-match suggestions). */
 export function functionNames(): string[] {
   return [...FUNCTIONS.keys(), ...Object.keys(ALIASES)];
+}
+
+/** The closest allowed function name to `name` (PostHog: difflib, cutoff 0.6), for `Perhaps you meant`. */
+export function closestFunction(name: string): string | null {
+  return closeMatches(name, functionNames(), 1)[0] ?? null;
 }

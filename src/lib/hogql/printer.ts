@@ -1,9 +1,10 @@
 /**
  * The printer from PostHog's HogQL AST (./parser.ts, placeholders already replaced by
- * ./placeholders.ts) to one parameterised PostgreSQL `SELECT` over our tables: scopes, tables and
- * fields resolved and SQL written in one pass. Operators as PostgreSQL spells them are
- * ./operators.ts; how types meeting in one expression are made to agree, ./coercion.ts; functions,
- * ./functions.ts.
+ * ./placeholders.ts) to one parameterised PostgreSQL `SELECT` over our tables, as PostHog's
+ * `posthog/hogql/printer.py`: statements and expressions as SQL. Names (scopes, tables, fields,
+ * CTEs, aliases) are resolved in the same pass by ./resolver.ts, which the printer owns. Operators
+ * as PostgreSQL spells them are ./operators.ts; how types meeting in one expression are made to
+ * agree, ./coercion.ts; functions, ./functions.ts.
  *
  * Guarantees:
  * - Every constant of the query is a bound parameter; identifiers in the SQL are the printer's own
@@ -26,19 +27,16 @@
  *   as it is made, so an alias or CTE reused at each level (`1 AS a0, a0 + a0 AS a1, ...`, whose SQL
  *   doubles per level) is refused once it passes `maxPrintedBytes`, before it costs more.
  */
-import { ValidationError } from "../../core/errors.js";
 import { Prisma } from "../../generated/prisma/client.js";
-import { closeMatches } from "./close-match.js";
 import { arithmeticType, coerce, numericOf, shiftByNumber, textOf } from "./coercion.js";
 import { out } from "./functions/shared.js";
-import { asTimestamp, type CallInfo, findFunction, functionNames } from "./functions.js";
+import { asTimestamp, type CallInfo, closestFunction, findFunction } from "./functions.js";
 import { hogqlText } from "./hogql-text.js";
 import {
   CAST_FUNCTIONS,
   COMPARE_SQL,
   frameBound,
   INT_WINDOW_ARGUMENTS,
-  JOIN_TYPES,
   lookup,
   NULL_TRUE,
   operatorCall,
@@ -47,25 +45,29 @@ import {
   WINDOW_FUNCTIONS,
 } from "./operators.js";
 import type { HogQLNode } from "./parser.js";
+import { fail, nodes, quoteIdent } from "./print-shared.js";
 import { parseRelativeDate, relativeDateSql } from "./relative-dates.js";
 import {
-  HOGQL_TABLES,
-  type HogQLTable,
-  PERSON_FIELDS,
-  personJoinSource,
-  type TableColumn,
-} from "./tables.js";
-import { type HogQLType, NUMERIC_TYPES, type Printed } from "./types.js";
+  type CteDef,
+  type ExpressionPrinter,
+  type ResolveOptions,
+  Resolver,
+  type Scope,
+} from "./resolver.js";
+import {
+  type HogQLType,
+  NUMERIC_TYPES,
+  type Printed,
+  type PrintedColumn,
+  type PrintedQuery,
+} from "./types.js";
+
+export type { PropertyTypes } from "./property-types.js";
+export type { PrintedColumn, PrintedQuery } from "./types.js";
 
 const sql = Prisma.sql;
 const raw = Prisma.raw;
 const join = Prisma.join;
-
-/** Property types from the project's property definitions, by property name. */
-export interface PropertyTypes {
-  event: ReadonlyMap<string, string>;
-  person: ReadonlyMap<string, string>;
-}
 
 /** The bounds of one print (src/config.ts `HOGQL_MAX_EXPRESSION_DEPTH`, `HOGQL_MAX_PRINTED_BYTES`). */
 export interface PrintLimits {
@@ -75,79 +77,10 @@ export interface PrintLimits {
   maxPrintedBytes: number;
 }
 
-/** PostHog's bound on nested CTE expansions (posthog/hogql/resolver.py `cte_counter > 50`). */
-const MAX_CTE_EXPANSIONS = 50;
-
-/** What printing needs besides the AST. */
-export interface PrintOptions {
-  projectId: number;
+/** What printing needs besides the AST (with what resolving needs, ./resolver.ts `ResolveOptions`). */
+export interface PrintOptions extends ResolveOptions {
   timezone: string;
-  propertyTypes: PropertyTypes;
   limits: PrintLimits;
-  /**
-   * The `{filters}` expression over an events row (`event`) and its current person (`person`, whose
-   * `id` is the internal person id), SQL aliases fixed by the printer; absent when no filters were given.
-   */
-  filters?: (targets: { event: string; person: string }) => Prisma.Sql;
-}
-
-/** An output column of a printed query. */
-export interface PrintedColumn {
-  name: string;
-  type: HogQLType;
-  nullable: boolean;
-}
-
-/** A printed query: its SQL and its columns. */
-export interface PrintedQuery {
-  sql: Prisma.Sql;
-  columns: PrintedColumn[];
-}
-
-/** A table reference in a SELECT's FROM, by the name HogQL fields use for it. */
-interface TableRef {
-  sqlAlias: string;
-  columns: ReadonlyMap<string, TableColumn>;
-  table?: HogQLTable;
-  /** SQL alias of the lazy `person` join, once a field used it. */
-  personJoin?: string;
-  /** SQL alias of the person row `{filters}` reads (internal id as `id`), once used. */
-  filterPersonJoin?: string;
-}
-
-type CteDef =
-  | { kind: "subquery"; sqlName: string; columns: PrintedColumn[] }
-  | { kind: "column"; expr: HogQLNode };
-
-interface Scope {
-  tables: Map<string, TableRef>;
-  order: TableRef[];
-  /**
-   * The expression aliases defined so far, printed (PostHog's resolver, posthog/hogql/resolver.py
-   * `visit_alias`): visible from their definition on, in the resolver's order (FROM and its ON
-   * constraints, the SELECT list, WHERE, PREWHERE, HAVING, GROUP BY, ORDER BY, LIMIT, OFFSET,
-   * WINDOW), wherever they are written, even inside an expression; never redefined.
-   */
-  aliases: Map<string, Printed>;
-  ctes: Map<string, CteDef>;
-}
-
-/** A quoted SQL identifier (`"` doubled). */
-function quoteIdent(name: string): Prisma.Sql {
-  return raw(`"${name.replace(/"/g, '""')}"`);
-}
-
-function fail(message: string, code?: string): never {
-  throw new ValidationError(message, code ? { code } : {});
-}
-
-/** The closest allowed function name (PostHog: difflib, cutoff 0.6). */
-function closestFunction(name: string): string | null {
-  return closeMatches(name, functionNames(), 1)[0] ?? null;
-}
-
-function nodes(value: unknown): HogQLNode[] {
-  return (value as HogQLNode[] | null | undefined) ?? [];
 }
 
 /**
@@ -174,16 +107,15 @@ export function refusePrintedSize(bytes: number, maxPrintedBytes: number): void 
   }
 }
 
-/** The printer of one query (aliases are numbered across the whole query). */
-class Printer {
-  private aliasCount = 0;
-  private cteCount = 0;
+/** The printer of one query, with the resolver of its names. */
+class Printer implements ExpressionPrinter {
   /** Expressions and queries being printed, one inside the other. */
   private depth = 0;
-  /** Column CTEs being expanded, one inside the other. */
-  private cteExpansions = 0;
+  private readonly resolver: Resolver;
 
-  constructor(private readonly options: PrintOptions) {}
+  constructor(private readonly options: PrintOptions) {
+    this.resolver = new Resolver(options, this);
+  }
 
   /** `print()` one level deeper. @throws ValidationError `max_depth` past the limit. */
   private nested<T>(print: () => T): T {
@@ -199,11 +131,6 @@ class Printer {
     } finally {
       this.depth -= 1;
     }
-  }
-
-  private nextAlias(prefix = "t"): string {
-    this.aliasCount += 1;
-    return `${prefix}${this.aliasCount}`;
   }
 
   /** A SELECT or set of SELECTs, with the CTEs visible from where it stands. */
@@ -242,34 +169,13 @@ class Printer {
 
   private select(node: HogQLNode, outerCtes: ReadonlyMap<string, CteDef>, positional: boolean): PrintedQuery {
     this.refuseClickHouseOnly(node);
-    const ctes = new Map(outerCtes);
-    const withParts: Prisma.Sql[] = [];
-    for (const cte of nodes(node["ctes"])) {
-      const name = String(cte["name"]);
-      if (cte["cte_type"] === "column") {
-        ctes.set(name, { kind: "column", expr: cte["expr"] as HogQLNode });
-        continue;
-      }
-      if (cte["using_key"] || cte["recursive"]) fail("Recursive CTEs are not supported.");
-      const printed = this.query(cte["expr"] as HogQLNode, ctes);
-      this.cteCount += 1;
-      const sqlName = `c${this.cteCount}`;
-      withParts.push(sql`${raw(sqlName)} AS (${printed.sql})`);
-      ctes.set(name, { kind: "subquery", sqlName, columns: printed.columns });
-    }
-
-    const scope: Scope = {
-      tables: new Map(),
-      order: [],
-      aliases: new Map(),
-      ctes,
-    };
-    const fromEntries = this.fromEntries(node["select_from"] as HogQLNode | null, scope);
+    const { scope, withParts } = this.resolver.selectScope(node, outerCtes);
+    const fromEntries = this.resolver.fromEntries(node["select_from"] as HogQLNode | null, scope);
 
     const columns: PrintedColumn[] = [];
     const selectSql: Prisma.Sql[] = [];
     for (const item of nodes(node["select"])) {
-      for (const column of this.selectItem(item, scope)) {
+      for (const column of this.resolver.selectItem(item, scope)) {
         columns.push({ name: column.name, type: column.printed.type, nullable: column.printed.nullable });
         const name = positional ? `_${columns.length - 1}` : column.name;
         // Result timestamps leave as UTC text: drivers read a timestamptz in a non-UTC session
@@ -321,149 +227,7 @@ class Printer {
     return sql`(${this.expr(node, scope).sql})::bigint`;
   }
 
-  /**
-   * Registers the FROM chain's tables in `scope` and returns, per entry, a function printing it
-   * (called after every expression is printed, so that lazy person joins are known).
-   */
-  private fromEntries(first: HogQLNode | null, scope: Scope): Array<() => Prisma.Sql> {
-    const entries: Array<() => Prisma.Sql> = [];
-    let current: HogQLNode | null = first;
-    let index = 0;
-    const constraints: Array<{ ref: TableRef; joinType: string; constraint: HogQLNode | null }> = [];
-    while (current) {
-      if (current.node !== "JoinExpr") fail(`Unsupported HogQL construct: ${current.node} in FROM.`);
-      if (current["sample"]) fail("SAMPLE is not supported.");
-      if (current["table_final"]) fail("FINAL is not supported.");
-      if (current["table_args"]) fail("Table functions are not supported.");
-      const joinNode: HogQLNode = current;
-      const ref = this.tableRef(joinNode, scope);
-      // The parser names every join after the first, with single spaces (`,` is "CROSS JOIN").
-      const joinType = index === 0 ? "" : (lookup(JOIN_TYPES, String(joinNode["join_type"])) ?? "");
-      if (index > 0 && !joinType) fail(`Unsupported join type: ${String(joinNode["join_type"])}.`);
-      constraints.push({ ref, joinType, constraint: (joinNode["constraint"] as HogQLNode | null) ?? null });
-      current = (joinNode["next_join"] as HogQLNode | null) ?? null;
-      index += 1;
-    }
-    // ON constraints are printed once every table is in scope.
-    const printedConstraints = constraints.map(({ joinType, constraint }) => {
-      if (!joinType || joinType === "CROSS JOIN") {
-        if (constraint) fail("A CROSS JOIN takes no constraint.");
-        return Prisma.empty;
-      }
-      if (!constraint) fail(`${joinType} needs an ON or USING constraint.`);
-      const expr = constraint["expr"] as HogQLNode;
-      if (constraint["constraint_type"] === "USING") {
-        const fields = expr.node === "Tuple" ? nodes(expr["exprs"]) : [expr];
-        const names = fields.map((field) => {
-          const chain = field["chain"] as unknown[] | undefined;
-          if (field.node !== "Field" || chain?.length !== 1) fail("USING takes column names.");
-          return quoteIdent(String(chain[0]));
-        });
-        return sql` USING (${join(names, ", ")})`;
-      }
-      return sql` ON ${this.condition(expr, scope)}`;
-    });
-    constraints.forEach(({ ref, joinType }, i) => {
-      entries.push(() => {
-        const source = this.sources.get(ref)!;
-        const head = joinType ? sql`${raw(joinType)} ` : Prisma.empty;
-        return sql`${head}${source} AS ${raw(ref.sqlAlias)}${printedConstraints[i]!}${this.lazyJoins(ref)}`;
-      });
-    });
-    return entries;
-  }
-
-  /** The guarded source (a view, a CTE's name or a subquery) of each table reference. */
-  private readonly sources = new Map<TableRef, Prisma.Sql>();
-
-  private lazyJoins(ref: TableRef): Prisma.Sql {
-    const parts: Prisma.Sql[] = [];
-    const source = personJoinSource(this.options.projectId);
-    if (ref.personJoin) {
-      parts.push(
-        sql` LEFT JOIN ${source} AS ${raw(ref.personJoin)} ON ${raw(ref.personJoin)}.distinct_id = ${raw(ref.sqlAlias)}.distinct_id`,
-      );
-    }
-    if (ref.filterPersonJoin) {
-      parts.push(
-        sql` LEFT JOIN (SELECT distinct_id, pk AS id, properties FROM ${source} AS fp) AS ${raw(ref.filterPersonJoin)} ON ${raw(ref.filterPersonJoin)}.distinct_id = ${raw(ref.sqlAlias)}.distinct_id`,
-      );
-    }
-    return parts.length > 0 ? join(parts, "") : Prisma.empty;
-  }
-
-  private tableRef(joinNode: HogQLNode, scope: Scope): TableRef {
-    const table = joinNode["table"] as HogQLNode;
-    const sqlAlias = this.nextAlias();
-    let ref: TableRef;
-    let name: string | null = joinNode["alias"] ? String(joinNode["alias"]) : null;
-    if (table.node === "Field") {
-      const chain = table["chain"] as unknown[];
-      const tableName = chain.map(String).join(".");
-      name ??= tableName;
-      const cte = chain.length === 1 ? scope.ctes.get(tableName) : undefined;
-      if (cte?.kind === "subquery") {
-        ref = { sqlAlias, columns: columnsOf(cte.columns) };
-        this.sources.set(ref, raw(cte.sqlName));
-      } else {
-        const hogqlTable = HOGQL_TABLES.get(tableName);
-        if (!hogqlTable) fail(`Unknown table \`${tableName}\`.`);
-        ref = { sqlAlias, columns: hogqlTable.columns, table: hogqlTable };
-        this.sources.set(ref, hogqlTable.source(this.options.projectId));
-      }
-    } else if (table.node === "SelectQuery" || table.node === "SelectSetQuery") {
-      const printed = this.query(table, scope.ctes);
-      ref = { sqlAlias, columns: columnsOf(printed.columns) };
-      this.sources.set(ref, sql`(${printed.sql})`);
-    } else if (table.node === "Placeholder") {
-      return fail("Unresolved placeholder in FROM.");
-    } else {
-      return fail(
-        `Unsupported table expression: ${table.node}. Only tables, CTEs and subqueries can be selected from.`,
-      );
-    }
-    if (name !== null) {
-      if (scope.tables.has(name)) fail(`Duplicate table alias: ${name}.`);
-      scope.tables.set(name, ref);
-    }
-    scope.order.push(ref);
-    return ref;
-  }
-
-  /** One SELECT list item: its output columns (several for `*`). */
-  private selectItem(item: HogQLNode, scope: Scope): Array<{ name: string; printed: Printed }> {
-    if (item.node === "Field") {
-      const chain = (item["chain"] as unknown[]).map(String);
-      if (chain[chain.length - 1] === "*") return this.star(chain.slice(0, -1), scope);
-      return [{ name: chain[chain.length - 1]!, printed: this.expr(item, scope) }];
-    }
-    if (item.node === "Alias") return [{ name: String(item["alias"]), printed: this.alias(item, scope) }];
-    return [{ name: hogqlText(item), printed: this.expr(item, scope) }];
-  }
-
-  private star(prefix: string[], scope: Scope): Array<{ name: string; printed: Printed }> {
-    let refs: TableRef[];
-    if (prefix.length === 0) refs = scope.order;
-    else {
-      const ref = scope.tables.get(prefix.join("."));
-      if (!ref) fail(`Unable to resolve field: ${[...prefix, "*"].join(".")}`);
-      refs = [ref];
-    }
-    if (refs.length === 0) fail("SELECT * needs a FROM.");
-    const columns: Array<{ name: string; printed: Printed }> = [];
-    for (const ref of refs) {
-      for (const [name, column] of ref.columns) {
-        if (column.hidden) continue;
-        columns.push({
-          name,
-          printed: out(sql`${raw(ref.sqlAlias)}.${quoteIdent(name)}`, column.type, column.nullable),
-        });
-      }
-    }
-    return columns;
-  }
-
-  /** A boolean condition (WHERE, HAVING, ON). */
+  /** A boolean condition (WHERE, PREWHERE, HAVING; ON in ./resolver.ts). */
   private condition(node: HogQLNode, scope: Scope): Prisma.Sql {
     return this.expr(node, scope).sql;
   }
@@ -489,9 +253,9 @@ class Printer {
       case "Constant":
         return this.constant(node);
       case "Field":
-        return this.field((node["chain"] as unknown[]).map(String), scope);
+        return this.resolver.field((node["chain"] as unknown[]).map(String), scope);
       case "Alias":
-        return this.alias(node, scope);
+        return this.resolver.alias(node, scope);
       case "And":
       case "Or": {
         const parts = nodes(node["exprs"]).map((part) => this.expr(part, scope));
@@ -556,7 +320,7 @@ class Printer {
       case "RelativeDate":
         return this.relativeDate(node);
       case "FiltersExpr":
-        return this.filters(scope);
+        return this.resolver.filters(scope);
       case "Placeholder":
         return fail(`Unresolved placeholder: ${hogqlText(node)}`);
       case "Lambda":
@@ -589,112 +353,11 @@ class Printer {
     return fail("Unsupported constant.");
   }
 
-  /**
-   * `expr AS name`: the expression, which `name` then stands for in the rest of the query.
-   * @throws ValidationError "Cannot redefine an alias with the name: …" for a name already defined
-   *   (posthog/hogql/resolver.py `visit_alias`).
-   */
-  private alias(node: HogQLNode, scope: Scope): Printed {
-    const name = String(node["alias"]);
-    if (scope.aliases.has(name)) fail(`Cannot redefine an alias with the name: ${name}`);
-    const printed = this.expr(node["expr"] as HogQLNode, scope);
-    scope.aliases.set(name, printed);
-    return printed;
-  }
-
-  private field(chain: string[], scope: Scope): Printed {
-    const [head, ...rest] = chain;
-    if (head === undefined) return fail("Empty field.");
-    if (head === "*") return fail("* is supported only in the SELECT list and in count(*).");
-    const alias = rest.length === 0 ? scope.aliases.get(head) : undefined;
-    if (alias) return alias;
-    const cte = scope.ctes.get(head);
-    if (rest.length === 0 && cte?.kind === "column") return this.expandCte(cte.expr, scope);
-    const byAlias = scope.tables.get(head);
-    if (byAlias && rest.length > 0) return this.fieldOn(byAlias, rest, chain);
-    const candidates = scope.order.filter(
-      (ref) => ref.columns.has(head) || (head === "person" && ref.table?.hasPersonJoin === true),
-    );
-    if (candidates.length === 0) fail(`Unable to resolve field: ${chain.join(".")}`);
-    if (candidates.length > 1) fail(`Ambiguous query. Found multiple sources for field: ${chain.join(".")}`);
-    return this.fieldOn(candidates[0]!, chain, chain);
-  }
-
-  /**
-   * A column CTE's expression where its name is used (PostHog's resolver expands it there).
-   * @throws ValidationError `Too many CTE expansions (50+). Probably a CTE loop.` (`WITH x + 1 AS x`).
-   */
-  private expandCte(expr: HogQLNode, scope: Scope): Printed {
-    if (this.cteExpansions >= MAX_CTE_EXPANSIONS) {
-      fail(`Too many CTE expansions (${MAX_CTE_EXPANSIONS}+). Probably a CTE loop.`);
-    }
-    this.cteExpansions += 1;
-    try {
-      return this.expr(expr, scope);
-    } finally {
-      this.cteExpansions -= 1;
-    }
-  }
-
-  private fieldOn(ref: TableRef, path: string[], chain: string[]): Printed {
-    const [name, ...rest] = path as [string, ...string[]];
-    if (name === "person" && ref.table?.hasPersonJoin && rest.length > 0) {
-      ref.personJoin ??= `${ref.sqlAlias}_person`;
-      return this.columnPath(ref.personJoin, PERSON_FIELDS, rest, chain, "person", true);
-    }
-    return this.columnPath(
-      ref.sqlAlias,
-      ref.columns,
-      path,
-      chain,
-      ref.table?.name === "persons" ? "person" : ref.table?.name === "events" ? "event" : null,
-      false,
-    );
-  }
-
-  private columnPath(
-    alias: string,
-    columns: ReadonlyMap<string, TableColumn>,
-    path: string[],
-    chain: string[],
-    propertyKind: "event" | "person" | null,
-    joined: boolean,
-  ): Printed {
-    const [name, ...keys] = path as [string, ...string[]];
-    const column = columns.get(name);
-    if (!column) fail(`Unable to resolve field: ${chain.join(".")}`);
-    const base = sql`${raw(alias)}.${quoteIdent(name)}`;
-    if (keys.length === 0) return out(base, column.type, column.nullable || joined);
-    if (column.type !== "JSON") fail(`Unable to resolve field: ${chain.join(".")}`);
-    return this.property(base, keys, name === "properties" ? propertyKind : null);
-  }
-
-  /** `properties.a.b`: the JSON value as text (NULL when missing or JSON null), typed by its definition. */
-  private property(base: Prisma.Sql, keys: string[], kind: "event" | "person" | null): Printed {
-    const path = keys.slice(0, -1).reduce((acc, key) => sql`(${acc} -> ${key}::text)`, base);
-    const text = sql`(${path} ->> ${keys[keys.length - 1]!}::text)`;
-    const definition = kind && keys.length === 1 ? this.options.propertyTypes[kind].get(keys[0]!) : undefined;
-    switch (definition) {
-      case "Numeric":
-        return out(sql`hogql_to_float(${text})`, "Float64", true);
-      case "Boolean":
-        return out(sql`(CASE ${text} WHEN 'true' THEN true WHEN 'false' THEN false END)`, "Bool", true);
-      case "DateTime":
-        return out(sql`hogql_to_timestamptz(${text})`, "DateTime", true);
-      default:
-        return out(text, "String", true);
-    }
-  }
-
   private arrayAccess(node: HogQLNode, scope: Scope): Printed {
-    const property = node["property"] as HogQLNode;
-    const array = node["array"] as HogQLNode;
-    const chain = fieldChainOf(array);
-    if (chain && property.node === "Constant" && typeof property["value"] === "string") {
-      return this.field([...chain, property["value"] as string], scope);
-    }
-    const target = this.expr(array, scope);
-    const index = this.expr(property, scope);
+    const field = this.resolver.arrayAccessField(node, scope);
+    if (field) return field;
+    const target = this.expr(node["array"] as HogQLNode, scope);
+    const index = this.expr(node["property"] as HogQLNode, scope);
     if (target.type === "Array" && NUMERIC_TYPES.has(index.type)) {
       // ClickHouse: 1-based, negative counts from the end.
       return out(
@@ -919,34 +582,6 @@ class Printer {
     if (!date) fail(`Unsupported relative date: ${String(node["text"])}.`);
     return out(relativeDateSql(date), "DateTime", false);
   }
-
-  /** `{filters}` over the first events table of the SELECT (TRUE when no filters were given). */
-  private filters(scope: Scope): Printed {
-    if (!this.options.filters) return out(sql`TRUE`, "Bool", false);
-    const events = scope.order.find((ref) => ref.table?.name === "events");
-    if (!events) fail("The {filters} placeholder needs the events table in FROM.");
-    events.filterPersonJoin ??= `${events.sqlAlias}_fperson`;
-    return out(
-      sql`(${this.options.filters({ event: events.sqlAlias, person: events.filterPersonJoin })})`,
-      "Bool",
-      false,
-    );
-  }
-}
-
-function fieldChainOf(node: HogQLNode): string[] | null {
-  if (node.node === "Field") return (node["chain"] as unknown[]).map(String);
-  if (node.node === "ArrayAccess") {
-    const property = node["property"] as HogQLNode;
-    const inner = fieldChainOf(node["array"] as HogQLNode);
-    if (inner && property.node === "Constant" && typeof property["value"] === "string")
-      return [...inner, property["value"] as string];
-  }
-  return null;
-}
-
-function columnsOf(columns: PrintedColumn[]): Map<string, TableColumn> {
-  return new Map(columns.map((column) => [column.name, { type: column.type, nullable: column.nullable }]));
 }
 
 /**

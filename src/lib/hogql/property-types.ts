@@ -1,11 +1,20 @@
 /**
- * The property types the printer coerces by (PostHog `posthog/hogql/transforms/property_types.py`):
- * for the property names a query mentions, the project's event (type 1) and person (type 2)
- * property definitions whose type is `Numeric`, `Boolean` or `DateTime`. One statement.
+ * The property types `properties.x` is typed by (./resolver.ts; PostHog
+ * `posthog/hogql/transforms/property_types.py`): for the property names a query mentions, the
+ * project's event (type 1) and person (type 2) property definitions whose type is `Numeric`,
+ * `Boolean` or `DateTime`. One statement.
  */
 import type { PrismaClient } from "../../generated/prisma/client.js";
 import type { HogQLNode } from "./parser.js";
-import type { PropertyTypes } from "./printer.js";
+
+/**
+ * Property types from the project's property definitions, by property name: event (type 1) and
+ * person (type 2) definitions, each `Numeric`, `Boolean` or `DateTime` (`loadPropertyTypes`).
+ */
+export interface PropertyTypes {
+  event: ReadonlyMap<string, string>;
+  person: ReadonlyMap<string, string>;
+}
 
 function collectNames(node: unknown, names: Set<string>): void {
   if (Array.isArray(node)) {

@@ -1,8 +1,9 @@
 /**
  * The value types the HogQL printer tracks for every expression it prints, how they are named in a
  * HogQLQueryResponse's `types` (ClickHouse's names, as PostHog reports them: `String`, `UInt64`,
- * `Float64`, `DateTime64(6, 'Europe/Paris')`, ...; query-and-experiments.md 1c), and how result
- * values are turned into JSON.
+ * `Float64`, `DateTime64(6, 'Europe/Paris')`, ...; query-and-experiments.md 1c), the shapes of a
+ * printed expression and of a printed query with its typed columns, and how result values are turned
+ * into JSON.
  *
  * Types are static: the printer knows them from the schema of tables (./tables.ts) and the
  * functions table (./functions.ts), so `types` is the same on every backend and for empty results.
@@ -31,6 +32,19 @@ export interface Printed {
   sql: Prisma.Sql;
   type: HogQLType;
   nullable: boolean;
+}
+
+/** An output column of a printed query: its HogQL name (names may repeat), type and nullability. */
+export interface PrintedColumn {
+  name: string;
+  type: HogQLType;
+  nullable: boolean;
+}
+
+/** A printed query: its SQL and its output columns, in order. */
+export interface PrintedQuery {
+  sql: Prisma.Sql;
+  columns: PrintedColumn[];
 }
 
 /** Types that compare and compute as numbers. */
