@@ -12,8 +12,16 @@ import type { ServiceContext } from "../core/context.js";
 import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { type HoldoutRecord, WITH_CREATOR } from "./experiments.queries.js";
+import type { HoldoutRecord } from "./experiments.queries.js";
 import { checkHoldoutFilters, holdoutSchema, holdoutUpdateSchema } from "./experiments.schemas.js";
+import {
+  holdoutTable,
+  insertHoldout,
+  readWrittenHoldout,
+  selectDraftFlagIds,
+  writeHoldoutFilters,
+  writeHoldoutRow,
+} from "./holdouts.store.js";
 import { projectObjectOperations } from "./project-objects.js";
 
 type Obj = Record<string, unknown>;
@@ -48,7 +56,7 @@ export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: Hol
     scope: "experiment_holdout",
     activityScope: "ExperimentHoldout",
     sqlTable: "experiment_holdouts",
-    table: (db) => db.experimentHoldout,
+    table: holdoutTable,
   });
 
   return {
@@ -72,29 +80,23 @@ export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: Hol
       checkHoldoutFilters(input.filters);
       const userId = ctx.actor.user.id;
       return ctx.db.$transaction(async (tx) => {
-        const created = await tx.experimentHoldout.create({
-          data: {
-            projectId: project.id,
-            name: input.name,
-            description: input.description ?? null,
-            filters: [],
-            createdById: userId,
-          },
-        });
-        await tx.experimentHoldout.update({
-          where: { id: created.id },
-          data: { filters: holdoutGroups(input.filters, created.id) as Prisma.InputJsonValue },
-        });
+        const createdId = await insertHoldout(
+          tx,
+          project.id,
+          { name: input.name, description: input.description ?? null },
+          userId,
+        );
+        await writeHoldoutFilters(tx, createdId, holdoutGroups(input.filters, createdId));
         await recordActivity(tx, {
           projectId: project.id,
           userId,
           scope: "ExperimentHoldout",
-          itemId: String(created.id),
+          itemId: String(createdId),
           activity: "created",
           name: input.name,
           changes: null,
         });
-        return tx.experimentHoldout.findUniqueOrThrow({ where: { id: created.id }, include: WITH_CREATOR });
+        return readWrittenHoldout(tx, createdId);
       });
     },
 
@@ -116,28 +118,19 @@ export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: Hol
       return ctx.db.$transaction(async (tx) => {
         if (filters) {
           // The flags' rows are locked first (in id order), as every flag write takes its row before others.
-          const drafts = await tx.experiment.findMany({
-            where: { projectId, holdoutId: id, deleted: false, startDate: null },
-            select: { featureFlagId: true },
-            orderBy: { featureFlagId: "asc" },
-          });
-          for (const { featureFlagId } of drafts) {
+          for (const featureFlagId of await selectDraftFlagIds(tx, projectId, id)) {
             await featureFlags.updateFiltersIn(tx, ctx, projectId, featureFlagId, (stored) =>
               withHoldoutGroups(stored, filters),
             );
           }
         }
         const current = await objects.lock(tx, projectId, id);
-        const updated = await tx.experimentHoldout.update({
-          where: { id },
-          data: {
-            ...(input.name !== undefined ? { name: input.name } : {}),
-            ...(input.description !== undefined ? { description: input.description } : {}),
-            ...(filters ? { filters: filters as Prisma.InputJsonValue } : {}),
-            updatedAt: deps.now(),
-          },
-          include: WITH_CREATOR,
-        });
+        const updated = await writeHoldoutRow(
+          tx,
+          id,
+          { name: input.name, description: input.description, filters },
+          deps.now(),
+        );
         await recordActivity(tx, {
           projectId,
           userId,

@@ -11,10 +11,10 @@ import type { ServiceContext } from "../core/context.js";
 import { ValidationError } from "../core/errors.js";
 import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
-import type { Prisma } from "../generated/prisma/client.js";
-import { type SavedMetricRecord, WITH_CREATOR } from "./experiments.queries.js";
+import type { SavedMetricRecord } from "./experiments.queries.js";
 import { savedMetricSchema, savedMetricUpdateSchema } from "./experiments.schemas.js";
 import { projectObjectOperations } from "./project-objects.js";
+import { insertSavedMetric, savedMetricTable, writeSavedMetricRow } from "./saved-metrics.store.js";
 
 /** A saved metric's `query` kind (ExperimentSavedMetricSerializer.validate_query). @throws ValidationError attr `query`. */
 function checkSavedMetricQuery(query: Record<string, unknown>): void {
@@ -33,7 +33,7 @@ export function createSavedMetricOperations(deps: ServiceDeps) {
     scope: "experiment_saved_metric",
     activityScope: "ExperimentSavedMetric",
     sqlTable: "experiment_saved_metrics",
-    table: (db) => db.experimentSavedMetric,
+    table: savedMetricTable,
   });
 
   return {
@@ -61,16 +61,12 @@ export function createSavedMetricOperations(deps: ServiceDeps) {
       checkSavedMetricQuery(input.query);
       const userId = ctx.actor.user.id;
       return ctx.db.$transaction(async (tx) => {
-        const created = await tx.experimentSavedMetric.create({
-          data: {
-            projectId: project.id,
-            name: input.name,
-            description: input.description ?? null,
-            query: input.query as Prisma.InputJsonValue,
-            createdById: userId,
-          },
-          include: WITH_CREATOR,
-        });
+        const created = await insertSavedMetric(
+          tx,
+          project.id,
+          { name: input.name, description: input.description ?? null, query: input.query },
+          userId,
+        );
         await recordActivity(tx, {
           projectId: project.id,
           userId,
@@ -102,16 +98,12 @@ export function createSavedMetricOperations(deps: ServiceDeps) {
       return ctx.db.$transaction(async (tx) => {
         // Concurrent updates take turns: each one's activity entry starts where the one before ended.
         const current = await objects.lock(tx, projectId, id);
-        const updated = await tx.experimentSavedMetric.update({
-          where: { id },
-          data: {
-            ...(input.name !== undefined ? { name: input.name } : {}),
-            ...(input.description !== undefined ? { description: input.description } : {}),
-            ...(input.query !== undefined ? { query: input.query as Prisma.InputJsonValue } : {}),
-            updatedAt: deps.now(),
-          },
-          include: WITH_CREATOR,
-        });
+        const updated = await writeSavedMetricRow(
+          tx,
+          id,
+          { name: input.name, description: input.description, query: input.query },
+          deps.now(),
+        );
         await recordActivity(tx, {
           projectId,
           userId: ctx.actor.user.id,

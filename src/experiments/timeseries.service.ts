@@ -20,7 +20,8 @@
  *
  * Storage: both tables are derived data, rewritten by each recalculation and read only here, so they
  * are not tracked by the project's revision (a job's writes would otherwise invalidate every ETag and
- * the flag definitions cached by revision); `timeseries_results` is therefore not conditional.
+ * the flag definitions cached by revision); `timeseries_results` is therefore not conditional. How
+ * they are kept is timeseries.store.ts's, how they are read timeseries.queries.ts's.
  */
 import { z } from "zod";
 import { authorizeProject } from "../core/auth/access.js";
@@ -32,13 +33,31 @@ import {
 } from "../core/context.js";
 import { NotFoundError, publicMessage, ValidationError } from "../core/errors.js";
 import type { JobQueue } from "../core/jobs/jobs.js";
-import { lockRow } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
-import { Prisma } from "../generated/prisma/client.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import { runReadOnly } from "../queries/run-sql.js";
 import { experimentContext } from "./results/experiment-context.js";
 import { computeExperimentResult } from "./results/experiment-query-kind.js";
+import {
+  findActiveRecalculation,
+  findExperimentSpan,
+  selectExperimentDays,
+  selectStoredDays,
+} from "./timeseries.queries.js";
+import {
+  deleteStoredDays,
+  findExperimentStart,
+  findRunnableRecalculation,
+  finishRecalculation,
+  insertRecalculation,
+  lockActiveRecalculation,
+  type MetricDay,
+  markRecalculationRunning,
+  selectActiveRecalculationIds,
+  writeCompletedDay,
+  writeFailedDay,
+} from "./timeseries.store.js";
 
 /** The job that computes one timeseries recalculation (payload `{recalculationId}`). */
 export const EXPERIMENT_TIMESERIES_JOB = "experiment-timeseries";
@@ -91,25 +110,6 @@ function falsy(value: unknown): boolean {
 
 /** `recalculate_timeseries`' body as read before PostHog's checks: any object. */
 const recalculateBodySchema = z.looseObject({});
-
-/** The active statuses of a recalculation. */
-const ACTIVE = ["pending", "in_progress"];
-
-/** Days `[day, queryTo)` from the start's day to the end's day in `timezone`, queryTo exclusive. */
-async function experimentDays(
-  db: ServiceContext["db"],
-  timezone: string,
-  start: Date,
-  end: Date,
-): Promise<Array<{ day: string; queryTo: Date }>> {
-  return db.$queryRaw<Array<{ day: string; queryTo: Date }>>(Prisma.sql`
-    SELECT to_char(d, 'YYYY-MM-DD') AS day, ((d + interval '1 day') AT TIME ZONE ${timezone}) AS "queryTo"
-    FROM generate_series(
-      date_trunc('day', ${start}::timestamptz AT TIME ZONE ${timezone}),
-      date_trunc('day', ${end}::timestamptz AT TIME ZONE ${timezone}),
-      interval '1 day') AS d
-    ORDER BY d`);
-}
 
 /** Creates the timeseries operations of the experiment service. */
 export function createTimeseriesOperations(deps: ServiceDeps) {
@@ -165,11 +165,8 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
     /** Hands the started job queue over, and re-enqueues every active recalculation (one lost between its commit and its enqueue). */
     async attachTimeseriesQueue(started: JobQueue): Promise<void> {
       queue = started;
-      const active = await data().prisma.experimentTimeseriesRecalculation.findMany({
-        where: { status: { in: ACTIVE } },
-        select: { id: true },
-      });
-      for (const { id } of active) {
+      const active = await selectActiveRecalculationIds(data().prisma);
+      for (const id of active) {
         await started.enqueue(
           EXPERIMENT_TIMESERIES_JOB,
           { recalculationId: id },
@@ -195,10 +192,7 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
       body: unknown,
     ): Promise<{ recalculation: TimeseriesRecalculation; created: boolean }> {
       const project = await authorizeProject(ctx, projectId, "experiment:write");
-      const experiment = await ctx.db.experiment.findFirst({
-        where: { id, projectId: project.id },
-        select: { id: true, startDate: true },
-      });
+      const experiment = await findExperimentStart(ctx.db, project.id, id);
       if (!experiment) throw new NotFoundError();
       // Bounded nesting and storable text first (parseInput's checks), then PostHog's own messages.
       const input = parseInput(recalculateBodySchema, body, ctx.limits);
@@ -218,28 +212,17 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
       const metricUuid = typeof metric["uuid"] === "string" && metric["uuid"] ? metric["uuid"] : null;
       const { row, created } = await ctx.db.$transaction(async (tx) => {
         // One active request per experiment and fingerprint: the experiment row is the lock.
-        await lockRow(tx, "experiments", experiment.id);
-        const existing = await tx.experimentTimeseriesRecalculation.findFirst({
-          where: { experimentId: experiment.id, fingerprint, status: { in: ACTIVE } },
-          orderBy: { createdAt: "asc" },
-        });
+        const existing = await lockActiveRecalculation(tx, experiment.id, fingerprint);
         if (existing) return { row: existing, created: false };
-        if (metricUuid !== null) {
-          await tx.experimentMetricResult.deleteMany({
-            where: { experimentId: experiment.id, metricUuid, fingerprint },
-          });
-        }
-        const inserted = await tx.experimentTimeseriesRecalculation.create({
-          data: {
-            projectId: project.id,
-            experimentId: experiment.id,
-            metric: metric as Prisma.InputJsonValue,
-            metricUuid,
-            fingerprint,
-            status: "pending",
-            createdAt: deps.now(),
-            updatedAt: deps.now(),
-          },
+        if (metricUuid !== null) await deleteStoredDays(tx, experiment.id, { metricUuid, fingerprint });
+        const inserted = await insertRecalculation(tx, {
+          projectId: project.id,
+          experimentId: experiment.id,
+          metric,
+          metricUuid,
+          fingerprint,
+          createdAt: deps.now(),
+          updatedAt: deps.now(),
         });
         return { row: inserted, created: true };
       });
@@ -270,10 +253,7 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
       query: { metric_uuid?: string | undefined; fingerprint?: string | undefined },
     ): Promise<TimeseriesResults> {
       const project = await authorizeProject(ctx, projectId, "experiment:read");
-      const experiment = await ctx.db.experiment.findFirst({
-        where: { id, projectId: project.id },
-        select: { id: true, startDate: true, endDate: true, createdAt: true, updatedAt: true },
-      });
+      const experiment = await findExperimentSpan(ctx.db, project.id, id);
       if (!experiment) throw new NotFoundError();
       const metricUuid = query.metric_uuid;
       const fingerprint = query.fingerprint;
@@ -284,7 +264,7 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
       if (experiment.startDate === null) {
         throw new ValidationError("Experiment has not been started yet", { code: "invalid" });
       }
-      const days = await experimentDays(
+      const days = await selectExperimentDays(
         ctx.db,
         project.timezone,
         experiment.startDate,
@@ -293,28 +273,14 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
       // The active request is read before the days: a job writes every day before it finishes, so a
       // request found finished here has all its days in the read below (read the other way round, a
       // job finishing in between showed some days and no active request).
-      const active = await ctx.db.experimentTimeseriesRecalculation.findFirst({
-        where: { experimentId: experiment.id, fingerprint, status: { in: ACTIVE } },
-        orderBy: { createdAt: "asc" },
-      });
-      const rows = await ctx.db.$queryRaw<
-        Array<{
-          day: string;
-          status: string;
-          result: unknown;
-          errorMessage: string | null;
-          completedAt: Date | null;
-          createdAt: Date;
-          updatedAt: Date;
-        }>
-      >(Prisma.sql`
-        SELECT to_char((query_to - interval '1 microsecond') AT TIME ZONE ${project.timezone}, 'YYYY-MM-DD') AS day,
-          status, result, error_message AS "errorMessage", completed_at AS "completedAt",
-          created_at AS "createdAt", updated_at AS "updatedAt"
-        FROM experiment_metric_results
-        WHERE project_id = ${project.id} AND experiment_id = ${experiment.id}
-          AND metric_uuid = ${metricUuid} AND fingerprint = ${fingerprint}
-        ORDER BY query_to, id`);
+      const active = await findActiveRecalculation(ctx.db, experiment.id, fingerprint);
+      const rows = await selectStoredDays(
+        ctx.db,
+        project.id,
+        experiment.id,
+        { metricUuid, fingerprint },
+        project.timezone,
+      );
       const byDay = new Map(rows.map((row) => [row.day, row]));
       const timeseries: Record<string, unknown> = {};
       const errors: Record<string, string> = {};
@@ -369,24 +335,12 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
      */
     async runTimeseriesRecalculation(recalculationId: string): Promise<RecalculationOutcome> {
       const db = data().prisma;
-      const request = await db.experimentTimeseriesRecalculation.findFirst({
-        where: { id: recalculationId, status: { in: ACTIVE } },
-        include: {
-          experiment: { include: { featureFlag: { select: { key: true, filters: true } } } },
-          project: true,
-        },
-      });
+      const request = await findRunnableRecalculation(db, recalculationId);
       if (!request) return { outcome: "gone", recalculationId };
-      await db.experimentTimeseriesRecalculation.update({
-        where: { id: request.id },
-        data: { status: "in_progress", updatedAt: deps.now() },
-      });
+      await markRecalculationRunning(db, request.id, deps.now());
       const { experiment, project } = request;
       const finish = async (status: "completed" | "failed", errorMessage: string | null) => {
-        await db.experimentTimeseriesRecalculation.update({
-          where: { id: request.id },
-          data: { status, errorMessage, updatedAt: deps.now() },
-        });
+        await finishRecalculation(db, request.id, status, errorMessage, deps.now());
       };
       let context: ReturnType<typeof experimentContext>;
       try {
@@ -404,21 +358,13 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
           runReadOnly<R>(ctx.db, sql, { timeoutMs, timezone, maxCost: ctx.limits.queryMaxCost }),
       };
       const end = experiment.endDate ?? deps.now();
-      const days = await experimentDays(db, project.timezone, context.startDate, end);
+      const days = await selectExperimentDays(db, project.timezone, context.startDate, end);
       const metricUuid = request.metricUuid ?? "";
       let failedDays = 0;
       for (const { queryTo } of days) {
         // Cumulative as of the day's end (exclusive), or the experiment's end on its last day.
         const asOf = new Date(Math.min(queryTo.getTime() - 1, end.getTime()));
-        const key = {
-          experimentId_metricUuid_fingerprint_queryTo: {
-            experimentId: experiment.id,
-            metricUuid,
-            fingerprint: request.fingerprint,
-            queryTo,
-          },
-        };
-        const base = {
+        const day: MetricDay = {
           projectId: project.id,
           experimentId: experiment.id,
           metricUuid,
@@ -433,34 +379,10 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
             request.metric,
             experiment.statsConfig,
           );
-          const now = deps.now();
-          const fields = {
-            status: "completed",
-            result: JSON.parse(JSON.stringify(result)) as Prisma.InputJsonValue,
-            errorMessage: null,
-            completedAt: now,
-            updatedAt: now,
-          };
-          await db.experimentMetricResult.upsert({
-            where: key,
-            create: { ...base, ...fields },
-            update: fields,
-          });
+          await writeCompletedDay(db, day, result, deps.now());
         } catch (error) {
           failedDays += 1;
-          const now = deps.now();
-          const fields = {
-            status: "failed",
-            result: Prisma.DbNull,
-            errorMessage: publicMessage(error),
-            completedAt: null,
-            updatedAt: now,
-          };
-          await db.experimentMetricResult.upsert({
-            where: key,
-            create: { ...base, ...fields },
-            update: fields,
-          });
+          await writeFailedDay(db, day, publicMessage(error), deps.now());
         }
       }
       const outcome = days.length > 0 && failedDays === days.length ? "failed" : "completed";

@@ -25,10 +25,8 @@ import { NotFoundError } from "../core/errors.js";
 import { enqueueInTransaction } from "../core/jobs/in-transaction.js";
 import { DEFAULT_MAX_ATTEMPTS, type JobRun } from "../core/jobs/jobs.js";
 import type { OffsetPage } from "../core/paging.js";
-import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { inIdOrder, parseInput } from "../core/validation.js";
-import type { Prisma } from "../generated/prisma/client.js";
 import { sendWebhook } from "./delivery/send.js";
 import { newWebhookSecret, signedHeaders } from "./delivery/signing.js";
 import { kindOf, subscribedBy } from "./rules/kinds.js";
@@ -36,7 +34,9 @@ import { checkWebhookUrl } from "./rules/url.js";
 import {
   type DeliveryRecord,
   findWebhook,
-  WEBHOOK_INCLUDE,
+  selectDeliveryPage,
+  selectWebhookPage,
+  selectWebhooks,
   type WebhookRecord,
   type WebhookWithSecret,
 } from "./webhooks.queries.js";
@@ -46,6 +46,16 @@ import {
   rotateSecretSchema,
   updateWebhookSchema,
 } from "./webhooks.schemas.js";
+import {
+  deleteWebhookRow,
+  findDeliveryTarget,
+  insertDeliveryAttempt,
+  insertWebhook,
+  lockWebhook,
+  selectSubscribedWebhookIds,
+  writeWebhookRow,
+  writeWebhookSecret,
+} from "./webhooks.store.js";
 
 /** The delivery job's name (also graphile-worker's task identifier). */
 export const WEBHOOK_DELIVERY_JOB = "webhook-delivery";
@@ -71,16 +81,12 @@ const snapshot = (w: WebhookRecord) => ({
 export const enqueueWebhookDeliveries: ActivityListener = async (tx, entry) => {
   const kind = kindOf(entry.scope, entry.activity);
   if (kind === null) return;
-  const webhooks = await tx.webhook.findMany({
-    where: { projectId: entry.projectId, enabled: true, kinds: { hasSome: subscribedBy(kind) } },
-    select: { id: true },
-    orderBy: { id: "asc" },
-  });
+  const webhookIds = await selectSubscribedWebhookIds(tx, entry.projectId, subscribedBy(kind));
   await enqueueInTransaction(
     tx,
-    webhooks.map((webhook) => ({
+    webhookIds.map((webhookId) => ({
       name: WEBHOOK_DELIVERY_JOB,
-      payload: { webhookId: webhook.id, eventId: entry.id, projectId: entry.projectId } satisfies DeliveryJob,
+      payload: { webhookId, eventId: entry.id, projectId: entry.projectId } satisfies DeliveryJob,
       maxAttempts: DEFAULT_MAX_ATTEMPTS,
     })),
   );
@@ -103,27 +109,11 @@ export function createWebhookService(deps: ServiceDeps) {
     return found;
   }
 
-  /** Locks webhook `id`'s row in `tx` and reads it again: the state a write decides from. @throws NotFoundError */
-  function lock(tx: Prisma.TransactionClient, projectId: number, id: number): Promise<WebhookRecord> {
-    return lockAndRead(tx, "webhooks", id, () => findWebhook(tx, projectId, id));
-  }
-
   return {
     /** One page of the project's webhooks, newest first: `{count, results}`. Scope `webhook:read`. */
     async list(ctx: ServiceContext, projectId: number, page: OffsetPage) {
       const project = await authorizeProject(ctx, projectId, "webhook:read");
-      const where = { projectId: project.id };
-      const [count, results] = await Promise.all([
-        ctx.db.webhook.count({ where }),
-        ctx.db.webhook.findMany({
-          where,
-          include: WEBHOOK_INCLUDE,
-          orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-          take: page.limit,
-          skip: page.offset,
-        }),
-      ]);
-      return { count, results };
+      return selectWebhookPage(ctx.db, project.id, page);
     },
 
     /** One webhook (without its secret in any door). Scope `webhook:read`. @throws NotFoundError */
@@ -142,11 +132,7 @@ export function createWebhookService(deps: ServiceDeps) {
       ids: readonly number[],
     ): Promise<(WebhookRecord | null)[]> {
       await authorizeProject(ctx, projectId, "webhook:read");
-      const rows = await ctx.db.webhook.findMany({
-        where: { projectId, id: { in: [...new Set(ids)] } },
-        include: WEBHOOK_INCLUDE,
-      });
-      return inIdOrder(ids, rows);
+      return inIdOrder(ids, await selectWebhooks(ctx.db, projectId, ids));
     },
 
     /**
@@ -161,18 +147,18 @@ export function createWebhookService(deps: ServiceDeps) {
       const secret = newWebhookSecret();
       const userId = ctx.actor.user.id;
       const created = await ctx.db.$transaction(async (tx) => {
-        const row = await tx.webhook.create({
-          data: {
-            projectId: project.id,
+        const row = await insertWebhook(
+          tx,
+          project.id,
+          {
             url,
             kinds: [...new Set(input.kinds)],
             secret,
             enabled: input.enabled ?? true,
             description: input.description ?? "",
-            createdById: userId,
           },
-          include: WEBHOOK_INCLUDE,
-        });
+          userId,
+        );
         await recordActivity(tx, {
           projectId: project.id,
           userId,
@@ -203,18 +189,18 @@ export function createWebhookService(deps: ServiceDeps) {
       const input = parseInput(partial ? updateWebhookSchema : createWebhookSchema, body, ctx.limits);
       const url = input.url === undefined ? undefined : checkWebhookUrl(input.url);
       return ctx.db.$transaction(async (tx) => {
-        const current = await lock(tx, projectId, id);
-        const updated = await tx.webhook.update({
-          where: { id: current.id },
-          data: {
-            ...(url !== undefined ? { url } : {}),
-            ...(input.kinds !== undefined ? { kinds: [...new Set(input.kinds)] } : {}),
-            ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
-            ...(input.description !== undefined ? { description: input.description ?? "" } : {}),
-            updatedAt: deps.now(),
+        const current = await lockWebhook(tx, projectId, id);
+        const updated = await writeWebhookRow(
+          tx,
+          current.id,
+          {
+            url,
+            kinds: input.kinds !== undefined ? [...new Set(input.kinds)] : undefined,
+            enabled: input.enabled,
+            description: input.description !== undefined ? (input.description ?? "") : undefined,
           },
-          include: WEBHOOK_INCLUDE,
-        });
+          deps.now(),
+        );
         await recordActivity(tx, {
           projectId,
           userId: ctx.actor.user.id,
@@ -245,12 +231,8 @@ export function createWebhookService(deps: ServiceDeps) {
       parseInput(rotateSecretSchema, body, ctx.limits);
       const secret = newWebhookSecret();
       const updated = await ctx.db.$transaction(async (tx) => {
-        const current = await lock(tx, projectId, id);
-        const row = await tx.webhook.update({
-          where: { id: current.id },
-          data: { secret, updatedAt: deps.now() },
-          include: WEBHOOK_INCLUDE,
-        });
+        const current = await lockWebhook(tx, projectId, id);
+        const row = await writeWebhookSecret(tx, current.id, secret, deps.now());
         await recordActivity(tx, {
           projectId,
           userId: ctx.actor.user.id,
@@ -273,8 +255,8 @@ export function createWebhookService(deps: ServiceDeps) {
       await authorizeProject(ctx, projectId, "webhook:write");
       return ctx.db.$transaction(async (tx) => {
         // Of concurrent deletes the first deletes; the others find no row (404).
-        const current = await lock(tx, projectId, id);
-        await tx.webhook.delete({ where: { id: current.id } });
+        const current = await lockWebhook(tx, projectId, id);
+        await deleteWebhookRow(tx, current.id);
         await recordActivity(tx, {
           projectId,
           userId: ctx.actor.user.id,
@@ -300,17 +282,7 @@ export function createWebhookService(deps: ServiceDeps) {
     ): Promise<{ count: number; results: DeliveryRecord[] }> {
       await authorizeProject(ctx, projectId, "webhook:read");
       const webhook = await find(ctx, projectId, id);
-      const where = { projectId, webhookId: webhook.id };
-      const [count, results] = await Promise.all([
-        ctx.db.webhookDelivery.count({ where }),
-        ctx.db.webhookDelivery.findMany({
-          where,
-          orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-          take: page.limit,
-          skip: page.offset,
-        }),
-      ]);
-      return { count, results };
+      return selectDeliveryPage(ctx.db, projectId, webhook.id, page);
     },
 
     /**
@@ -322,9 +294,11 @@ export function createWebhookService(deps: ServiceDeps) {
     async deliver(job: DeliveryJob, run: JobRun): Promise<DeliveryResult> {
       if (!deps.data) throw new Error("the webhook service was built without a database");
       const db = deps.data.prisma;
-      const webhook = await db.webhook.findFirst({ where: { id: job.webhookId, projectId: job.projectId } });
+      const webhook = await findDeliveryTarget(db, job.projectId, job.webhookId);
       if (!webhook) return { delivered: false, skipped: "the webhook was deleted" };
       if (!webhook.enabled) return { delivered: false, skipped: "the webhook is disabled" };
+      // The activity log is core's (core/activity-log.ts), which has no read of one entry with its
+      // user's uuid yet: read here until it does.
       const entry = await db.activityLog.findFirst({
         where: { id: job.eventId, projectId: job.projectId },
         include: { user: { select: { id: true, uuid: true, email: true, firstName: true } } },
@@ -357,18 +331,16 @@ export function createWebhookService(deps: ServiceDeps) {
       const timestamp = Math.floor(Date.now() / 1000);
       const headers = signedHeaders(webhook.secret, entry.id, timestamp, body);
       const outcome = await sendWebhook(webhook.url, headers, body, settings);
-      await db.webhookDelivery.create({
-        data: {
-          projectId: job.projectId,
-          webhookId: webhook.id,
-          eventId: entry.id,
-          kind,
-          attempt: run.attempt,
-          status: outcome.error === null ? "succeeded" : "failed",
-          statusCode: outcome.statusCode,
-          responseTimeMs: outcome.responseTimeMs,
-          error: outcome.error,
-        },
+      await insertDeliveryAttempt(db, {
+        projectId: job.projectId,
+        webhookId: webhook.id,
+        eventId: entry.id,
+        kind,
+        attempt: run.attempt,
+        status: outcome.error === null ? "succeeded" : "failed",
+        statusCode: outcome.statusCode,
+        responseTimeMs: outcome.responseTimeMs,
+        error: outcome.error,
       });
       if (outcome.error === null) return { delivered: true, statusCode: outcome.statusCode };
       if (outcome.refused) return { delivered: false, givenUp: outcome.error };

@@ -1,0 +1,172 @@
+/**
+ * How webhooks are kept: every write of the webhook tables (the webhook's row, its delivery log) and
+ * every read a write decides from (the webhook's row locked for a write, the webhooks an activity
+ * entry is delivered to, the webhook a delivery job sends to). The service says what happens
+ * (webhooks.service.ts); this module says how it is stored. Reads that answer callers are the read
+ * model's (webhooks.queries.ts).
+ *
+ * Invariant: every statement filters by `project_id` or by a row id read under it. A write of a
+ * request takes the transaction it belongs to (`tx`), never the client; the delivery job's reads and
+ * its delivery-log row are single statements on the client (`db`), in no transaction.
+ */
+import { lockAndRead } from "../core/row-lock.js";
+import type { Prisma, Webhook } from "../generated/prisma/client.js";
+import { type Db, findWebhook, WEBHOOK_INCLUDE, type WebhookRecord } from "./webhooks.queries.js";
+
+/** A new webhook's fields, as decided (kinds without duplicates, defaults applied). */
+export interface NewWebhook {
+  url: string;
+  /** Change kinds (rules/kinds.ts), each once. */
+  kinds: string[];
+  /** `whsec_<base64>`. */
+  secret: string;
+  enabled: boolean;
+  description: string;
+}
+
+/** What an update writes over a webhook's row; an absent (undefined) field keeps its value. */
+export interface WebhookChange {
+  url?: string | undefined;
+  /** Change kinds (rules/kinds.ts), each once. */
+  kinds?: string[] | undefined;
+  enabled?: boolean | undefined;
+  description?: string | undefined;
+}
+
+/** One delivery attempt, as the delivery log keeps it. */
+export interface DeliveryAttempt {
+  projectId: number;
+  webhookId: number;
+  /** The activity-log entry delivered (UUID). */
+  eventId: string;
+  kind: string;
+  /** 1 for the first try, counting retries. */
+  attempt: number;
+  status: "succeeded" | "failed";
+  /** The receiver's HTTP status; null when no answer came. */
+  statusCode: number | null;
+  /** Milliseconds from the request's start to the answer's headers (or the failure); null when not timed. */
+  responseTimeMs: number | null;
+  error: string | null;
+}
+
+/**
+ * Locks webhook `id`'s row in `tx` (core/row-lock.ts, PostHog's `select_for_update`) and reads it
+ * again, its creator included: the state a write decides from, which no other writer changes until
+ * `tx` ends. @throws NotFoundError when the project has no such webhook (or a writer before deleted it).
+ */
+export function lockWebhook(
+  tx: Prisma.TransactionClient,
+  projectId: number,
+  id: number,
+): Promise<WebhookRecord> {
+  return lockAndRead(tx, "webhooks", id, () => findWebhook(tx, projectId, id));
+}
+
+/**
+ * The ids of the project's enabled webhooks subscribed to any of `kinds`, ascending: those an
+ * activity entry is delivered to, read in the entry's transaction. One statement.
+ */
+export async function selectSubscribedWebhookIds(
+  tx: Prisma.TransactionClient,
+  projectId: number,
+  kinds: string[],
+): Promise<number[]> {
+  const webhooks = await tx.webhook.findMany({
+    where: { projectId, enabled: true, kinds: { hasSome: kinds } },
+    select: { id: true },
+    orderBy: { id: "asc" },
+  });
+  return webhooks.map((webhook) => webhook.id);
+}
+
+/** Inserts a webhook of the project with `webhook`'s fields, created by `userId`. Returns it as written, its creator included. */
+export function insertWebhook(
+  tx: Prisma.TransactionClient,
+  projectId: number,
+  webhook: NewWebhook,
+  userId: number,
+): Promise<WebhookRecord> {
+  return tx.webhook.create({
+    data: {
+      projectId,
+      url: webhook.url,
+      kinds: webhook.kinds,
+      secret: webhook.secret,
+      enabled: webhook.enabled,
+      description: webhook.description,
+      createdById: userId,
+    },
+    include: WEBHOOK_INCLUDE,
+  });
+}
+
+/**
+ * Writes `change` over webhook `id`'s row, locked in `tx`, updated at `now`. Returns it as written,
+ * its creator included.
+ */
+export function writeWebhookRow(
+  tx: Prisma.TransactionClient,
+  id: number,
+  change: WebhookChange,
+  now: Date,
+): Promise<WebhookRecord> {
+  return tx.webhook.update({
+    where: { id },
+    data: {
+      ...(change.url !== undefined ? { url: change.url } : {}),
+      ...(change.kinds !== undefined ? { kinds: change.kinds } : {}),
+      ...(change.enabled !== undefined ? { enabled: change.enabled } : {}),
+      ...(change.description !== undefined ? { description: change.description } : {}),
+      updatedAt: now,
+    },
+    include: WEBHOOK_INCLUDE,
+  });
+}
+
+/**
+ * Writes `secret` (`whsec_<base64>`) as webhook `id`'s signing key, its row locked in `tx`, updated
+ * at `now`. Returns it as written, its creator included.
+ */
+export function writeWebhookSecret(
+  tx: Prisma.TransactionClient,
+  id: number,
+  secret: string,
+  now: Date,
+): Promise<WebhookRecord> {
+  return tx.webhook.update({
+    where: { id },
+    data: { secret, updatedAt: now },
+    include: WEBHOOK_INCLUDE,
+  });
+}
+
+/** Removes webhook `id`'s row, locked in `tx`; its delivery log goes with it (cascade). */
+export async function deleteWebhookRow(tx: Prisma.TransactionClient, id: number): Promise<void> {
+  await tx.webhook.delete({ where: { id } });
+}
+
+/**
+ * Webhook `webhookId` of the project as a delivery job reads it (its row, secret included, no
+ * creator), or null when it is gone. One statement.
+ */
+export function findDeliveryTarget(db: Db, projectId: number, webhookId: number): Promise<Webhook | null> {
+  return db.webhook.findFirst({ where: { id: webhookId, projectId } });
+}
+
+/** Appends `attempt` to the delivery log (its id and `created_at` the table's defaults). One statement. */
+export async function insertDeliveryAttempt(db: Db, attempt: DeliveryAttempt): Promise<void> {
+  await db.webhookDelivery.create({
+    data: {
+      projectId: attempt.projectId,
+      webhookId: attempt.webhookId,
+      eventId: attempt.eventId,
+      kind: attempt.kind,
+      attempt: attempt.attempt,
+      status: attempt.status,
+      statusCode: attempt.statusCode,
+      responseTimeMs: attempt.responseTimeMs,
+      error: attempt.error,
+    },
+  });
+}
