@@ -1,55 +1,24 @@
 /**
  * Date values of PostHog's date operators (`is_date_exact`, `is_date_before`, `is_date_after`):
  * a relative offset back from now (`-7d`, `24h`, `2w`, `1m`, `1y`) or an ISO 8601 date or date-time.
- * Sources: `posthog/queries/base.py` `relative_date_parse_for_feature_flag_matching` (the relative
- * form: digits below 10,000 and one unit letter, optional leading `-`, always in the past) and
+ * The relative form is the flag-matching grammar of `src/lib/relative-dates.ts`
+ * (`parseFlagMatchingRelativeDate`: PostHog's `posthog/queries/base.py`
+ * `relative_date_parse_for_feature_flag_matching` and the Rust service's `relative_date.rs`:
+ * digits below 10,000 and one of `h d w m y`, optional leading `-`, always in the past), resolved
+ * in UTC with calendar months and years (31 March − 1m is 29 February, as dateutil's
+ * `relativedelta`; the Rust service steps back one month at a time, which clamps again for −2m and
+ * more across a short month; posthog-node's `setUTCMonth` overflows instead). Validation: see
  * posthog-behavior.md §2.5 rule 9, §3.5. PostHog falls back to dateutil's free-form parser for
  * absolute values; we take the ISO forms its UI sends. A value without an offset is UTC.
- * Months and years are calendar steps that keep the day of the month where the target month has
- * it and clamp to its last day otherwise (dateutil's `relativedelta`, chrono's `checked_sub_months`
- * in PostHog's Rust `relative_date.rs`): 31 March − 1m is 28/29 February, never 3 March.
  */
+import { DateTime } from "luxon";
+import { parseFlagMatchingRelativeDate, type RelativeDate, resolveRelativeDate } from "../relative-dates.js";
 
-const RELATIVE = /^-?(\d+)([hdwmy])$/;
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
-/** A unit of a relative date: hours, days, weeks, calendar months, calendar years. */
-export type RelativeUnit = "h" | "d" | "w" | "m" | "y";
-
 /** A parsed date filter value: an offset back from the evaluation's `now`, or a fixed instant. */
-export type FilterDateSpec = { relative: { amount: number; unit: RelativeUnit } } | { absolute: Date };
-
-/** `now` moved back by `months` calendar months, the day clamped to the target month's last day. */
-function backMonths(now: Date, months: number): Date {
-  const date = new Date(now.getTime());
-  const day = date.getUTCDate();
-  date.setUTCDate(1);
-  date.setUTCMonth(date.getUTCMonth() - months);
-  const lastDay = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
-  date.setUTCDate(Math.min(day, lastDay));
-  return date;
-}
-
-/** `now` moved back by `amount` of `unit` (calendar months and years, as dateutil's relativedelta). */
-function back(now: Date, amount: number, unit: RelativeUnit): Date {
-  const date = new Date(now.getTime());
-  switch (unit) {
-    case "h":
-      date.setUTCHours(date.getUTCHours() - amount);
-      return date;
-    case "d":
-      date.setUTCDate(date.getUTCDate() - amount);
-      return date;
-    case "w":
-      date.setUTCDate(date.getUTCDate() - 7 * amount);
-      return date;
-    case "m":
-      return backMonths(now, amount);
-    default:
-      return backMonths(now, 12 * amount);
-  }
-}
+export type FilterDateSpec = { relative: RelativeDate } | { absolute: Date };
 
 /** The instant of an ISO 8601 value, or null when it names no real date or time. */
 function parseIso(text: string): Date | null {
@@ -76,18 +45,16 @@ function parseIso(text: string): Date | null {
  * engine compiles filters once per project revision); null when the value is neither form.
  */
 export function parseFilterDateSpec(text: string): FilterDateSpec | null {
-  const relative = RELATIVE.exec(text.trim());
-  if (relative) {
-    const amount = Number(relative[1]);
-    return amount < 10_000 ? { relative: { amount, unit: relative[2] as RelativeUnit } } : null;
-  }
+  const relative = parseFlagMatchingRelativeDate(text.trim());
+  if (relative) return { relative };
   const absolute = parseIso(text.trim());
   return absolute === null ? null : { absolute };
 }
 
-/** The instant a parsed date filter value names at `now`. */
+/** The instant a parsed date filter value names at `now` (relative values counted back in UTC). */
 export function resolveFilterDate(spec: FilterDateSpec, now: Date): Date {
-  return "absolute" in spec ? spec.absolute : back(now, spec.relative.amount, spec.relative.unit);
+  if ("absolute" in spec) return spec.absolute;
+  return resolveRelativeDate(spec.relative, DateTime.fromJSDate(now, { zone: "utc" })).toJSDate();
 }
 
 /** The instant of an ISO 8601 date or date-time (no offset means UTC), or null. */

@@ -4,29 +4,37 @@
  * query-and-experiments.md 1d "Date range").
  *
  * Rules:
- * - Relative values match `-?(\d+)?([hdwmqysHDWMQY])(Start|End)?`: `h` hours, `d` days, `w` weeks,
- *   `m` months, `q` quarters (13 weeks, as PostHog), `y` years, `M` minutes, `s` seconds, counted back
- *   from now; no number means no offset (`dStart` = today 00:00, `mStart` = the 1st of this month).
- *   `Start`/`End` snap to the start/end of that unit (weeks start on Sunday). `all` = the project's
- *   earliest event (the caller reads it).
+ * - Relative values (`-7d`, `-1q`, `mStart`, `-1wEnd`) are PostHog's insights grammar, resolved by
+ *   `src/lib/relative-dates.ts` (units, Start/End, calendar months and quarters, weeks from Sunday:
+ *   projects here have no `week_start_day`). `all` = the project's earliest event (the caller
+ *   reads it). Text that is neither relative nor absolute is refused (PostHog reads it as now).
  * - Absolute values without an offset (`2020-01-09`, `2020-01-09 12:00`) are read in the project
  *   timezone; values with one (`Z`, `+02:00`) are that instant.
- * - Defaults: `date_from` = `-7d`, `date_to` = now.
- * - `date_to`: relative values are truncated to the start of their unit; then, unless
- *   `explicitDate`, for day/week/month intervals it moves to 23:59:59.999 of its day (even when
- *   absolute); for hour (and minute) intervals only a relative or absent `date_to` moves, to the end
- *   of its hour (minute).
- * - `date_from`: unless `explicitDate`, the SQL lower bound is the start of the interval containing
- *   it (start of *day* for weeks), except for hour/minute intervals with a relative `date_from` and
- *   for a day interval with an hour-based relative one (`-24h`), which keep the exact instant
- *   (`use_start_of_interval`). Buckets start at the interval start of `date_from` (weeks on Sunday).
- * - Compare: the previous period is `[from − (to − from), from)`; `compare_to` (`-1w`) shifts both
- *   bounds back by that amount instead (`QueryPreviousPeriodDateRange`, `QueryCompareToDateRange`).
+ * - Defaults: `date_from` = `-7d` (at the start of that day), `date_to` = now.
+ * - `date_to`: relative values as parsed (`always_truncate=False`); then, unless `explicitDate`,
+ *   for day/week/month intervals it moves to 23:59:59.999 of its day (even when absolute); for hour
+ *   (and minute) intervals only a relative or absent `date_to` moves, to the end of its hour (minute).
+ * - `date_from`: relative values are truncated to the start of their day, or of their hour when
+ *   they shift hours (`-24h`), except on minute intervals (`always_truncate`). Unless
+ *   `explicitDate`, the SQL lower bound is then the start of the interval containing it (start of
+ *   *day* for weeks), except for hour/minute intervals with a relative `date_from` and for a day
+ *   interval with an hour-shifting one (`-24h`), which keep it (`use_start_of_interval`). Buckets
+ *   start at the interval start of `date_from` (weeks on Sunday).
+ * - Compare: the previous period is `[from − (to − from), from)`; `compare_to` (`-1w`, any
+ *   relative date) moves the start to that date counted back from the start, and the end by as much
+ *   (`QueryPreviousPeriodDateRange`, `QueryCompareToDateRange`).
  *
  * Times are luxon `DateTime`s in the project zone; luxon handles DST (a day can be 23 or 25 hours).
  */
-import { DateTime, type DateTimeUnit, type DurationLikeObject } from "luxon";
+import { DateTime } from "luxon";
 import { ValidationError } from "../../core/errors.js";
+import {
+  parseRelativeDate,
+  type RelativeDate,
+  resolveRelativeDate,
+  shiftsHours,
+  startOfWeek,
+} from "../../lib/relative-dates.js";
 import type { Interval } from "./trends-query.schema.js";
 
 /** The resolved range of one run. */
@@ -40,12 +48,10 @@ export interface DateRange {
   interval: Interval;
 }
 
-const RELATIVE = /^-?(\d+)?([hdwmqysHDWMQY])(Start|End)?$/;
-
-/** A parsed date input: its instant and whether it was relative (and in which unit). */
+/** A parsed date input: its instant and, when it was relative, what it said. */
 interface ParsedDate {
   value: DateTime;
-  relativeUnit: string | null;
+  relative: RelativeDate | null;
 }
 
 /** ISO 8601 with the zone's offset spelled `+00:00` even in UTC, as Python's `isoformat()` writes it. */
@@ -53,91 +59,37 @@ export function isoInZone(dt: DateTime): string {
   return dt.toFormat("yyyy-LL-dd'T'HH:mm:ss.SSSZZ");
 }
 
-/** Sunday-based start of the week containing `dt` (PostHog's default `week_start_day` 0). */
-export function startOfWeek(dt: DateTime): DateTime {
-  return dt.startOf("day").minus({ days: dt.weekday % 7 });
-}
-
 /** The start of the `interval` bucket containing `dt` (weeks start on Sunday). */
 export function startOfInterval(dt: DateTime, interval: Interval): DateTime {
   return interval === "week" ? startOfWeek(dt) : dt.startOf(interval);
 }
 
-/** Luxon's unit of each relative letter but `w` (weeks start on Sunday here, not Monday). */
-const UNITS = {
-  h: "hour",
-  M: "minute",
-  s: "second",
-  d: "day",
-  m: "month",
-  q: "quarter",
-  y: "year",
-} as const satisfies Record<string, DateTimeUnit>;
-
-function unitStart(dt: DateTime, type: string): DateTime {
-  if (type === "w") return startOfWeek(dt);
-  return dt.startOf(UNITS[type as keyof typeof UNITS] ?? "day");
-}
-
-function unitEnd(dt: DateTime, type: string): DateTime {
-  if (type === "w") return startOfWeek(dt).plus({ days: 7 }).minus({ milliseconds: 1 });
-  return dt.endOf(UNITS[type as keyof typeof UNITS] ?? "day");
-}
-
-/** The unit letter of a relative match: `m`/`M` differ (months/minutes), other letters in either case. */
-function unitLetter(raw: string): string {
-  return raw === "M" || raw === "m" ? raw : raw.toLowerCase();
-}
-
-function delta(type: string, n: number): DurationLikeObject {
-  switch (type) {
-    case "h":
-      return { hours: n };
-    case "M":
-      return { minutes: n };
-    case "s":
-      return { seconds: n };
-    case "w":
-      return { weeks: n };
-    case "m":
-      return { months: n };
-    case "q":
-      return { weeks: 13 * n };
-    case "y":
-      return { years: n };
-    default:
-      return { days: n };
-  }
+function invalidDate(text: string, field: string): ValidationError {
+  return new ValidationError(`Invalid date: ${text}`, { attr: `dateRange__${field}`, code: "invalid_date" });
 }
 
 /**
- * Parses a relative or absolute date in `zone`.
- * @param truncate Truncate a relative value without Start/End to the start of its unit (date_to).
- * @throws ValidationError (attr `dateRange__<field>`) for text that is neither.
+ * Parses a relative or absolute date in `zone` (`relative_date_parse_with_delta_mapping`).
+ * @param alwaysTruncate PostHog's `always_truncate` for a relative value (date_from).
+ * @throws ValidationError (attr `dateRange__<field>`) for text that is neither, or out of range.
  */
-export function parseDate(
+function parseDate(
   text: string,
   now: DateTime,
   zone: string,
   field: string,
-  truncate = false,
+  alwaysTruncate: boolean,
 ): ParsedDate {
-  const relative = RELATIVE.exec(text.trim());
+  const relative = parseRelativeDate(text.trim());
   if (relative) {
-    const [, number, rawType, position] = relative;
-    const type = unitLetter(rawType!);
-    let value = number ? now.minus(delta(type, Number(number))) : now;
-    if (position === "Start") value = unitStart(value, type);
-    else if (position === "End") value = unitEnd(value, type);
-    else if (truncate) value = unitStart(value, type);
-    return { value, relativeUnit: type };
+    const value = resolveRelativeDate(relative, now, { alwaysTruncate });
+    if (!value.isValid) throw invalidDate(text, field);
+    return { value, relative };
   }
   const iso = text.trim().replace(" ", "T");
   const absolute = DateTime.fromISO(iso, { zone, setZone: false });
-  if (!absolute.isValid) {
-    throw new ValidationError(`Invalid date: ${text}`, { attr: `dateRange__${field}`, code: "invalid_date" });
-  }
-  return { value: absolute.setZone(zone), relativeUnit: null };
+  if (!absolute.isValid) throw invalidDate(text, field);
+  return { value: absolute.setZone(zone), relative: null };
 }
 
 /** What resolving a range needs besides the query. */
@@ -164,50 +116,53 @@ export function resolveDateRange(input: RangeInput): DateRange {
     upper = now;
     if (!input.explicitDate) upper = hourly ? now.endOf(interval) : now.endOf("day");
   } else {
-    const parsed = parseDate(toText, now, zone, "date_to", true);
+    const parsed = parseDate(toText, now, zone, "date_to", false);
     upper = parsed.value;
     if (!input.explicitDate) {
       if (!hourly) upper = upper.endOf("day");
-      else if (parsed.relativeUnit !== null) upper = upper.endOf(interval);
+      else if (parsed.relative !== null) upper = upper.endOf(interval);
     }
   }
 
   let from: ParsedDate;
   const fromText = input.dateFrom ?? "-7d";
   if (fromText === "all") {
-    from = { value: DateTime.fromJSDate(input.earliest ?? input.now, { zone }), relativeUnit: null };
+    from = { value: DateTime.fromJSDate(input.earliest ?? input.now, { zone }), relative: null };
   } else {
-    from = parseDate(fromText, now, zone, "date_from");
+    // The default -7d is truncated on every interval (`now.replace(hour=0, …) - 7 days`).
+    const truncate = interval !== "minute" || input.dateFrom === null;
+    from = parseDate(fromText, now, zone, "date_from", truncate);
   }
   const firstBucket = startOfInterval(from.value, interval);
   let lower: DateTime;
   if (input.explicitDate) lower = from.value;
-  else if (hourly && from.relativeUnit !== null) lower = from.value;
-  else if (interval === "day" && (from.relativeUnit === "h" || from.relativeUnit === "M")) lower = from.value;
+  else if (hourly && from.relative !== null) lower = from.value;
+  else if (interval === "day" && from.relative !== null && shiftsHours(from.relative)) lower = from.value;
   else lower = interval === "week" ? from.value.startOf("day") : firstBucket;
   return { lower, upper, firstBucket, interval };
 }
 
 /**
- * The range a comparison runs over: the previous period of the same length, or the range shifted
- * back by `compareTo` (`-1w`, `-2d`).
+ * The range a comparison runs over: the previous period of the same length, or, for `compareTo`
+ * (`-1w`, `-2d`, any relative date), the range whose start is `compareTo` counted back from the
+ * current start and whose end keeps the same distance from it.
+ * @throws ValidationError (attr `compareFilter__compare_to`) when `compareTo` is not a relative date.
  */
 export function previousRange(range: DateRange, compareTo: string | null): DateRange {
   if (compareTo) {
-    const relative = RELATIVE.exec(compareTo.trim());
-    if (!relative || relative[3]) {
+    const relative = parseRelativeDate(compareTo.trim());
+    const lower = relative ? resolveRelativeDate(relative, range.lower) : null;
+    if (!lower?.isValid) {
       throw new ValidationError(`Invalid compare_to: ${compareTo}`, {
         attr: "compareFilter__compare_to",
         code: "invalid_date",
       });
     }
-    const type = unitLetter(relative[2]!);
-    const shift = delta(type, Number(relative[1] ?? 1));
-    const lower = range.lower.minus(shift);
+    const length = range.upper.diff(range.lower, ["days", "milliseconds"]);
     return {
       lower,
-      upper: range.upper.minus(shift),
-      firstBucket: startOfInterval(range.firstBucket.minus(shift), range.interval),
+      upper: lower.plus(length),
+      firstBucket: startOfInterval(lower, range.interval),
       interval: range.interval,
     };
   }

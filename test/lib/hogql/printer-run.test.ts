@@ -836,11 +836,11 @@ describe("{filters} and relative dates", () => {
     );
   });
 
-  it("a relative date is an instant of the run, at the start of its day for days and longer", async () => {
+  it("a relative date is an instant of the run, the time of day kept (PostHog's relative_date_parse)", async () => {
     const { rows, columns } = await rowsWith(
-      `SELECT {d} < now() - toIntervalDay(6), {d} > now() - toIntervalDay(8), {d} = toStartOfDay({d}),
-         {h} < now() - toIntervalHour(23), {h} > now() - toIntervalHour(25), {m} = toStartOfMonth(now()),
-         {e} < {m}, {e} > {m} - toIntervalSecond(1)`,
+      `SELECT {d} < now() - toIntervalDay(6), {d} > now() - toIntervalDay(8), {d} = now() - toIntervalDay(7),
+         {h} < now() - toIntervalHour(23), {h} > now() - toIntervalHour(25), toStartOfMonth({m}) = toStartOfMonth(now()),
+         toDayOfMonth({m}) = 1 AND toHour({m}) = toHour(now()), {e} = {m} - toIntervalDay(1)`,
       { d: "-7d", h: "-24h", m: "mStart", e: "-1mEnd" },
     );
     expect(rows).toEqual([[true, true, true, true, true, true, true, true]]);
