@@ -151,7 +151,7 @@ const envSchema = z.object({
   QUERY_WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   QUERY_WORKER_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   QUERY_WORKER_MAX_MEMORY_MB: z.coerce.number().int().min(16).default(128),
-  QUERY_WORKER_MAX_WAITING: z.coerce.number().int().min(0).default(32),
+  QUERY_WORKER_MAX_WAITING: z.coerce.number().int().min(0).default(256),
   ENDPOINT_MATERIALIZATION_INTERVAL_SCALE: z.coerce.number().positive().max(1).default(1),
   ENDPOINT_MATERIALIZATION_FAILURES_TO_PAUSE: z.coerce.number().int().min(1).default(5),
   RATE_LIMIT_BURST: rateFromEnv.prefault("480/minute"),
@@ -298,8 +298,10 @@ export interface QueryWorkerSettings {
   /** Heap of one worker, in MB (`QUERY_WORKER_MAX_MEMORY_MB`, default 128: V8's old generation). */
   maxMemoryMb: number;
   /**
-   * Most tasks waiting for a worker at once (`QUERY_WORKER_MAX_WAITING`, default 32: with two threads
-   * and the 5 s budget, at most 80 s of waiting); the next answers 429 at once.
+   * Most tasks waiting for a worker at once (`QUERY_WORKER_MAX_WAITING`, default 256: a burst of
+   * legitimate writers, such as 50 concurrent endpoint creates, each parse once and wait milliseconds;
+   * a flood of costly tasks is refused past it instead of queueing without end); the next answers
+   * 429 at once.
    */
   maxWaiting: number;
 }
