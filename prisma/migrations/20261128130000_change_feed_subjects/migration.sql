@@ -73,8 +73,13 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER persons_change_feed_subject AFTER INSERT OR UPDATE OR DELETE ON "persons"
+-- A person's or a group's row is read for its properties only: an update that leaves them (a version
+-- bump, `is_identified`) announces nothing, so capture's steady writes do not empty the cache.
+CREATE TRIGGER persons_change_feed_subject AFTER INSERT OR DELETE ON "persons"
   FOR EACH ROW EXECUTE FUNCTION change_feed_subject_person();
+CREATE TRIGGER persons_change_feed_subject_update AFTER UPDATE ON "persons"
+  FOR EACH ROW WHEN (OLD.properties IS DISTINCT FROM NEW.properties)
+  EXECUTE FUNCTION change_feed_subject_person();
 CREATE TRIGGER cohort_people_change_feed_subject AFTER INSERT OR UPDATE OR DELETE ON "cohort_people"
   FOR EACH ROW EXECUTE FUNCTION change_feed_subject_person_of();
 CREATE TRIGGER feature_flag_hash_key_overrides_change_feed_subject
@@ -82,8 +87,11 @@ CREATE TRIGGER feature_flag_hash_key_overrides_change_feed_subject
   FOR EACH ROW EXECUTE FUNCTION change_feed_subject_person_of();
 CREATE TRIGGER person_distinct_ids_change_feed_subject AFTER INSERT OR UPDATE OR DELETE ON "person_distinct_ids"
   FOR EACH ROW EXECUTE FUNCTION change_feed_subject_distinct_id();
-CREATE TRIGGER groups_change_feed_subject AFTER INSERT OR UPDATE OR DELETE ON "groups"
+CREATE TRIGGER groups_change_feed_subject AFTER INSERT OR DELETE ON "groups"
   FOR EACH ROW EXECUTE FUNCTION change_feed_subject_group();
+CREATE TRIGGER groups_change_feed_subject_update AFTER UPDATE ON "groups"
+  FOR EACH ROW WHEN (OLD.group_properties IS DISTINCT FROM NEW.group_properties)
+  EXECUTE FUNCTION change_feed_subject_group();
 
 CREATE TRIGGER persons_change_feed_subject_truncate AFTER TRUNCATE ON "persons"
   FOR EACH STATEMENT EXECUTE FUNCTION change_feed_subject_truncate();
