@@ -282,11 +282,14 @@ describeEachBackend("remote flag evaluation on /flags and /decide", (server) => 
     expect(long.status).toBe(200);
   });
 
-  it("costs one statement once warm (the subject, which these flags need; the definitions' revision comes from the change feed)", async () => {
+  it("costs one statement for a subject not seen yet, and none once warm (the definitions' revision and the subject come from caches the change feed keeps)", async () => {
     await flags("/flags/?v=2", body());
+    const unseen = await flags("/flags/?v=2", body({ distinct_id: "not-seen-yet" }));
+    expect(unseen.status).toBe(200);
+    expect(statementsOf(unseen)).toBe(1);
     const warm = await flags("/flags/?v=2", body());
     expect(warm.status).toBe(200);
-    expect(statementsOf(warm)).toBe(1);
+    expect(statementsOf(warm)).toBe(0);
     const config = await sendToSdk(server(), `/array/${token}/config`);
     expect(statementsOf(config)).toBe(0);
   });
@@ -312,11 +315,14 @@ describeEachBackend("remote flag evaluation on /flags and /decide", (server) => 
     const ask = (extra: Record<string, unknown>) =>
       flags("/flags/?v=2", { token: apiToken, distinct_id: "someone", ...extra });
     await ask({});
-    const decided = await ask({ person_properties: { email: "ada@example.com" } });
+    const decided = await ask({
+      distinct_id: "someone-new",
+      person_properties: { email: "ada@example.com" },
+    });
     expect(decided.body.flags["example-emails"]).toMatchObject({ enabled: true });
     expect(statementsOf(decided)).toBe(0);
     // Without the property, the stored person is read (and has none: no match).
-    const stored = await ask({});
+    const stored = await ask({ distinct_id: "someone-new" });
     expect(stored.body.flags["example-emails"]).toMatchObject({ enabled: false });
     expect(statementsOf(stored)).toBe(1);
   });
@@ -359,9 +365,14 @@ describeEachBackend("remote flag evaluation on /flags and /decide", (server) => 
   it("still answers when stored data cannot be read: flags the request decides, the others failed", async () => {
     const s = server();
     await s.db.$executeRawUnsafe("DROP TABLE cohort_people CASCADE");
+    // A distinct id never read before: the subject cache holds nothing for it.
     const answer = await flags(
       "/flags/?v=2",
-      body({ person_properties: { plan: "pro" }, flag_keys: ["on-for-all", "pro-only", "vip-flag"] }),
+      body({
+        distinct_id: "never-read",
+        person_properties: { plan: "pro" },
+        flag_keys: ["on-for-all", "pro-only", "vip-flag"],
+      }),
     );
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.errorsWhileComputingFlags).toBe(true);
