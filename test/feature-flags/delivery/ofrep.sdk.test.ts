@@ -157,10 +157,11 @@ describeEachBackend("OpenFeature remote evaluation (OFREP)", (server) => {
     });
   });
 
-  it("costs one statement once warm (the subject; the definitions' revision comes from the change feed)", async () => {
+  it("costs one statement for a subject not seen yet, and none once warm (the definitions' revision and the subject come from caches the change feed keeps)", async () => {
     await ofrep(BULK, subject());
-    expect(statementsOf(await ofrep(BULK, subject()))).toBe(1);
-    expect(statementsOf(await ofrep(ONE("pro-only"), subject()))).toBe(1);
+    expect(statementsOf(await ofrep(BULK, subject({ targetingKey: "ofrep-not-seen-yet" })))).toBe(1);
+    expect(statementsOf(await ofrep(BULK, subject()))).toBe(0);
+    expect(statementsOf(await ofrep(ONE("pro-only"), subject()))).toBe(0);
   });
 
   it("answers FLAG_NOT_FOUND (404) for a key the project has no flag under", async () => {
@@ -267,7 +268,8 @@ describeEachBackend("OpenFeature remote evaluation (OFREP)", (server) => {
   it("still answers when stored data cannot be read: flags the context decides, the others GENERAL", async () => {
     const s = server();
     await s.db.$executeRawUnsafe("DROP TABLE cohort_people CASCADE");
-    const bulk = await ofrep(BULK, subject({ plan: "pro" }));
+    // Distinct ids never read before: the subject cache holds nothing for them.
+    const bulk = await ofrep(BULK, subject({ targetingKey: "ofrep-never-read", plan: "pro" }));
     expect(bulk.status, bulk.text).toBe(200);
     const byKey = Object.fromEntries(bulk.body.flags.map((flag: { key: string }) => [flag.key, flag]));
     expect(byKey["on-for-all"]).toMatchObject({ value: true, reason: "STATIC" });
@@ -277,7 +279,7 @@ describeEachBackend("OpenFeature remote evaluation (OFREP)", (server) => {
       errorCode: "GENERAL",
       errorDetails: expect.stringContaining("could not be evaluated"),
     });
-    const single = await ofrep(ONE("vip-flag"), subject());
+    const single = await ofrep(ONE("vip-flag"), subject({ targetingKey: "ofrep-never-read-either" }));
     expect(single.status).toBe(500);
     expect(single.body).toMatchObject({ key: "vip-flag", errorCode: "GENERAL" });
     expect(s.errorLogs.some((log) => log["msg"] === "flag evaluation could not read stored data")).toBe(true);
