@@ -30,6 +30,7 @@ import {
   TYPE_INDEX_REQUIRED,
   updateGroupTypesSchema,
 } from "./groups.schemas.js";
+import { writeGroupTypeNames } from "./groups.store.js";
 
 /** A page of groups and the cursors of its neighbours (null where none). */
 export interface GroupPage {
@@ -68,12 +69,8 @@ export function createGroupService(deps: ServiceDeps) {
             ...(row.name_singular === undefined ? {} : { nameSingular: row.name_singular }),
             ...(row.name_plural === undefined ? {} : { namePlural: row.name_plural }),
           };
-          const where = { projectId: project.id, groupTypeIndex: row.group_type_index };
           // A row without names changes nothing, but must still name a group type.
-          const matched =
-            Object.keys(data).length === 0
-              ? await tx.groupTypeMapping.count({ where })
-              : (await tx.groupTypeMapping.updateMany({ where, data })).count;
+          const matched = await writeGroupTypeNames(tx, project.id, row.group_type_index, data);
           if (matched !== 1) throw new NotFoundError();
         }
         return selectGroupTypes(tx, project.id);

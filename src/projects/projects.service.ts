@@ -9,7 +9,13 @@ import { requireScope } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import { type DomainError, NotFoundError, PermissionDeniedError } from "../core/errors.js";
 import { isUuid } from "../core/validation.js";
-import { type Organization, Prisma, type Project } from "../generated/prisma/client.js";
+import type { Organization, Prisma, Project } from "../generated/prisma/client.js";
+import {
+  findOrganization,
+  selectOrganizations,
+  selectProjectPage,
+  selectProjectRevision,
+} from "./projects.queries.js";
 
 /** An organization with its projects that the key can reach. */
 export type OrganizationRecord = Organization & { projects: Project[]; membershipLevel: number | null };
@@ -66,10 +72,7 @@ export function createProjectService() {
     ): Promise<AsyncIterable<bigint>> {
       // Subscribed before the revision is read, so no commit between the two is missed.
       const { project, events } = await authorizeProjectStream(ctx, projectId, "project:read", signal);
-      const current = await ctx.reader.rows<{ revision: string }>(
-        Prisma.sql`SELECT revision::text AS revision FROM projects WHERE id = ${project.id}`,
-      );
-      const first = current[0] ? BigInt(current[0].revision) : project.revision;
+      const first = (await selectProjectRevision(ctx.reader, project.id)) ?? project.revision;
       return (async function* () {
         try {
           let sent = first;
@@ -78,11 +81,8 @@ export function createProjectService() {
             let revision: bigint | null = null;
             if (event.kind === "revision") revision = event.revision;
             else if (event.kind === "reset") {
-              const rows = await ctx.reader.rows<{ revision: string }>(
-                Prisma.sql`SELECT revision::text AS revision FROM projects WHERE id = ${project.id}`,
-              );
-              if (!rows[0]) return;
-              revision = BigInt(rows[0].revision);
+              revision = await selectProjectRevision(ctx.reader, project.id);
+              if (revision === null) return;
             }
             if (revision === null || revision <= sent) continue;
             sent = revision;
@@ -101,12 +101,7 @@ export function createProjectService() {
       organizationId?: string,
     ): Promise<{ count: number; results: Project[] }> {
       requireScope(ctx.actor.apiKey.scopes, "project:read");
-      const where = reachableProjects(ctx, organizationId);
-      const [count, results] = await Promise.all([
-        ctx.db.project.count({ where }),
-        ctx.db.project.findMany({ where, orderBy: { id: "asc" }, skip: page.offset, take: page.limit }),
-      ]);
-      return { count, results };
+      return selectProjectPage(ctx.db, reachableProjects(ctx, organizationId), page);
     },
 
     /**
@@ -136,13 +131,12 @@ export function createProjectService() {
       requireScope(ctx.actor.apiKey.scopes, "organization:read");
       const denial = organizationDenial(ctx, organizationId);
       if (denial) throw denial;
-      const organization = await ctx.db.organization.findUnique({
-        where: { id: organizationId },
-        include: {
-          projects: { where: reachableProjects(ctx, organizationId), orderBy: { id: "asc" } },
-          memberships: { where: { userId: ctx.actor.user.id }, select: { level: true } },
-        },
-      });
+      const organization = await findOrganization(
+        ctx.db,
+        organizationId,
+        reachableProjects(ctx, organizationId),
+        ctx.actor.user.id,
+      );
       if (!organization) throw new NotFoundError("Organization not found.");
       const { memberships, ...rest } = organization;
       return { ...rest, membershipLevel: memberships[0]?.level ?? null };
@@ -160,9 +154,7 @@ export function createProjectService() {
       requireScope(ctx.actor.apiKey.scopes, "organization:read");
       const denials = organizationIds.map((id) => organizationDenial(ctx, id));
       const readable = [...new Set(organizationIds.filter((_, i) => denials[i] === null))];
-      const rows = readable.length
-        ? await ctx.db.organization.findMany({ where: { id: { in: readable } } })
-        : [];
+      const rows = readable.length ? await selectOrganizations(ctx.db, readable) : [];
       const byId = new Map(rows.map((row) => [row.id, row]));
       return organizationIds.map(
         (id, i) => denials[i] ?? byId.get(id) ?? new NotFoundError("Organization not found."),

@@ -9,7 +9,6 @@ import { requireScope, validateScopes } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import { ValidationError } from "../core/errors.js";
 import type { UserBasic } from "../core/records.js";
-import { USER_BASIC_SELECT } from "../core/records.js";
 import { inIdOrder } from "../core/validation.js";
 import type {
   Organization,
@@ -19,6 +18,8 @@ import type {
   Project,
   User,
 } from "../generated/prisma/client.js";
+import { readPersonalApiKey, readUserWithOrganizations, selectVisibleUsers } from "./users.queries.js";
+import { insertPersonalApiKey, selectMemberOrganizationIds } from "./users.store.js";
 
 /** The user behind the key with the project and organizations it works in. */
 export interface MeRecord {
@@ -59,11 +60,7 @@ export async function createPersonalApiKey(
     });
   }
   const scopes = validateScopes(request.scopes);
-  const memberships = await db.organizationMembership.findMany({
-    where: { userId: request.userId },
-    select: { organizationId: true },
-  });
-  const orgIds = new Set(memberships.map((m) => m.organizationId));
+  const orgIds = new Set(await selectMemberOrganizationIds(db, request.userId));
   const scopedTeams = [...new Set(request.scopedTeams ?? [])];
   if (scopedTeams.length) {
     const teams = await db.project.findMany({
@@ -83,17 +80,15 @@ export async function createPersonalApiKey(
     });
   }
   const key = generatePersonalApiKey();
-  const record = await db.personalApiKey.create({
-    data: {
-      id: randomToken(24),
-      userId: request.userId,
-      label,
-      secureValue: hashApiKey(key),
-      maskValue: maskApiKey(key),
-      scopes,
-      scopedTeams,
-      scopedOrganizations,
-    },
+  const record = await insertPersonalApiKey(db, {
+    id: randomToken(24),
+    userId: request.userId,
+    label,
+    secureValue: hashApiKey(key),
+    maskValue: maskApiKey(key),
+    scopes,
+    scopedTeams,
+    scopedOrganizations,
   });
   return { key, record };
 }
@@ -104,12 +99,7 @@ export function createUserService() {
     /** The key's user with its current project and organizations. Scope `user:read`. */
     async me(ctx: ServiceContext): Promise<MeRecord> {
       requireScope(ctx.actor.apiKey.scopes, "user:read");
-      const user = await ctx.db.user.findUniqueOrThrow({
-        where: { id: ctx.actor.user.id },
-        include: {
-          memberships: { include: { organization: { include: { projects: { orderBy: { id: "asc" } } } } } },
-        },
-      });
+      const user = await readUserWithOrganizations(ctx.db, ctx.actor.user.id);
       const organizations = user.memberships
         .map((m) => m.organization)
         .sort((a, b) => a.name.localeCompare(b.name));
@@ -143,13 +133,7 @@ export function createUserService() {
         id: { in: organizations },
         ...(apiKey.scopedTeams.length ? { projects: { some: { id: { in: apiKey.scopedTeams } } } } : {}),
       };
-      const rows = await ctx.db.user.findMany({
-        where: {
-          id: { in: [...new Set(userIds)] },
-          OR: [{ id: user.id }, { memberships: { some: { organization: sharedOrganization } } }],
-        },
-        select: USER_BASIC_SELECT,
-      });
+      const rows = await selectVisibleUsers(ctx.db, userIds, user.id, sharedOrganization);
       return inIdOrder(userIds, rows);
     },
 
@@ -158,7 +142,7 @@ export function createUserService() {
      * the caller already holds.
      */
     async currentKey(ctx: ServiceContext): Promise<PersonalApiKey> {
-      return ctx.db.personalApiKey.findUniqueOrThrow({ where: { id: ctx.actor.apiKey.id } });
+      return readPersonalApiKey(ctx.db, ctx.actor.apiKey.id);
     },
   };
 }
