@@ -11,6 +11,7 @@ import { dataAccessOf } from "../../src/core/context.js";
 import { type DatabaseChange, LISTENER_NAME } from "../../src/db/change-feed.js";
 import { openDatabase } from "../../src/db/database.js";
 import { projectToken } from "../support/capture.js";
+import { eventually } from "../support/eventually.js";
 import { createFlag, flagsPath } from "../support/flags.js";
 import { adminQuery } from "../support/postgres.js";
 import { describeEachBackend, statementsOf, type TestServer } from "../support/server.js";
@@ -24,16 +25,6 @@ function listen(s: TestServer): { heard: DatabaseChange[]; stop: () => void } {
 
 async function revisionOf(s: TestServer, projectId = s.projectId): Promise<bigint> {
   return (await s.db.project.findUniqueOrThrow({ where: { id: projectId } })).revision;
-}
-
-/** Waits until `check` holds, polling every 10 ms, for at most `ms`; returns whether it held. */
-async function eventually(check: () => boolean | Promise<boolean>, ms = 1_000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return check();
 }
 
 const definitionsPath = async (s: TestServer) => `/flags/definitions?token=${await projectToken(s)}`;

@@ -12,6 +12,7 @@ import type { SubjectQuery } from "../../../src/feature-flags/evaluation/subject
 import { SubjectCache } from "../../../src/feature-flags/evaluation/subject-cache.js";
 import { Prisma } from "../../../src/generated/prisma/client.js";
 import { projectToken } from "../../support/capture.js";
+import { eventually } from "../../support/eventually.js";
 import { createFlag } from "../../support/flags.js";
 import { insertGroups, insertGroupType } from "../../support/groups.js";
 import { insertPerson } from "../../support/people.js";
@@ -23,16 +24,6 @@ const personCondition = (key: string, value: string) => ({
     { properties: [{ key, value: [value], operator: "exact", type: "person" }], rollout_percentage: 100 },
   ],
 });
-
-/** Waits until `check` holds, polling every 10 ms, for at most `ms`; returns whether it held. */
-async function eventually(check: () => Promise<boolean>, ms = 1_000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return check();
-}
 
 describeEachBackend("the subject cache", (server, backend) => {
   let token: string;
