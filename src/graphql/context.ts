@@ -73,10 +73,11 @@ export function createGraphQLContext(deps: {
     credential: deps.credential,
     actor() {
       // The first use of the key counts the request against the key's rate limit, as REST does.
-      actor ??= authenticate(deps.data, deps.credential).then((found) => {
+      actor ??= (async () => {
+        const found = await authenticate(deps.data, deps.credential);
         throwIfThrottled(deps.rateLimits.waitForKey(found.apiKey.id));
         return found;
-      });
+      })();
       return actor;
     },
     serviceContext() {

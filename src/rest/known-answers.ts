@@ -1,16 +1,18 @@
 /**
- * Answers given from memory before routing, for the REST routes that declare `answerKnown` (the
- * local-evaluation payload SDKs poll every 30 s: issue 8's goal of ≥ 80% of a plain `node:http`
- * server sending the same bytes). A request is taken here only when everything it needs is already
- * held by the process: the key's actor (core/auth/actor-cache.ts), the project token, the project's
- * revision (core/project-revisions.ts) and the answer at that revision. Then it costs no statement,
- * no promise and none of fastify's per-request work (request and reply objects, hooks, the SQL
- * accounting context), and is written with the headers fastify would write, in the same order.
+ * Answers given from memory before routing, for the REST routes that declare `answersFromMemory`
+ * (the local-evaluation payload SDKs poll every 30 s: issue 8's goal of ≥ 80% of a plain `node:http`
+ * server sending the same bytes). Each such request runs the door's own pipeline here, the one
+ * fastify's handler runs (`admit`, `checkQuery`, the route's `handler`), whose steps answer at once
+ * when the process holds what they need: the key's actor (core/auth/actor-cache.ts), the project
+ * token, the project's revision (core/project-revisions.ts) and the payload at that revision. When
+ * every step did, the answer costs no statement, no promise and none of fastify's per-request work
+ * (request and reply objects, hooks, the SQL accounting context), and is written here with the
+ * headers fastify would write, in the same order.
  *
- * Same rules as the door: the context comes from `knownContextFor` (the same credential, token
- * and key rules as `contextFor`) and the answer from the route's own service call. Anything else
- * (an unknown key, a key whose hourly use mark is due, a body, any error) is left untouched for
- * fastify, which answers it from the same facts: errors are never answered here.
+ * Otherwise (a step had to read, or refused) the request goes on to fastify with the outcome begun
+ * here handed over (`takeOver`): fastify's handler answers it, errors in PostHog's shape included,
+ * and nothing runs twice (no second key lookup, rate-limit count or load). A request with a body
+ * is left to fastify untouched (its `personal_api_key` field would be a credential).
  * Logged as fastify logs a request ("incoming request", "request completed" at `info`), with the
  * socket's peer as `remoteAddress` (fastify's `trustProxy` resolution is not repeated here).
  */
@@ -19,9 +21,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyBaseLogger } from "fastify";
 import FindMyWay from "find-my-way";
 import { levels } from "pino";
-import { serverTiming } from "../db/sql-stats.js";
-import { checkQuery, type DoorDeps, knownContextFor, rateWait } from "./request-context.js";
-import type { KnownReply, RestRoute } from "./route.js";
+import { andThen, type MaybePromise } from "../core/maybe-promise.js";
+import { runWithSqlStats, type SqlStats, serverTiming } from "../db/sql-stats.js";
+import { admit, checkQuery, type DoorDeps } from "./request-context.js";
+import type { RestReply, RestRoute } from "./route.js";
 
 /** The JSON type fastify gives the answers it serialises; the door's own answers are sent with the same. */
 export const JSON_TYPE = "application/json; charset=utf-8";
@@ -32,12 +35,20 @@ const NO_STATEMENTS = serverTiming({ statements: 0, durationMs: 0 });
 /** The routes answered from memory, and the requests they took. */
 export class KnownAnswers {
   private readonly router = FindMyWay({ ignoreTrailingSlash: true });
+  /**
+   * Outcomes begun here and handed over to fastify, by request (see `takeOver`), with the SQL
+   * accounting of the statements they run (the request's `Server-Timing`: `sqlStatsOf`).
+   */
+  private readonly handedOver = new WeakMap<
+    IncomingMessage,
+    { outcome: Promise<RestReply>; stats: SqlStats }
+  >();
   /** Requests answered here since the server started (the others went through fastify). */
   answered = 0;
 
   /**
-   * @throws Error for a route with `answerKnown` that is not a non-conditional GET (a conditional
-   *   read's ETags are the door's own, rest/conditional.ts).
+   * @throws Error for a route with `answersFromMemory` that is not a non-conditional GET (a
+   *   conditional read's ETags are the door's own, rest/conditional.ts).
    */
   constructor(
     private readonly deps: DoorDeps,
@@ -45,7 +56,7 @@ export class KnownAnswers {
     private readonly log: FastifyBaseLogger,
   ) {
     for (const route of routes) {
-      if (!route.answerKnown) continue;
+      if (!route.answersFromMemory) continue;
       if (route.method !== "GET" || route.conditional !== false) {
         throw new Error(
           `${route.method} ${route.path}: only a GET with conditional: false may answer from memory`,
@@ -56,8 +67,8 @@ export class KnownAnswers {
   }
 
   /**
-   * Answers `request` on `response` when everything it needs is held, and says whether it did;
-   * false leaves both untouched, for fastify.
+   * Answers `request` on `response` when every step answered at once, and says whether it did;
+   * false leaves both untouched for fastify, with the outcome begun here handed over when there is one.
    */
   answer(request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== "GET" || hasBody(request)) return false;
@@ -67,35 +78,69 @@ export class KnownAnswers {
     const found = this.router.find("GET", mark === -1 ? url : url.slice(0, mark));
     if (!found) return false;
     const route = found.store as RestRoute;
-    let reply: KnownReply | undefined;
+    let outcome: MaybePromise<RestReply>;
+    const stats: SqlStats = { statements: 0, durationMs: 0 };
     try {
       const query = new URLSearchParams(mark === -1 ? "" : url.slice(mark + 1));
-      checkQuery(query);
-      const parts = {
-        headers: request.headers,
-        params: { ...found.params } as Record<string, string>,
-        query,
-      };
-      const ctx = knownContextFor(this.deps, parts, route);
-      reply = ctx && route.answerKnown!({ params: parts.params, query, headers: request.headers, ctx });
-      // Counted once the answer is held; a refused request is not counted, and the door, counting
-      // it again, answers the 429.
-      if (reply && rateWait(this.deps.rateLimits, route, ctx!, parts.params) > 0) return false;
-    } catch {
-      // The door answers it, from the same facts, in PostHog's shape.
-      return false;
+      const params = { ...found.params } as Record<string, string>;
+      const headers = request.headers;
+      const base = this.deps.publicUrl ?? `http://${headers.host ?? "localhost"}`;
+      outcome = runWithSqlStats(stats, () =>
+        andThen(admit(this.deps, { headers, params, query }, route), (ctx) => {
+          checkQuery(query);
+          return route.handler({
+            params,
+            query,
+            headers,
+            ctx,
+            body: {},
+            // Made only if the handler reads it (for links): the polling paths' answers have none.
+            get url() {
+              return new URL(url, base);
+            },
+          });
+        }),
+      );
+    } catch (error) {
+      outcome = Promise.reject(error);
     }
-    if (!reply) return false;
-    this.answered++;
-    this.write(request, response, reply, started);
-    return true;
+    if (!(outcome instanceof Promise) && (outcome.body === undefined || Buffer.isBuffer(outcome.body))) {
+      this.answered++;
+      this.write(request, response, outcome as RestReply & { body: Buffer | undefined }, started);
+      return true;
+    }
+    const handed = Promise.resolve(outcome);
+    // Awaited by fastify's handler; until then a rejection is not unhandled.
+    handed.catch(() => undefined);
+    this.handedOver.set(request, { outcome: handed, stats });
+    return false;
+  }
+
+  /** The SQL accounting of `request`'s outcome begun here, if it was handed over (its `Server-Timing`). */
+  sqlStatsOf(request: IncomingMessage): SqlStats | undefined {
+    return this.handedOver.get(request)?.stats;
+  }
+
+  /**
+   * The outcome begun for `request` before routing (its admission and handler), once: fastify's
+   * handler answers with it instead of running them again. Undefined for any other request.
+   */
+  takeOver(request: IncomingMessage): Promise<RestReply> | undefined {
+    const handed = this.handedOver.get(request);
+    this.handedOver.delete(request);
+    return handed?.outcome;
+  }
+
+  /** Whether `request` has an outcome handed over (its admission is done: fastify's hooks skip it). */
+  holds(request: IncomingMessage): boolean {
+    return this.handedOver.has(request);
   }
 
   /** Writes `reply` with the door's headers in fastify's order, and logs it as fastify would. */
   private write(
     request: IncomingMessage,
     response: ServerResponse,
-    reply: KnownReply,
+    reply: RestReply & { body: Buffer | undefined },
     started: number,
   ): void {
     const requestId = (request.headers["x-request-id"] as string | undefined) || randomUUID();

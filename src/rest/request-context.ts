@@ -1,16 +1,17 @@
 /**
  * Who a REST request is from and which project it names: the personal API key (posthog/auth.py)
- * turned into the request's `ServiceContext`, once per request. Two ways, one set of rules:
- * `contextFor` looks up what it does not hold (the key, a project token), `knownContextFor` only
- * what the process already holds, for answers given from memory before routing (known-answers.ts).
+ * turned into the request's `ServiceContext`, once per request, by one function for the door and
+ * for answers given from memory before routing (known-answers.ts): it looks up what the process
+ * does not hold (the key, a project token), and answers at once when it holds both.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { Actor } from "../core/auth/actor.js";
-import { authenticate, authenticateKnown, findCredential } from "../core/auth/authenticate.js";
+import { authenticate, findCredential } from "../core/auth/authenticate.js";
 import { createServiceContext, type ServiceContext } from "../core/context.js";
 import { AuthenticationError, NotFoundError, ProjectNotFoundError, ValidationError } from "../core/errors.js";
 import { checkStorableString } from "../core/json-input.js";
-import type { RateLimits } from "../core/rate-limit.js";
+import { andThen, type MaybePromise } from "../core/maybe-promise.js";
+import { type RateLimits, throwIfThrottled } from "../core/rate-limit.js";
 import { parseIntegerId } from "../core/validation.js";
 import type { ResponseCache } from "./response-cache.js";
 import type { ProjectFromToken, RestDeps, RestRoute } from "./route.js";
@@ -107,14 +108,15 @@ function contextOf(
 /**
  * The request's service context. For a `projectFromToken` route, also sets `params.project_id`
  * from the token (see rest/routes.ts). The project a path (or a known token) names comes with the
- * key lookup (a malformed id names none).
+ * key lookup (a malformed id names none). At once (no promise, no statement) when the process holds
+ * the key and the token, as answers given from memory need (./known-answers.ts); else read.
  * @throws AuthenticationError (401) without a valid key or with an unknown token; as `projectOfToken`.
  */
-export async function contextFor(
+export function contextFor(
   deps: DoorDeps,
   parts: RequestParts,
   route?: Pick<RestRoute, "projectFromToken">,
-): Promise<ServiceContext> {
+): MaybePromise<ServiceContext> {
   const credential = findCredential({
     authorization: parts.headers.authorization,
     body: parts.body,
@@ -123,37 +125,12 @@ export async function contextFor(
   const token = tokenOf(parts, route);
   const projectId = route?.projectFromToken
     ? token && credential
-      ? await deps.data.tokens.projectIdOf(token)
+      ? deps.data.tokens.projectIdOf(token)
       : null
     : parseIntegerId(parts.params["project_id"] ?? "");
-  const actor = await authenticate(deps.data, credential, projectId);
-  return contextOf(deps, parts, route, actor, projectId);
-}
-
-/**
- * `contextFor` from what the process holds, without a statement: undefined when the token or the
- * key would have to be looked up (or the key's hourly use mark is due).
- * @throws as `contextFor` where it would fail from the same held facts.
- */
-export function knownContextFor(
-  deps: DoorDeps,
-  parts: RequestParts,
-  route: Pick<RestRoute, "projectFromToken">,
-): ServiceContext | undefined {
-  const credential = findCredential({
-    authorization: parts.headers.authorization,
-    body: parts.body,
-    query: parts.query,
-  });
-  const token = tokenOf(parts, route);
-  const projectId = route.projectFromToken
-    ? token && credential
-      ? deps.data.tokens.peek(token)
-      : null
-    : parseIntegerId(parts.params["project_id"] ?? "");
-  if (projectId === undefined) return undefined;
-  const actor = authenticateKnown(deps.data, credential, projectId);
-  return actor && contextOf(deps, parts, route, actor, projectId);
+  return andThen(projectId, (id) =>
+    andThen(authenticate(deps.data, credential, id), (actor) => contextOf(deps, parts, route, actor, id)),
+  );
 }
 
 /**
@@ -172,4 +149,22 @@ export function rateWait(
   return route.rateScope && projectId !== null
     ? rateLimits.waitForScope(route.rateScope, projectId)
     : rateLimits.waitForKey(ctx.actor.apiKey.id);
+}
+
+/**
+ * What DRF's `APIView.initial` does before a view reads the body: authenticates the request (its
+ * `ServiceContext`; `parts.body` is the parsed body, undefined before it is read), counts it against
+ * its rate limit and checks its path parameters. Without `route` (the 405 answers), authentication
+ * only. At once when `contextFor` is.
+ * @throws AuthenticationError (401) and the rest of `contextFor`; TooManyRequestsError (429);
+ *   NotFoundError (404) for a path parameter holding a NUL.
+ */
+export function admit(deps: DoorDeps, parts: RequestParts, route?: RestRoute): MaybePromise<ServiceContext> {
+  return andThen(contextFor(deps, parts, route), (ctx) => {
+    if (route) {
+      throwIfThrottled(rateWait(deps.rateLimits, route, ctx, parts.params));
+      checkPath(parts.params);
+    }
+    return ctx;
+  });
 }

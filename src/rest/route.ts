@@ -10,6 +10,7 @@ import type { Limits } from "../config.js";
 import type { Scope } from "../core/auth/scopes.js";
 import type { DataAccess, ServiceContext } from "../core/context.js";
 import type { DomainError } from "../core/errors.js";
+import type { MaybePromise } from "../core/maybe-promise.js";
 import type { RateLimits, RateScope } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 
@@ -43,13 +44,6 @@ export interface RestReply {
    */
   body: unknown;
   /** Headers to add (e.g. `ETag`, `Cache-Control`). */
-  headers?: Record<string, string>;
-}
-
-/** An answer given from memory (rest/known-answers.ts): serialised JSON bytes, or no body (a 304). */
-export interface KnownReply {
-  status?: number;
-  body: Buffer | undefined;
   headers?: Record<string, string>;
 }
 
@@ -94,7 +88,11 @@ export interface RestRoute {
    * the door gives every route of a kind (401, 403, ...) are added by `routeResponses`.
    */
   responses: Readonly<Partial<Record<number, z.ZodType | null>>>;
-  handler: (request: RestRequest) => Promise<RestReply>;
+  /**
+   * The route's answer. May answer at once (not a promise) when every step of it is held by the
+   * process; an `answersFromMemory` route relies on that.
+   */
+  handler: (request: RestRequest) => MaybePromise<RestReply>;
   /**
    * False for a GET whose body reads data tables (events, persons, groups, cohort members), which
    * do not bump the project's revision: it answers no ETag and never 304. Default: true.
@@ -111,14 +109,11 @@ export interface RestRoute {
    */
   errorBody?: (error: DomainError) => unknown;
   /**
-   * The route's answer from what the process holds, without a statement or a wait, or undefined
-   * when it would need either (then `handler` answers): taken before routing, for the hottest
-   * polling paths (rest/known-answers.ts). Must give what `handler` gives for the same request;
-   * a GET with `conditional: false` only. Errors it throws are answered by `handler`'s path.
+   * Offered each request before routing, for the hottest polling paths (rest/known-answers.ts): when
+   * the door's admission and `handler` answer at once (everything held: no statement, no wait) with
+   * a `Buffer` body or none, the answer is written without fastify. A GET with `conditional: false` only.
    */
-  answerKnown?: (
-    request: Pick<RestRequest, "params" | "query" | "headers" | "ctx">,
-  ) => KnownReply | undefined;
+  answersFromMemory?: boolean;
 }
 
 /** What the REST door needs from the composition root. */

@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { authorizeProject } from "../core/auth/access.js";
 import { findCredential } from "../core/auth/authenticate.js";
 import type { ServiceContext } from "../core/context.js";
 import { DomainError, MethodNotAllowedError, ProjectNotFoundError } from "../core/errors.js";
-import { throwIfThrottled } from "../core/rate-limit.js";
 import { parseIntegerId } from "../core/validation.js";
 import { FORM_BODY_ROUTE_CONFIG } from "./body-parsers.js";
-import { AnsweredFromCache, conditionalRead, NotModified } from "./conditional.js";
+import { answerBeforeRead, projectReadTag } from "./conditional.js";
 import { JSON_TYPE, KnownAnswers } from "./known-answers.js";
-import { checkPath, checkQuery, contextFor, type DoorDeps, rateWait } from "./request-context.js";
+import { admit, checkQuery, type DoorDeps, type RequestParts } from "./request-context.js";
 import { ResponseCache } from "./response-cache.js";
-import type { HttpMethod, RestDeps, RestRoute } from "./route.js";
+import type { HttpMethod, RestDeps, RestReply, RestRoute } from "./route.js";
 import { responseSchemas } from "./route-responses.js";
 
 const METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -53,36 +53,18 @@ function serializedBody(reply: FastifyReply, body: unknown, has200Schema: boolea
     : JSON.stringify(body);
 }
 
-/** The contexts of requests admitted before their body was read (`admitBeforeBody`), by request. */
-const admittedBeforeBody = new WeakMap<FastifyRequest, ServiceContext>();
-
-/**
- * What DRF's `APIView.initial` does before a view reads the body: authenticates the request (its
- * `ServiceContext`; `body` is the parsed body, undefined before it is read), counts it against its
- * rate limit and checks its path parameters. Without `route` (the 405 answers), authentication only.
- * @throws AuthenticationError (401) and the rest of `contextFor`; TooManyRequestsError (429);
- *   NotFoundError (404) for a path parameter holding a NUL.
- */
-async function admit(
-  deps: DoorDeps,
-  request: FastifyRequest,
-  body: unknown,
-  route?: RestRoute,
-): Promise<ServiceContext> {
-  const params = request.params as Record<string, string>;
-  const parts = {
+/** What `admit` reads of a request: `body` is its parsed body, undefined before it is read. */
+function partsOf(deps: DoorDeps, request: FastifyRequest, body: unknown): RequestParts {
+  return {
     headers: request.headers,
-    params,
+    params: request.params as Record<string, string>,
     query: absoluteUrl(request, deps.publicUrl).searchParams,
     body,
   };
-  const ctx = await contextFor(deps, parts, route);
-  if (route) {
-    throwIfThrottled(rateWait(deps.rateLimits, route, ctx, params));
-    checkPath(params);
-  }
-  return ctx;
 }
+
+/** The contexts of requests admitted before their body was read (`admitBeforeBody`), by request. */
+const admittedBeforeBody = new WeakMap<FastifyRequest, ServiceContext>();
 
 /**
  * A `preParsing` hook: a request whose `Authorization` header names its key (`findCredential`) is
@@ -91,10 +73,12 @@ async function admit(
  * PostHog's `PersonalAPIKeyAuthentication` reads `request.data`, which parses it), so it is admitted
  * once the body is parsed, as DRF does.
  */
-function admitBeforeBody(deps: DoorDeps, route?: RestRoute) {
+function admitBeforeBody(deps: DoorDeps, known: KnownAnswers, route?: RestRoute) {
   return async (request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream) => {
+    // Admitted before routing already (./known-answers.ts): its outcome is handed over.
+    if (known.holds(request.raw)) return payload;
     if (findCredential({ authorization: request.headers.authorization })) {
-      admittedBeforeBody.set(request, await admit(deps, request, undefined, route));
+      admittedBeforeBody.set(request, await admit(deps, partsOf(deps, request, undefined), route));
     }
     return payload;
   };
@@ -102,7 +86,7 @@ function admitBeforeBody(deps: DoorDeps, route?: RestRoute) {
 
 /** The request's context: admitted before its body was read, or now with its parsed body. */
 async function admitted(deps: DoorDeps, request: FastifyRequest, route?: RestRoute): Promise<ServiceContext> {
-  return admittedBeforeBody.get(request) ?? admit(deps, request, request.body, route);
+  return admittedBeforeBody.get(request) ?? admit(deps, partsOf(deps, request, request.body), route);
 }
 
 /**
@@ -123,7 +107,7 @@ function routeErrorHandler(route: RestRoute) {
 /**
  * Registers `routes`, each answering with its response schemas, and a 405 answer for the other
  * methods of each of their paths. Returns the answers from memory of the routes that declare
- * `answerKnown`, for the HTTP server to offer each request to before fastify (src/app.ts).
+ * `answersFromMemory`, for the HTTP server to offer each request to before fastify (src/app.ts).
  */
 export function registerRestRoutes(
   app: FastifyInstance,
@@ -137,10 +121,14 @@ export function registerRestRoutes(
         ? new ResponseCache(restDeps.limits.responseCacheBytes)
         : undefined,
   };
+  const known = new KnownAnswers(deps, routes, app.log);
   const methodsByPath = new Map<string, Set<HttpMethod>>();
   for (const route of routes) {
     const conditional =
       route.method === "GET" && route.path.includes(":project_id/") && route.conditional !== false;
+    if (conditional && route.scopes.length !== 1) {
+      throw new Error(`${route.path}: a conditional GET names the one scope its project is authorized with`);
+    }
     const schemas = responseSchemas(route);
     const has200Schema = schemas[200] !== undefined;
     app.route({
@@ -148,26 +136,31 @@ export function registerRestRoutes(
       url: route.path,
       config: FORM_BODY_ROUTE_CONFIG,
       schema: { response: schemas },
-      preParsing: admitBeforeBody(deps, route),
+      preParsing: admitBeforeBody(deps, known, route),
       errorHandler: routeErrorHandler(route),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const url = absoluteUrl(request, deps.publicUrl);
         const params = request.params as Record<string, string>;
-        try {
-          const base = await admitted(deps, request, route);
-          const read = conditional
-            ? conditionalRead({
-                headers: request.headers,
-                rawProjectId: params["project_id"]!,
-                url,
-                actor: base.actor,
-                now: deps.now?.() ?? new Date(),
-                cache: deps.responses,
-              })
-            : undefined;
-          const ctx = read ? { ...base, onProjectAuthorized: read.onProjectAuthorized } : base;
+        const handed = known.takeOver(request.raw);
+        let etag: string | undefined;
+        let result: RestReply;
+        if (handed) {
+          result = await handed;
+        } else {
+          const ctx = await admitted(deps, request, route);
           checkQuery(url.searchParams);
-          const result = await route.handler({
+          if (conditional) {
+            // The door decides ETag and 304 from the project's revision before the handler runs.
+            const project = await authorizeProject(ctx, pathId(params, "project_id"), route.scopes[0]!);
+            etag = projectReadTag({ project, url, actor: ctx.actor, now: deps.now?.() ?? new Date() });
+            const early = answerBeforeRead(request.headers, etag, deps.responses);
+            if (early) reply.header("ETag", etag).header("Cache-Control", "private, no-cache");
+            if (early?.kind === "not-modified") return reply.status(304).send();
+            if (early) {
+              return reply.status(200).headers(early.answer.headers).type(JSON_TYPE).send(early.answer.body);
+            }
+          }
+          result = await route.handler({
             params,
             query: url.searchParams,
             body: request.body ?? {},
@@ -175,38 +168,19 @@ export function registerRestRoutes(
             headers: request.headers,
             ctx,
           });
-          const etag = read?.etag();
-          if (etag) reply.header("ETag", etag).header("Cache-Control", "private, no-cache");
-          if (result.headers) reply.headers(result.headers);
-          const status = result.status ?? 200;
-          if (etag && deps.responses && status === 200) {
-            // Serialised here, as fastify would (the route's 200 schema), to be kept for the tag.
-            const body = serializedBody(reply, result.body, has200Schema);
-            deps.responses.set(etag, { body, headers: result.headers ?? {} });
-            return reply.status(200).type(JSON_TYPE).send(body);
-          }
-          // fastify sends a Buffer or a string as given, as text unless told: these are JSON texts.
-          if (Buffer.isBuffer(result.body) || typeof result.body === "string") reply.type(JSON_TYPE);
-          return reply.status(status).send(result.body);
-        } catch (error) {
-          if (error instanceof AnsweredFromCache) {
-            return reply
-              .status(200)
-              .header("ETag", error.etag)
-              .header("Cache-Control", "private, no-cache")
-              .headers(error.answer.headers)
-              .type(JSON_TYPE)
-              .send(error.answer.body);
-          }
-          if (error instanceof NotModified) {
-            return reply
-              .status(304)
-              .header("ETag", error.etag)
-              .header("Cache-Control", "private, no-cache")
-              .send();
-          }
-          throw error;
         }
+        if (etag) reply.header("ETag", etag).header("Cache-Control", "private, no-cache");
+        if (result.headers) reply.headers(result.headers);
+        const status = result.status ?? 200;
+        if (etag && deps.responses && status === 200) {
+          // Serialised here, as fastify would (the route's 200 schema), to be kept for the tag.
+          const body = serializedBody(reply, result.body, has200Schema);
+          deps.responses.set(etag, { body, headers: result.headers ?? {} });
+          return reply.status(200).type(JSON_TYPE).send(body);
+        }
+        // fastify sends a Buffer or a string as given, as text unless told: these are JSON texts.
+        if (Buffer.isBuffer(result.body) || typeof result.body === "string") reply.type(JSON_TYPE);
+        return reply.status(status).send(result.body);
       },
     });
     const methods = methodsByPath.get(route.path) ?? new Set();
@@ -220,7 +194,7 @@ export function registerRestRoutes(
       method: others,
       url: path,
       config: FORM_BODY_ROUTE_CONFIG,
-      preParsing: admitBeforeBody(deps),
+      preParsing: admitBeforeBody(deps, known),
       handler: async (request) => {
         // Authentication comes first, as in DRF: an anonymous caller gets 401, not 405.
         await admitted(deps, request);
@@ -228,5 +202,5 @@ export function registerRestRoutes(
       },
     });
   }
-  return new KnownAnswers(deps, routes, app.log);
+  return known;
 }

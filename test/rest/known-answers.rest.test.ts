@@ -2,8 +2,9 @@
  * Answers from memory before routing (src/rest/known-answers.ts), on PGlite and PostgreSQL, on the
  * local-evaluation paths SDKs poll: once the key and the payload are held, a poll is answered
  * without fastify, with exactly the bytes the door sends (status, headers in order, body; only
- * the request id and the date differ); anything the process does not hold, and every error, is the
- * door's; a write, a revoked scope or a deleted key is seen at once.
+ * the request id and the date differ); anything the process does not hold, and every error, is
+ * answered by the door with the work begun before routing (not run again); a write, a revoked scope
+ * or a deleted key is seen at once.
  */
 import http from "node:http";
 import { beforeAll, expect, it } from "vitest";
@@ -114,6 +115,25 @@ describeEachBackend("answers from memory before routing", (server) => {
     const again = await get(s, path, { ...auth(), "if-none-match": header(next, "etag")! });
     expect(again.status).toBe(304);
     expect(answered()).toBe(before + 1);
+  });
+
+  it("hands a poll it cannot answer at once to the door with its work begun: run once, counted once", async () => {
+    const s = server();
+    const path = paths[0]!;
+    const key = await s.createKey(["feature_flag:read"]);
+    const before = answered();
+    // A key the process does not hold: read (one statement) and marked used (one), before routing;
+    // the door answers with that outcome and counts those statements in the request's Server-Timing.
+    const first = await get(s, path, { authorization: `Bearer ${key}` });
+    expect(first.status).toBe(200);
+    expect(answered()).toBe(before);
+    expect(header(first, "server-timing")).toMatch(/desc="2 statements"$/);
+    const stored = await s.db.personalApiKey.findUniqueOrThrow({ where: { secureValue: hashApiKey(key) } });
+    expect(stored.lastUsedAt).not.toBeNull();
+    const held = await get(s, path, { authorization: `Bearer ${key}` });
+    expect(answered()).toBe(before + 1);
+    expect(comparable(held)).toEqual({ ...comparable(first), headers: comparable(held).headers });
+    expect(header(held, "server-timing")).toBe('db;dur=0.0;desc="0 statements"');
   });
 
   it("leaves every error to the door, and sees a revoked scope or a deleted key at once", async () => {

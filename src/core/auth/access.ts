@@ -50,49 +50,33 @@ export function canReachProject(ctx: ServiceContext, project: ProjectAccess): bo
 /**
  * Checks the actor may use project `projectId` (parsed by the door) with `scope`, in PostHog's order:
  * the project exists, the key is not limited away from it, the key holds the scope, the user is a member.
+ * Answers at once (no promise, no statement) when the request already holds the project (read with
+ * the key), so that an answer given from memory (rest/known-answers.ts) is checked by these same
+ * rules; else reads the project first.
  * @throws ProjectNotFoundError `Project not found.` for an unknown id.
  * @throws PermissionDeniedError when the key is limited to other projects or organizations, lacks
  *   the scope, or the user is not a member of the project's organization.
  */
-export async function authorizeProject(
+export function authorizeProject(
   ctx: ServiceContext,
   projectId: number,
   scope: Scope,
-): Promise<ProjectAccess> {
-  return (
-    authorizeKnownProject(ctx, projectId, scope) ?? authorized(ctx, await loadProject(ctx, projectId), scope)
-  );
+): ProjectAccess | Promise<ProjectAccess> {
+  const held = ctx.projects.get(projectId);
+  if (held) return authorized(ctx, held, scope);
+  return loadProject(ctx, projectId).then((project) => authorized(ctx, project, scope));
 }
 
 /**
- * `authorizeProject` without a statement, for answers given from memory (rest/known-answers.ts):
- * the project when the request already holds it (read with the key) and the actor may use it,
- * undefined when it would have to be read.
- * @throws as `authorizeProject` when the project is held and the actor may not use it.
+ * `project` once the checks of `authorizeProject` after the project was found pass, in PostHog's
+ * order. @throws as it.
  */
-export function authorizeKnownProject(
-  ctx: ServiceContext,
-  projectId: number,
-  scope: Scope,
-): ProjectAccess | undefined {
-  const project = ctx.projects.get(projectId);
-  return project && authorized(ctx, project, scope);
-}
-
-/** `project` once the actor is checked on it with `scope`. @throws as `authorizeProject`. */
 function authorized(ctx: ServiceContext, project: ProjectAccess, scope: Scope): ProjectAccess {
-  checkAccess(ctx, project, scope);
-  // The REST door answers a conditional GET here, before the read's main query (rest/conditional.ts).
-  ctx.onProjectAuthorized?.(project);
-  return project;
-}
-
-/** The checks of `authorizeProject` after the project was found, in PostHog's order. @throws as it. */
-function checkAccess(ctx: ServiceContext, project: ProjectAccess, scope: Scope): void {
   const denial = keyLimitDenial(ctx, project);
   if (denial) throw denial;
   requireScope(ctx.actor.apiKey.scopes, scope);
   if (!isMember(ctx, project)) throw new PermissionDeniedError("You don't have access to the project.");
+  return project;
 }
 
 /**
@@ -151,7 +135,7 @@ export async function authorizeProjects(
     const project = ctx.projects.get(id);
     if (!project) return new ProjectNotFoundError();
     try {
-      checkAccess(ctx, project, scope);
+      authorized(ctx, project, scope);
       return project;
     } catch (error) {
       if (error instanceof DomainError) return error;

@@ -145,20 +145,34 @@ function actorOf(rows: KeyRow[]): Actor {
 /**
  * Looks the credential up by its hash and returns the actor, with the projects `projectId` names
  * (when the request names one, as REST paths do) or else its first projects read along (`Actor.projects`).
- * A key seen before costs no statement (`DataAccess.actors`, kept correct by the change feed);
- * otherwise one hand-written statement on the driver (`DataAccess.reader`), the hottest of the
- * service. Updates `last_used_at` at most once an hour.
+ * A key seen before costs no statement and no promise (`DataAccess.actors`, kept correct by the
+ * change feed), so that answers given from memory (rest/known-answers.ts) authenticate by this same
+ * function; otherwise one hand-written statement on the driver (`DataAccess.reader`), the hottest of
+ * the service. Updates `last_used_at` at most once an hour.
  * @throws AuthenticationError `not_authenticated` without a credential; `authentication_failed`
  *   when no active user's key matches.
  */
-export async function authenticate(
+export function authenticate(
   data: DataAccess,
   credential: Credential | null,
   projectId: number | null = null,
-): Promise<Actor> {
+): Actor | Promise<Actor> {
   if (!credential) throw new AuthenticationError();
   const secureValue = hashApiKey(credential.key);
-  let found = data.actors.find(secureValue, projectId);
+  const found = data.actors.find(secureValue, projectId);
+  if (found && !usedMarkDue(found, Date.now())) return found.actor;
+  return lookUpAndMark(data, credential, secureValue, projectId, found);
+}
+
+/** `authenticate` when the key is not held or its hourly `last_used_at` mark is due. @throws as it. */
+async function lookUpAndMark(
+  data: DataAccess,
+  credential: Credential,
+  secureValue: string,
+  projectId: number | null,
+  held: CachedActor | undefined,
+): Promise<Actor> {
+  let found = held;
   if (!found) {
     const generation = data.actors.generation;
     const rows = await data.reader.rows<KeyRow>(keyLookup(secureValue, projectId));
@@ -187,20 +201,4 @@ export async function authenticate(
 /** Whether the key's `last_used_at` is to be updated now (PostHog updates it at most hourly). */
 function usedMarkDue(found: CachedActor, now: number): boolean {
   return found.lastUsedAtMs === null || now - found.lastUsedAtMs > LAST_USED_RESOLUTION_MS;
-}
-
-/**
- * `authenticate` without a statement, for answers given from memory (rest/known-answers.ts): the
- * actor when the key is cached for `projectId` and its hourly `last_used_at` update is not due,
- * undefined when `authenticate` would have to read or write.
- * @throws AuthenticationError `not_authenticated` without a credential.
- */
-export function authenticateKnown(
-  data: DataAccess,
-  credential: Credential | null,
-  projectId: number | null,
-): Actor | undefined {
-  if (!credential) throw new AuthenticationError();
-  const found = data.actors.find(hashApiKey(credential.key), projectId);
-  return found && !usedMarkDue(found, Date.now()) ? found.actor : undefined;
 }

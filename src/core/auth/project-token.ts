@@ -59,11 +59,22 @@ export class ProjectTokenCache {
     });
   }
 
-  /** The id of the project whose public token is `token`, or null when none is (or none could be). */
-  async projectIdOf(token: string): Promise<number | null> {
+  /**
+   * The id of the project whose public token is `token`, or null when none is (or none could be):
+   * at once (no promise, no statement) when the token is held, else read.
+   */
+  projectIdOf(token: string): number | null | Promise<number | null> {
     if (!isPossibleProjectToken(token)) return null;
-    const cached = this.peek(token);
-    if (cached !== undefined) return cached;
+    return this.peek(token) ?? this.read(token);
+  }
+
+  /** The id `projectIdOf` would give without a statement, or undefined when the token is not held. */
+  peek(token: string): number | undefined {
+    return this.feed.live ? this.ids.get(token) : undefined;
+  }
+
+  /** `projectIdOf` for a token not held: one lookup, kept when no change intervened. */
+  private async read(token: string): Promise<number | null> {
     const generation = this.generation;
     const project = await this.db.project.findUnique({ where: { apiToken: token }, select: { id: true } });
     if (!project) return null;
@@ -72,11 +83,6 @@ export class ProjectTokenCache {
       this.ids.set(token, project.id);
     }
     return project.id;
-  }
-
-  /** The id `projectIdOf` would give without a statement, or undefined when the token is not held. */
-  peek(token: string): number | undefined {
-    return this.feed.live ? this.ids.get(token) : undefined;
   }
 
   /**

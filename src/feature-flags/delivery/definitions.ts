@@ -21,9 +21,10 @@
  * under a revision at least as new as the one a request read is served to it.
  */
 import { createHash } from "node:crypto";
-import { authorizeKnownProject, authorizeProject, authorizeProjectStream } from "../../core/auth/access.js";
+import { authorizeProject, authorizeProjectStream } from "../../core/auth/access.js";
 import type { DataAccess, ServiceContext } from "../../core/context.js";
 import { ProjectNotFoundError } from "../../core/errors.js";
+import { andThen, type MaybePromise } from "../../core/maybe-promise.js";
 import type { ServiceDeps } from "../../core/services.js";
 import { readCriteria, storedCriteria } from "../../lib/property-filters/cohort-definitions.js";
 import type { EvaluationCohort } from "../evaluation/engine/types.js";
@@ -51,25 +52,16 @@ export interface FlagDefinitionsService {
    * The local-evaluation payload of a project for an API caller (spec row 16, `GET /flags/definitions`,
    * `GET /api/feature_flag/local_evaluation`): needs `feature_flag:read` on the project
    * (posthog-behavior.md §1.7). Costs no statement of its own when cached: the revision comes with
-   * the caller's key lookup.
+   * the caller's key lookup. Answers at once (no promise) when the caller's context holds the project
+   * and its definitions are loaded at that revision, for answers given from memory
+   * (rest/known-answers.ts).
    * @throws as `authorizeProject` (404 unknown project, 403 key limits, scope, membership).
    */
   localEvaluation(
     ctx: ServiceContext,
     projectId: number,
     sendCohorts: boolean,
-  ): Promise<LocalEvaluationBytes>;
-  /**
-   * `localEvaluation` without a statement or a wait, for answers given from memory
-   * (rest/known-answers.ts): the payload when the caller's context holds the project and its
-   * definitions are loaded at the project's newest known revision, undefined otherwise.
-   * @throws as `authorizeProject` when the project is held and the caller may not read its flags.
-   */
-  localEvaluationKnown(
-    ctx: ServiceContext,
-    projectId: number,
-    sendCohorts: boolean,
-  ): LocalEvaluationBytes | undefined;
+  ): MaybePromise<LocalEvaluationBytes>;
   /**
    * The revision the local-evaluation payload of the project is at, for a caller with
    * `feature_flag:read` (GraphQL `Project.flagDefinitionsRevision`): it changes with every write to
@@ -230,16 +222,13 @@ export function createFlagDefinitionsService(deps: ServiceDeps): FlagDefinitions
       if (revision === null) throw new ProjectNotFoundError();
       return atRevision(projectId, revision);
     },
-    async localEvaluation(ctx, projectId, sendCohorts) {
-      const project = await authorizeProject(ctx, projectId, "feature_flag:read");
-      return (await atRevision(projectId, project.revision)).localEvaluation(sendCohorts);
-    },
-    localEvaluationKnown(ctx, projectId, sendCohorts) {
-      const project = authorizeKnownProject(ctx, projectId, "feature_flag:read");
-      const cached = project && cache.get(projectId);
-      return cached?.value && cached.revision >= project!.revision
-        ? cached.value.localEvaluation(sendCohorts)
-        : undefined;
+    localEvaluation(ctx, projectId, sendCohorts) {
+      return andThen(authorizeProject(ctx, projectId, "feature_flag:read"), (project) => {
+        const cached = cache.get(projectId);
+        if (cached?.value && cached.revision >= project.revision)
+          return cached.value.localEvaluation(sendCohorts);
+        return atRevision(projectId, project.revision).then((loaded) => loaded.localEvaluation(sendCohorts));
+      });
     },
     async revision(ctx, projectId) {
       return (await authorizeProject(ctx, projectId, "feature_flag:read")).revision;

@@ -19,7 +19,8 @@
  * SDK's tag survives a change of key.
  */
 import { z } from "zod";
-import type { KnownReply, RestModule, RestRoute } from "../../rest/route.js";
+import { andThen } from "../../core/maybe-promise.js";
+import type { RestModule, RestReply, RestRoute } from "../../rest/route.js";
 import { pathId } from "../../rest/routes.js";
 import type { LocalEvaluationBytes } from "../evaluation/project-definitions.js";
 import { minimalFlagSchema } from "../feature-flags.responses.js";
@@ -62,7 +63,7 @@ function bareTag(value: string): string {
 }
 
 /** The 200 or 304 answer of `payload` to a request with `headers`. */
-function answer(payload: LocalEvaluationBytes, ifNoneMatch: string | undefined): KnownReply {
+function answer(payload: LocalEvaluationBytes, ifNoneMatch: string | undefined): RestReply {
   const headers = { ETag: payload.etag, "Cache-Control": CACHE_CONTROL };
   if (ifNoneMatch !== undefined && bareTag(ifNoneMatch) === bareTag(payload.etag)) {
     return { status: 304, body: undefined, headers };
@@ -91,23 +92,13 @@ export const localEvaluationRoutes: RestModule = (services) => {
       responses: { 200: localEvaluationSchema, 304: null },
       conditional: false,
       ...(options.projectFromToken ? { projectFromToken: options.projectFromToken } : {}),
-      handler: async ({ params, query, headers, ctx }) => {
-        const payload = await definitions.localEvaluation(
-          ctx,
-          pathId(params, "project_id"),
-          sendCohorts(query),
-        );
-        return answer(payload, headers["if-none-match"]);
-      },
-      // What SDKs poll every 30 s, answered before routing once the key and the payload are held.
-      answerKnown: ({ params, query, headers, ctx }) => {
-        const payload = definitions.localEvaluationKnown(
-          ctx,
-          pathId(params, "project_id"),
-          sendCohorts(query),
-        );
-        return payload && answer(payload, headers["if-none-match"]);
-      },
+      // What SDKs poll every 30 s: answered before routing once the key and the payload are held.
+      answersFromMemory: true,
+      handler: ({ params, query, headers, ctx }) =>
+        andThen(
+          definitions.localEvaluation(ctx, pathId(params, "project_id"), sendCohorts(query)),
+          (payload) => answer(payload, headers["if-none-match"]),
+        ),
     };
   };
   return [

@@ -53,7 +53,6 @@ function context(scopes: string[] = ["*"]): ServiceContext {
     actor: actor({ organizationIds: [organizationId], key: { scopes } }),
     projects: new Map<number, ProjectAccess>(),
     db: database.prisma,
-    onProjectAuthorized: () => {},
   } as Partial<ServiceContext> as ServiceContext;
 }
 

@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  authorizeKnownProject,
   authorizeProject,
   authorizeProjectScopes,
   authorizeProjects,
@@ -24,12 +23,11 @@ const eight = project(8, "org-b");
  * A request's context holding projects 7 (organization org-a) and 8 (org-b), for a member of org-a.
  * Only what the checks read is there: were one to issue a statement, `db` would fail the test.
  */
-function context(key: Partial<ActorKey> = {}, authorized: ProjectAccess[] = []): ServiceContext {
+function context(key: Partial<ActorKey> = {}): ServiceContext {
   const projects = new Map([seven, eight].map((p) => [p.id, p]));
   return {
     actor: actor({ key, projects: [seven, eight] }),
     projects,
-    onProjectAuthorized: (p: ProjectAccess) => authorized.push(p),
   } as Partial<ServiceContext> as ServiceContext;
 }
 
@@ -52,51 +50,44 @@ describe("canReachProject", () => {
   });
 });
 
-describe("authorizeKnownProject", () => {
-  it("answers a held project the actor may use, and tells the REST door", () => {
-    const authorized: ProjectAccess[] = [];
-    expect(authorizeKnownProject(context({}, authorized), 7, "feature_flag:read")).toBe(seven);
-    expect(authorized).toEqual([seven]);
+describe("authorizeProject on a held project answers at once (no promise), as answers from memory need", () => {
+  it("answers a held project the actor may use", () => {
+    expect(authorizeProject(context(), 7, "feature_flag:read")).toBe(seven);
   });
 
-  it("needs no listener: only the REST door gives one", () => {
-    const { onProjectAuthorized: _, ...withoutListener } = context();
-    expect(authorizeKnownProject(withoutListener as ServiceContext, 7, "feature_flag:read")).toBe(seven);
-  });
-
-  it("is undefined for a project the request does not hold", () => {
-    expect(authorizeKnownProject(context(), 9, "feature_flag:read")).toBeUndefined();
+  it("answers a promise for a project the request does not hold (it must read it)", () => {
+    const pending = authorizeProject(context(), 9, "feature_flag:read");
+    expect(pending).toBeInstanceOf(Promise);
+    (pending as Promise<ProjectAccess>).catch(() => undefined);
   });
 
   it("refuses a key limited to other projects, naming the project", () => {
-    expect(() => authorizeKnownProject(context({ scopedTeams: [8] }), 7, "feature_flag:read")).toThrow(
+    expect(() => authorizeProject(context({ scopedTeams: [8] }), 7, "feature_flag:read")).toThrow(
       denied("API key does not have access to the requested project: ID 7."),
     );
   });
 
   it("refuses a key limited to other organizations, naming the organization", () => {
     expect(() =>
-      authorizeKnownProject(context({ scopedOrganizations: ["org-b"] }), 7, "feature_flag:read"),
+      authorizeProject(context({ scopedOrganizations: ["org-b"] }), 7, "feature_flag:read"),
     ).toThrow(denied("API key does not have access to the requested organization: ID org-a."));
   });
 
   it("refuses a key without the scope, then a user who is not a member", () => {
-    const authorized: ProjectAccess[] = [];
-    expect(() =>
-      authorizeKnownProject(context({ scopes: ["cohort:read"] }, authorized), 7, "feature_flag:read"),
-    ).toThrow(denied("API key missing required scope 'feature_flag:read'"));
-    expect(() => authorizeKnownProject(context({}, authorized), 8, "feature_flag:read")).toThrow(
+    expect(() => authorizeProject(context({ scopes: ["cohort:read"] }), 7, "feature_flag:read")).toThrow(
+      denied("API key missing required scope 'feature_flag:read'"),
+    );
+    expect(() => authorizeProject(context(), 8, "feature_flag:read")).toThrow(
       denied("You don't have access to the project."),
     );
-    expect(authorized).toEqual([]);
   });
 
   it("checks in PostHog's order: limits, scope, membership", () => {
     const key = { scopedTeams: [7], scopes: ["cohort:read"] };
-    expect(() => authorizeKnownProject(context(key), 8, "feature_flag:read")).toThrow(
+    expect(() => authorizeProject(context(key), 8, "feature_flag:read")).toThrow(
       denied("API key does not have access to the requested project: ID 8."),
     );
-    expect(() => authorizeKnownProject(context({ scopes: ["cohort:read"] }), 8, "feature_flag:read")).toThrow(
+    expect(() => authorizeProject(context({ scopes: ["cohort:read"] }), 8, "feature_flag:read")).toThrow(
       denied("API key missing required scope 'feature_flag:read'"),
     );
   });
@@ -104,8 +95,8 @@ describe("authorizeKnownProject", () => {
 
 describe("authorizeProject and authorizeProjectScopes on held projects", () => {
   it("answers the project without a statement", async () => {
-    await expect(authorizeProject(context(), 7, "experiment:write")).resolves.toBe(seven);
-    await expect(authorizeProject(context(), 8, "experiment:write")).rejects.toThrow(PermissionDeniedError);
+    expect(await authorizeProject(context(), 7, "experiment:write")).toBe(seven);
+    expect(() => authorizeProject(context(), 8, "experiment:write")).toThrow(PermissionDeniedError);
   });
 
   it("checks every scope in order and answers the first missing", async () => {
