@@ -210,7 +210,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest("sqlStats", null as unknown as SqlStats);
   // Per-request hooks in callback form: fastify runs them without a promise each.
   app.addHook("onRequest", (request, reply, done) => {
-    request.sqlStats = { statements: 0, durationMs: 0 };
+    // A request whose admission began before routing counts from there (rest/known-answers.ts).
+    request.sqlStats = knownAnswers?.sqlStatsOf(request.raw) ?? { statements: 0, durationMs: 0 };
     reply.header("X-Request-Id", request.id);
     done();
   });
@@ -286,9 +287,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerSdkRoutes(app, sdkRoutes(services, config.limits), {
     rateLimits,
     tokens: data.tokens,
-    reader: database.reader,
-    transaction: database.transaction,
-    autocommit: database.autocommit,
     ...(options.now ? { now: options.now } : {}),
   });
   await startJobs(app, database, config, { services, transaction: database.transaction, config });

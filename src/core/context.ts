@@ -6,6 +6,7 @@ import type { Limits } from "../config.js";
 import type { ChangeFeed } from "../db/change-feed.js";
 import type { Database } from "../db/database.js";
 import type { SqlReader } from "../db/sql-reader.js";
+import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Actor } from "./auth/actor.js";
 import { ActorCache } from "./auth/actor-cache.js";
@@ -44,12 +45,6 @@ export interface ServiceContext {
    */
   readonly renewal?: ContextRenewal;
   /**
-   * Called by `authorizeProject` each time a project passes the checks, with the project as read.
-   * The REST door answers conditional GETs with it (`rest/conditional.ts`); it may throw to stop
-   * the read before its main query. Absent elsewhere.
-   */
-  readonly onProjectAuthorized?: (project: ProjectAccess) => void;
-  /**
    * While a GraphQL subscription resolves one live event: the reads every subscriber of that event
    * shares (shared-reads.ts). Absent elsewhere.
    */
@@ -78,6 +73,10 @@ export interface ContextRenewal {
 export interface DataAccess {
   readonly prisma: PrismaClient;
   readonly reader: SqlReader;
+  /** Hand-written write transactions on the driver, beside Prisma (db/sql-transaction.ts): SDK-path writes. */
+  readonly transaction: RunSqlTransaction;
+  /** Single hand-written statements, each committed on its own (db/sql-transaction.ts): capture's steady state. */
+  readonly autocommit: SqlStatements;
   /** Committed changes announced by the database (db/change-feed.ts), for a domain's own caches. */
   readonly changes: ChangeFeed;
   /** Authenticated actors per key (auth/actor-cache.ts). */
@@ -105,6 +104,8 @@ export function dataAccessOf(database: Database): DataAccess {
     data = {
       prisma: database.prisma,
       reader: database.reader,
+      transaction: database.transaction,
+      autocommit: database.autocommit,
       changes: database.changes,
       actors: new ActorCache(database.changes, revisions),
       revisions,

@@ -21,8 +21,8 @@ export const ingestionSdkRoutes: SdkModule = (services, limits) => {
         ? "Capture a batch of events ({api_key, batch, sent_at})"
         : "Capture events: one event, a list, or a batch, as PostHog's SDKs send them",
     bodyLimitBytes,
-    handler: async ({ projectId, payload, query, path: routePath, transaction, autocommit }) => {
-      await services.ingestion.capture({ transaction, autocommit }, projectId, payload, {
+    handler: async ({ projectId, payload, query, path: routePath }) => {
+      await services.ingestion.capture(projectId, payload, {
         path: routePath,
         query,
         maxJsonDepth: limits.maxJsonDepth,

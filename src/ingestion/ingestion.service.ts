@@ -26,7 +26,7 @@
  * to the request, not a transaction.
  */
 import type { ServiceDeps } from "../core/services.js";
-import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
+import type { SqlStatements } from "../db/sql-transaction.js";
 import { CatalogueCache } from "./catalogue-cache.js";
 import { applyGroupState, touchesGroups } from "./group-state.js";
 import type { IngestEvent } from "./ingest-event.js";
@@ -62,12 +62,6 @@ export interface CaptureResult {
   stored: number;
 }
 
-/** Where capture writes: the request's transaction, or single statements in the steady state (module header). */
-export interface CaptureSql {
-  transaction: RunSqlTransaction;
-  autocommit: SqlStatements;
-}
-
 /** Capture's behaviour. */
 export interface IngestionService {
   /**
@@ -75,12 +69,7 @@ export interface IngestionService {
    * @throws ParseError / ValidationError (400), PayloadTooLargeError (413, more events than
    *   `CAPTURE_MAX_EVENTS_PER_REQUEST`) as `readCaptureEvents`, with nothing stored.
    */
-  capture(
-    sql: CaptureSql,
-    projectId: number,
-    payload: unknown,
-    request: CaptureRequest,
-  ): Promise<CaptureResult>;
+  capture(projectId: number, payload: unknown, request: CaptureRequest): Promise<CaptureResult>;
 }
 
 /** The events of a request that are stored (not dropped by the pipeline), each with its index in the request. */
@@ -151,7 +140,10 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
   }
 
   return {
-    async capture(sql, projectId, payload, request) {
+    async capture(projectId, payload, request) {
+      // Where capture writes: one transaction, or single statements in the steady state (module header).
+      if (!deps.data) throw new Error("the ingestion service was built without a database");
+      const sql = deps.data;
       const now = deps.now();
       const events = readCaptureEvents(payload, {
         ...request,

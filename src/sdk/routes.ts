@@ -29,8 +29,6 @@ import { errorBody, errorHeaders, httpLayerError, SERVER_ERROR_BODY } from "../c
 import { AuthenticationError, DomainError, MethodNotAllowedError, NotFoundError } from "../core/errors.js";
 import { type RateLimits, type RateScope, throwIfThrottled } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
-import type { SqlReader } from "../db/sql-reader.js";
-import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
 import { exposeHeaders, isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
 import { decodePayload } from "./payload.js";
 import { findProjectToken, headerToken } from "./token.js";
@@ -61,14 +59,8 @@ export interface SdkRequest {
   requestId: string;
   /** The route's path as declared (with its trailing slash), e.g. `/engage/`. */
   path: string;
-  /** Hot reads on the driver (db/sql-reader.ts), outside any transaction. */
-  reader: SqlReader;
-  /** Runs hand-written write transactions on the driver (db/sql-transaction.ts). */
-  transaction: RunSqlTransaction;
   /** The request's logger, for failures a handler answers without throwing. */
   log: FastifyBaseLogger;
-  /** Runs single hand-written statements outside any transaction (db/sql-transaction.ts). */
-  autocommit: SqlStatements;
   /** The services' clock (tests fix it): what a handler stamps its answers with (`evaluated_at`). */
   now: () => Date;
 }
@@ -128,9 +120,6 @@ export type SdkModule = (services: Services, limits: Limits) => SdkRoute[];
 export interface SdkDeps {
   /** The process's token → project cache (core/auth/project-token.ts): finds a token's project. */
   tokens: ProjectTokenCache;
-  reader: SqlReader;
-  transaction: RunSqlTransaction;
-  autocommit: SqlStatements;
   /** The process's rate limits (a route's `rateScope`). */
   rateLimits: RateLimits;
   /** The services' clock; default: the system clock. */
@@ -210,10 +199,7 @@ async function handle(
       headers: request.headers,
       requestId: request.id,
       path: route.path,
-      reader: deps.reader,
-      transaction: deps.transaction,
       log: request.log,
-      autocommit: deps.autocommit,
       now: deps.now,
     });
   } catch (error) {

@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
+import { dataAccessOf } from "../../src/core/context.js";
 import { Prisma } from "../../src/generated/prisma/client.js";
 import { createIngestionService } from "../../src/ingestion/ingestion.service.js";
 import { applyPersonState } from "../../src/ingestion/person-state.js";
@@ -60,12 +61,15 @@ async function personProperties(s: TestServer, distinctId: string) {
   return row.person.properties as Record<string, unknown>;
 }
 
-/** Capture by "another process": a service of its own on the same database. */
+/** Capture by "another process": a service of its own (its own person cache) on the same database. */
 function otherProcess(s: TestServer) {
-  const service = createIngestionService({ now: () => new Date(), config: loadConfig({}) });
+  const service = createIngestionService({
+    now: () => new Date(),
+    config: loadConfig({}),
+    data: dataAccessOf(s.database),
+  });
   return (batch: unknown[]) =>
     service.capture(
-      { transaction: s.database.transaction, autocommit: s.database.autocommit },
       s.projectId,
       { batch },
       { path: "/batch/", query: new URLSearchParams(), maxJsonDepth: 64 },

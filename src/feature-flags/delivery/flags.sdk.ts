@@ -54,7 +54,6 @@ export const flagsSdkRoutes: SdkModule = (services, limits) => {
   const evaluate = async (request: SdkRequest, fromDecide: boolean): Promise<SdkReply> => {
     const { shape, config } = answerKind(fromDecide, request.query);
     const outcome = await evaluation.evaluateForSdk(
-      { reader: request.reader, transaction: request.transaction },
       request.projectId,
       request.payload,
       request.headers,

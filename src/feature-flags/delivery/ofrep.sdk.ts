@@ -25,7 +25,6 @@ export const ofrepSdkRoutes: SdkModule = (services, limits) => {
   /** Evaluates the request's context for every flag, or for `key` alone. */
   const evaluate = async (request: SdkRequest, key: string | null) => {
     const outcome = await evaluation.evaluateForOpenFeature(
-      { reader: request.reader, transaction: request.transaction },
       request.projectId,
       request.payload,
       key,

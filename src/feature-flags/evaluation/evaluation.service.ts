@@ -21,12 +21,11 @@
  * time (person-subjects.queries.ts) instead of one subject per statement.
  */
 import { authorizeProject } from "../../core/auth/access.js";
-import type { ServiceContext } from "../../core/context.js";
+import type { DataAccess, ServiceContext } from "../../core/context.js";
 import { DomainError, ValidationError } from "../../core/errors.js";
 import type { ServiceDeps } from "../../core/services.js";
 import { parseInput } from "../../core/validation.js";
 import type { SqlReader } from "../../db/sql-reader.js";
-import type { RunSqlTransaction } from "../../db/sql-transaction.js";
 import type { FlagDefinitionsService } from "../delivery/definitions.js";
 import { type CompiledDefinitions, compileDefinitions, evaluateFlags } from "./engine/evaluate.js";
 import type { FlagEvaluation } from "./engine/types.js";
@@ -82,12 +81,6 @@ export interface SdkEvaluation extends EvaluationOutcome {
   hasActiveFlags: boolean;
 }
 
-/** How an SDK request reaches the database: reads on the driver, and write transactions. */
-export interface SdkDataAccess {
-  reader: SqlReader;
-  transaction: RunSqlTransaction;
-}
-
 /** `evaluation_reasons`' answer per flag key (posthog-behavior.md §2.10). */
 export interface EvaluationReason {
   value: boolean | string;
@@ -130,6 +123,10 @@ export function createFlagEvaluationService(
    * when there is a database to follow, else straight on `reader`.
    */
   const subjects = deps.data ? subjectCacheOf(deps.data) : null;
+  const data = (): DataAccess => {
+    if (!deps.data) throw new Error("the flag evaluation service was built without a database");
+    return deps.data;
+  };
   const readStored = (reader: SqlReader, query: SubjectQuery): Promise<StoredSubject> =>
     subjects
       ? subjects.read(query, () => readSubject(reader, query))
@@ -248,7 +245,6 @@ export function createFlagEvaluationService(
      * @throws ValidationError (400) for a body without `distinct_id` or with a field of the wrong type.
      */
     async evaluateForSdk(
-      data: SdkDataAccess,
       projectId: number,
       body: unknown,
       headers: RuntimeHeaders,
@@ -271,8 +267,10 @@ export function createFlagEvaluationService(
         keys: request.flagKeys,
         readSubject: (query) =>
           query.write === null
-            ? readStored(data.reader, query)
-            : data.transaction((tx) => readSubject(tx, query)).then((read) => read.stored),
+            ? readStored(data().reader, query)
+            : data()
+                .transaction((tx) => readSubject(tx, query))
+                .then((read) => read.stored),
         writeHashKeys: true,
         tolerateLoadFailure: true,
       });
@@ -292,7 +290,6 @@ export function createFlagEvaluationService(
      * @throws ValidationError code `TARGETING_KEY_MISSING` or `INVALID_CONTEXT` (400).
      */
     async evaluateForOpenFeature(
-      data: SdkDataAccess,
       projectId: number,
       body: unknown,
       key: string | null,
@@ -302,7 +299,7 @@ export function createFlagEvaluationService(
       return run(await definitions.current(projectId), input, {
         include: ALL_FLAGS,
         keys: key === null ? null : [key],
-        readSubject: (query) => readStored(data.reader, query),
+        readSubject: (query) => readStored(data().reader, query),
         writeHashKeys: false,
         tolerateLoadFailure: true,
       });
