@@ -2,7 +2,8 @@
  * The cohort operations on members (PostHog's `CohortViewSet` actions `persons`,
  * `add_persons_to_static_cohort`, `remove_person_from_static_cohort`, `duplicate_as_static_cohort`):
  * part of the cohort service (cohorts.service.ts spreads them in), kept apart so each file holds one
- * job. Every change of members runs in one transaction with the recount and the activity entry;
+ * job. Every change of members runs in one transaction (`transactional`, core/transactional.ts:
+ * the caller's, when one is open) with the recount and the activity entry;
  * how members are stored is cohorts.store.ts.
  */
 import { recordActivity } from "../core/activity-log.js";
@@ -10,6 +11,7 @@ import { authorizeProject, authorizeProjectScopes } from "../core/auth/access.js
 import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
+import { transactional } from "../core/transactional.js";
 import { parseInput } from "../core/validation.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import type { CohortCalculation } from "./cohort-calculation.js";
@@ -51,7 +53,7 @@ export function createCohortMemberOperations({ membersOf, recount }: CohortCalcu
     activity: string,
     change: (tx: Prisma.TransactionClient) => Promise<void>,
   ): Promise<CohortRecord> {
-    return ctx.db.$transaction(async (tx) => {
+    return transactional(ctx, async (tx) => {
       const cohort = await lockCohort(tx, projectId, id);
       if (!cohort.isStatic) throw new ValidationError(notStatic);
       await change(tx);
@@ -80,7 +82,7 @@ export function createCohortMemberOperations({ membersOf, recount }: CohortCalcu
     fill: (tx: Prisma.TransactionClient, cohortId: number) => Promise<unknown>,
   ): Promise<CohortRecord> {
     const userId = ctx.actor.user.id;
-    return ctx.db.$transaction(async (tx) => {
+    return transactional(ctx, async (tx) => {
       const cohort = await insertCohort(
         tx,
         projectId,

@@ -27,6 +27,7 @@ import { forbidDestroy } from "../core/forbid-destroy.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import { RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
+import { clientOf, transactional } from "../core/transactional.js";
 import { inIdOrder, isUuid, parseInput, parseIntegerId } from "../core/validation.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { loadCohortDefinitions, storedCriteria } from "../lib/property-filters/cohort-definitions.js";
@@ -109,14 +110,16 @@ export function createCohortService(deps: ServiceDeps) {
     const tree = parseInput(criteriaSchema, { filters }, ctx.limits).filters.properties;
     checkPersonOperators(tree);
     checkBehavioralCriteria(tree, deps.now());
-    const reached = await loadCohortDefinitions(ctx.db, projectId, tree);
+    // In the caller's transaction when one is open (`createDynamicAuthorized`, core/transactional.ts).
+    const db = clientOf(ctx);
+    const reached = await loadCohortDefinitions(db, projectId, tree);
     if (referencedCohortIds(tree).some((id) => !reached.has(id))) {
       throw new ValidationError("Invalid Cohort ID in filter", { attr: "filters" });
     }
     if (selfId !== null && reached.has(selfId)) {
       throw new ValidationError("Cohorts cannot reference other cohorts in a loop.", { attr: "filters" });
     }
-    await checkRegexPatterns(ctx.db, tree, "filters");
+    await checkRegexPatterns(db, tree, "filters");
     return { tree, reached };
   }
 
@@ -134,8 +137,9 @@ export function createCohortService(deps: ServiceDeps) {
     const tree = storedCriteria(filters, input.groups ?? current?.groups ?? []);
     if (tree === null) return null;
     // New legacy criteria run as SQL too: their patterns must compile.
-    if (input.groups !== undefined) await checkRegexPatterns(ctx.db, tree, "groups");
-    return { tree, reached: await loadCohortDefinitions(ctx.db, projectId, tree) };
+    const db = clientOf(ctx);
+    if (input.groups !== undefined) await checkRegexPatterns(db, tree, "groups");
+    return { tree, reached: await loadCohortDefinitions(db, projectId, tree) };
   }
 
   /** The persons a static cohort gains: `_create_static_person_ids` and a CSV's ids, checked before any write. */
@@ -193,7 +197,7 @@ export function createCohortService(deps: ServiceDeps) {
     const criteria = new Map<number, PropertyGroup | null>([[cohortId, checked.tree]]);
     for (const [id, definition] of checked.reached) criteria.set(id, definition.criteria);
     if (!cohortsUsingEvents(criteria).has(cohortId)) return;
-    if ((await activeFlagsUsingCohort(ctx.db, projectId, cohortId)).length === 0) return;
+    if ((await activeFlagsUsingCohort(clientOf(ctx), projectId, cohortId)).length === 0) return;
     throw new ValidationError("Behavioral filters cannot be added to cohorts used in feature flags.", {
       attr: "filters",
       code: "behavioral_cohort_found",
@@ -228,8 +232,9 @@ export function createCohortService(deps: ServiceDeps) {
 
   /**
    * One attempt of `update`: decides from a first read of the cohort (so PostHog's refusals come
-   * before any write), then locks its row (core/row-lock.ts) and writes, logging the changes from the
-   * locked state. @throws RowMoved when the locked cohort no longer matches the first read.
+   * before any write), then locks its row (core/row-lock.ts) in a `transactional` and writes,
+   * logging the changes from the locked state. Its reads go through the open transaction, if any
+   * (core/transactional.ts). @throws RowMoved when the locked cohort no longer matches the first read.
    */
   async function updateOnce(
     ctx: ServiceContext,
@@ -238,7 +243,8 @@ export function createCohortService(deps: ServiceDeps) {
     input: CohortInput,
     text: string | undefined,
   ): Promise<CohortRecord> {
-    const first = await readCohort(ctx.db, projectId, id);
+    const db = clientOf(ctx);
+    const first = await readCohort(db, projectId, id);
     const isStatic = input.is_static ?? first.isStatic;
     const deleted = input.deleted ?? first.deleted;
     if (checkedQuery(input.query)) {
@@ -247,7 +253,7 @@ export function createCohortService(deps: ServiceDeps) {
       );
     }
     if (deleted && !first.deleted) {
-      const flags = await activeFlagsUsingCohort(ctx.db, projectId, id);
+      const flags = await activeFlagsUsingCohort(db, projectId, id);
       if (flags.length > 0) {
         throw new ValidationError(
           `This cohort is used in ${flags.length} active feature flag(s): ${flags.join(", ")}. ` +
@@ -264,7 +270,7 @@ export function createCohortService(deps: ServiceDeps) {
     );
     const additions = isStatic && !deleted ? staticAdditions(undefined, text) : [];
     const userId = ctx.actor.user.id;
-    return ctx.db.$transaction(async (tx) => {
+    return transactional(ctx, async (tx) => {
       // Concurrent updates take turns from here; each decided from what it replaces, or again.
       const current = await lockCohort(tx, projectId, id);
       if (decisionBasis(current) !== decisionBasis(first)) throw new RowMoved();
@@ -362,7 +368,7 @@ export function createCohortService(deps: ServiceDeps) {
       const cohortType = cohortTypeFor(input.cohort_type, isStatic, checked?.tree ?? null);
       const additions = isStatic ? staticAdditions(input._create_static_person_ids, text) : [];
       const userId = ctx.actor.user.id;
-      return ctx.db.$transaction(async (tx) => {
+      return transactional(ctx, async (tx) => {
         const created = await insertCohort(
           tx,
           project.id,
@@ -395,23 +401,22 @@ export function createCohortService(deps: ServiceDeps) {
 
     /**
      * A new dynamic cohort named `name` with criteria `filters` (`{properties: <group>}`), checked by
-     * the create rules, calculated, and logged `created`, with `link(tx, cohortId)` run in the same
-     * transaction so that the caller's own write lands with the cohort or not at all. For callers
-     * that checked their own scopes (`create_exposure_cohort_for_experiment` needs `experiment:write`
-     * only: PostHog's action saves a `CohortSerializer` without a cohort scope). Returns the cohort
-     * as written (with the caller's link, e.g. its `experiment_set`).
+     * the create rules, calculated, and logged `created`, for callers that checked their own scopes
+     * (`create_exposure_cohort_for_experiment` needs `experiment:write` only: PostHog's action saves
+     * a `CohortSerializer` without a cohort scope). Called inside the caller's `transactional`
+     * (core/transactional.ts), its reads and writes join it, so the caller's own write (e.g. the
+     * experiment's link to it) lands with the cohort or not at all. Returns the cohort as written.
      * @throws ValidationError for criteria the create rules refuse.
      */
-    async createDynamicWithin(
+    async createDynamicAuthorized(
       ctx: ServiceContext,
       projectId: number,
       name: string,
       filters: Record<string, unknown>,
-      link: (tx: Prisma.TransactionClient, cohortId: number) => Promise<void>,
     ): Promise<CohortRecord> {
       const checked = await checkCriteria(ctx, projectId, filters, null);
       const userId = ctx.actor.user.id;
-      return ctx.db.$transaction(async (tx) => {
+      return transactional(ctx, async (tx) => {
         const created = await insertCohort(
           tx,
           projectId,
@@ -428,7 +433,6 @@ export function createCohortService(deps: ServiceDeps) {
           name: created.name,
           changes: [],
         });
-        await link(tx, created.id);
         return readCohort(tx, projectId, created.id);
       });
     },
@@ -490,13 +494,15 @@ export function createCohortService(deps: ServiceDeps) {
      * What flag validation needs of the cohorts a flag names (§2.5 rule 8): for each id that is a
      * cohort of the project, its name, whether it is static, and whether it or a cohort it depends on
      * uses events. No scope check of its own: for services that authorized the project already.
-     * Reads through `db`, the client or a transaction's (a flag rewritten inside another write's).
+     * Reads in the open transaction when there is one (a flag written inside another write's,
+     * core/transactional.ts), else on the context's client.
      */
     async summariesForFlags(
-      db: Pick<Prisma.TransactionClient, "cohort">,
+      ctx: ServiceContext,
       projectId: number,
       ids: readonly number[],
     ): Promise<Map<number, FlagCohortSummary>> {
+      const db = clientOf(ctx);
       // Ids beyond a cohort id's range name no cohort (and could not be compared with one).
       const candidates = ids.filter((id) => parseIntegerId(id) !== null);
       if (candidates.length === 0) return new Map();

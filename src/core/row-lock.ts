@@ -12,6 +12,7 @@
  */
 import { Prisma } from "../generated/prisma/client.js";
 import { NotFoundError } from "./errors.js";
+import { inTransaction } from "./transactional.js";
 import { isUuid } from "./validation.js";
 
 /**
@@ -68,7 +69,8 @@ export async function lockAndRead<R, T extends LockableTable>(
 /**
  * Thrown inside a write's transaction when the locked row no longer fits the decision made from the
  * first read (another writer changed what that decision read, e.g. launched the draft it treated as
- * a draft): the transaction rolls back and `retryWhileMoved` decides again from a new first read.
+ * a draft): the transaction rolls back and the outermost `retryWhileMoved` decides again from a new
+ * first read.
  */
 export class RowMoved extends Error {}
 
@@ -76,16 +78,27 @@ export class RowMoved extends Error {}
 export const MAX_DECISIONS = 8;
 
 /**
- * Runs `attempt` (a first read, its decision and the locked write) again while it throws RowMoved,
- * at most MAX_DECISIONS times in all. Bounded because a row moves only when another writer changed
- * it between an attempt's read and its lock.
- * @throws what `exhausted()` answers (a 409 ConflictError) when the last attempt moved too; anything
- *   else `attempt` throws, unchanged.
+ * The one guarded-update loop (decide, lock, decide again, bounded retry; GrowthBook's casLoop.ts):
+ * runs `attempt` (a first read, its decision, and the locked write in a `transactional`) again while
+ * it throws RowMoved, at most MAX_DECISIONS times in all. Bounded because a row moves only when
+ * another writer changed it between an attempt's read and its lock.
+ *
+ * Joined, it does not retry: called while a `transactional` is open (core/transactional.ts: this
+ * write joins another domain's, e.g. a flag's filters rewritten inside an experiment's update), it
+ * runs `attempt` once and lets RowMoved go up. Deciding again inside the outer transaction would be
+ * wrong: the outer write decided from reads that may be as stale as this one's, and its locks stay
+ * held (and its statements stay applied) until it ends. So RowMoved rolls the whole transaction back
+ * to the outermost boundary, the `retryWhileMoved` around the outermost `transactional`, which
+ * decides everything again from new first reads (and answers its own `exhausted()`). A write that
+ * joins a guarded update is therefore run by `retryWhileMoved` itself.
+ * @throws what `exhausted()` answers (a 409 ConflictError) when the last attempt moved too; RowMoved
+ *   itself when joined; anything else `attempt` throws, unchanged.
  */
 export async function retryWhileMoved<T>(
   attempt: () => Promise<T>,
   exhausted: () => Error | Promise<Error>,
 ): Promise<T> {
+  if (inTransaction()) return attempt();
   for (let made = 1; ; made++) {
     try {
       return await attempt();

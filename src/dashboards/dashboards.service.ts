@@ -6,17 +6,24 @@
  * How dashboards are stored is dashboards.store.ts; how they are read, dashboards.queries.ts.
  *
  * Writes run in one transaction with their activity-log entry (scope `Dashboard`, PostHog's
- * `ModelActivityMixin` on `Dashboard` logs `created`). Reads never see soft-deleted dashboards,
- * tiles or insights.
+ * `ModelActivityMixin` on `Dashboard` logs `created`), a `transactional` (core/transactional.ts)
+ * that joins the caller's: a flag's create and key rename call `writeUsageDashboard` and
+ * `renameUsageDashboardKey` inside their own. A flag is read through the flags' read model
+ * (feature-flags.queries.ts) and its `usage_dashboard_id` set through the flags' store
+ * (`setUsageDashboard`): this service is built before the flag service, which calls it. Reads never
+ * see soft-deleted dashboards, tiles or insights.
  */
 
 import { recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ProjectAccess, ServiceContext } from "../core/context.js";
-import { DomainError, NotFoundError, ValidationError } from "../core/errors.js";
+import { DomainError, ValidationError } from "../core/errors.js";
 import { checkNestingDepth } from "../core/json-input.js";
 import type { OffsetPage } from "../core/paging.js";
+import { transactional } from "../core/transactional.js";
 import { inIdOrder } from "../core/validation.js";
+import { readFlag } from "../feature-flags/feature-flags.queries.js";
+import { setUsageDashboard } from "../feature-flags/feature-flags.store.js";
 import type { DashboardRecord } from "./dashboard-record.js";
 
 export type { DashboardRecord };
@@ -87,7 +94,7 @@ export interface DashboardWithTiles extends DashboardRecord {
   tiles: TileRecord[];
 }
 
-/** What the flag side hands over to write or rename a usage dashboard inside its own transaction. */
+/** The flag a usage dashboard is written for: its project and key. */
 export interface UsageDashboardFlag {
   projectId: number;
   key: string;
@@ -100,38 +107,40 @@ export interface UsageDashboardFlag {
 export function createDashboardService(others: { queries: QueryService }) {
   /**
    * Writes flag `flag`'s usage dashboard (§2.11: name, description, `creation_mode` "template",
-   * filters `{"date_from": "-30d"}`, tag `feature flags`, the two usage insights) and its activity
-   * entry, inside the caller's transaction. Returns the dashboard's id; the caller links it.
+   * filters `{"date_from": "-30d"}`, tag `feature flags`, the two usage insights), created by the
+   * context's user, and its activity entry, in a `transactional`: the caller's (the flag's create)
+   * when one is open. Returns the dashboard's id; the caller links it to the flag. No scope check of
+   * its own: for callers that authorised their operation.
    */
-  async function writeUsageDashboard(
-    tx: Prisma.TransactionClient,
-    flag: UsageDashboardFlag,
-    userId: number | null,
-  ): Promise<number> {
-    const template = usageDashboardTemplate(flag.key);
-    const dashboardId = await insertDashboard(tx, flag.projectId, template, userId);
-    await linkDashboardTags(tx, flag.projectId, dashboardId, template.tags);
-    await insertTiles(tx, flag.projectId, dashboardId, userId, usageInsightTemplates(flag.key));
-    await recordActivity(tx, {
-      projectId: flag.projectId,
-      userId,
-      scope: "Dashboard",
-      itemId: String(dashboardId),
-      activity: "created",
-      name: template.name,
-      changes: [],
+  function writeUsageDashboard(ctx: ServiceContext, flag: UsageDashboardFlag): Promise<number> {
+    const userId = ctx.actor.user.id;
+    return transactional(ctx, async (tx) => {
+      const template = usageDashboardTemplate(flag.key);
+      const dashboardId = await insertDashboard(tx, flag.projectId, template, userId);
+      await linkDashboardTags(tx, flag.projectId, dashboardId, template.tags);
+      await insertTiles(tx, flag.projectId, dashboardId, userId, usageInsightTemplates(flag.key));
+      await recordActivity(tx, {
+        projectId: flag.projectId,
+        userId,
+        scope: "Dashboard",
+        itemId: String(dashboardId),
+        activity: "created",
+        name: template.name,
+        changes: [],
+      });
+      return dashboardId;
     });
-    return dashboardId;
   }
 
   /**
-   * Rewrites the usage insights of dashboard `dashboardId` for a key rename, inside the caller's
-   * transaction (§2.7, `update_feature_flag_dashboard`): each of the two insights, found by name,
-   * gets the new key in its `$feature_flag` filter and description, unless it was edited (see
-   * `renamedUsageInsight`).
+   * Rewrites the usage insights of dashboard `dashboardId` for a key rename (§2.7,
+   * `update_feature_flag_dashboard`), in a `transactional`: the caller's (the flag's update) when
+   * one is open. Each of the two insights, found by name, gets the new key in its `$feature_flag`
+   * filter and description, unless it was edited (see `renamedUsageInsight`). No scope check of its
+   * own: for callers that authorised their operation.
    */
-  async function renameUsageDashboardKey(
-    tx: Prisma.TransactionClient,
+  function renameUsageDashboardKey(
+    ctx: ServiceContext,
     projectId: number,
     dashboardId: number,
     oldKey: string,
@@ -141,30 +150,18 @@ export function createDashboardService(others: { queries: QueryService }) {
       [TOTAL_VOLUME_INSIGHT_NAME, totalVolumeDescription],
       [UNIQUE_USERS_INSIGHT_NAME, uniqueUsersDescription],
     ]);
-    const insights = await selectUsageInsights(tx, projectId, dashboardId, [...describe.keys()]);
-    const seen = new Set<string>();
-    for (const insight of insights) {
-      // PostHog takes the first insight of each name (`.filter(name=...).first()`).
-      if (!insight.name || seen.has(insight.name)) continue;
-      seen.add(insight.name);
-      const renamed = renamedUsageInsight(insight, describe.get(insight.name)!, oldKey, newKey);
-      if (!renamed) continue;
-      await updateInsight(tx, insight.id, renamed);
-    }
-  }
-
-  /**
-   * The flag `flagId` of the project (soft-deleted ones included, as PostHog's `get_object`).
-   * Reads the flags' table itself (a known exception to the read-model rule, docs/architecture.md).
-   * @throws NotFoundError
-   */
-  async function readFlag(ctx: ServiceContext, projectId: number, flagId: number) {
-    const flag = await ctx.db.featureFlag.findFirst({
-      where: { id: flagId, projectId },
-      select: { id: true, key: true, usageDashboardId: true, hasEnrichedAnalytics: true },
+    return transactional(ctx, async (tx) => {
+      const insights = await selectUsageInsights(tx, projectId, dashboardId, [...describe.keys()]);
+      const seen = new Set<string>();
+      for (const insight of insights) {
+        // PostHog takes the first insight of each name (`.filter(name=...).first()`).
+        if (!insight.name || seen.has(insight.name)) continue;
+        seen.add(insight.name);
+        const renamed = renamedUsageInsight(insight, describe.get(insight.name)!, oldKey, newKey);
+        if (!renamed) continue;
+        await updateInsight(tx, insight.id, renamed);
+      }
     });
-    if (!flag) throw new NotFoundError();
-    return flag;
   }
 
   /**
@@ -279,17 +276,18 @@ export function createDashboardService(others: { queries: QueryService }) {
       const project = await authorizeProject(ctx, projectId, "dashboard:write");
       // REST's body is not read, but too deep a one is refused, as for the flag's other actions.
       checkNestingDepth(body, ctx.limits.maxJsonDepth);
-      const flag = await readFlag(ctx, project.id, flagId);
+      // Soft-deleted flags included, as PostHog's `get_object` (the flags' read model).
+      const flag = await readFlag(ctx.reader, project.id, { id: flagId });
       const enrich = await enrichedAnalyticsAvailable(ctx, project.id, flag);
       const userId = ctx.actor.user.id;
       try {
-        const id = await ctx.db.$transaction(async (tx) => {
-          const dashboardId = await writeUsageDashboard(tx, { projectId: project.id, key: flag.key }, userId);
+        const id = await transactional(ctx, async (tx) => {
+          const dashboardId = await writeUsageDashboard(ctx, { projectId: project.id, key: flag.key });
           if (enrich) {
             await insertTiles(tx, project.id, dashboardId, userId, enrichedInsightTemplates(flag.key));
           }
-          // The flags' table, written here itself (a known exception, docs/architecture.md).
-          await tx.featureFlag.update({ where: { id: flag.id }, data: { usageDashboardId: dashboardId } });
+          // Through the flags' store, joining this transaction (see the module comment).
+          await setUsageDashboard(ctx, flag.id, dashboardId);
           return dashboardId;
         });
         return await readWrittenDashboard(ctx.db, id);
@@ -316,7 +314,7 @@ export function createDashboardService(others: { queries: QueryService }) {
       const project = await authorizeProject(ctx, projectId, "dashboard:write");
       // REST's body is not read, but too deep a one is refused, as for the flag's other actions.
       checkNestingDepth(body, ctx.limits.maxJsonDepth);
-      const flag = await readFlag(ctx, project.id, flagId);
+      const flag = await readFlag(ctx.reader, project.id, { id: flagId });
       const dashboardId = flag.usageDashboardId;
       if (dashboardId === null || !(await liveDashboardExists(ctx.db, project.id, dashboardId))) {
         throw refusal(USAGE_DASHBOARD_MESSAGES.notFound);
@@ -329,7 +327,7 @@ export function createDashboardService(others: { queries: QueryService }) {
       }
       const userId = ctx.actor.user.id;
       try {
-        await ctx.db.$transaction(async (tx) => {
+        await transactional(ctx, async (tx) => {
           // Checked again inside the write: two concurrent calls add the insights once.
           await lockDashboard(tx, dashboardId);
           if (await dashboardIsEnriched(tx, project.id, dashboardId)) {

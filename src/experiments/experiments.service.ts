@@ -18,7 +18,7 @@
  * experiment, get PostHog's 404.
  */
 
-import type { CohortRecord } from "../cohorts/cohorts.queries.js";
+import { type CohortRecord, readCohort } from "../cohorts/cohorts.queries.js";
 import type { CohortService } from "../cohorts/cohorts.service.js";
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject, authorizeProjectStream } from "../core/auth/access.js";
@@ -30,6 +30,7 @@ import { objectChanges } from "../core/live-changes.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
+import { transactional } from "../core/transactional.js";
 import { inIdOrder, parseInput } from "../core/validation.js";
 import type { ObjectChange } from "../db/change-feed.js";
 import { findLiveFlag } from "../feature-flags/feature-flags.queries.js";
@@ -79,10 +80,15 @@ export interface ExperimentStats {
 export interface ExperimentServiceCollaborators {
   featureFlags: Pick<
     FeatureFlagService,
-    "createWithin" | "updateFiltersIn" | "updateFiltersWithin" | "activateWithin" | "list" | "get"
+    | "createAuthorized"
+    | "rewriteFiltersAuthorized"
+    | "updateFiltersAuthorized"
+    | "activateAuthorized"
+    | "list"
+    | "get"
   >;
   /** Writes the exposure cohort (`create_exposure_cohort_for_experiment`). */
-  cohorts: Pick<CohortService, "createDynamicWithin">;
+  cohorts: Pick<CohortService, "createDynamicAuthorized">;
 }
 
 /** An experiment's status: draft (no start), running (started, no end), stopped (ended). */
@@ -349,25 +355,28 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
         experiment.parameters,
       );
       const userId = ctx.actor.user.id;
-      return cohorts.createDynamicWithin(
-        ctx,
-        projectId,
-        exposureCohortName(experiment.name),
-        filters,
-        async (tx, cohortId) => {
-          const linked = await linkExposureCohort(tx, projectId, id, cohortId);
-          if (!linked) throw new ValidationError("Experiment already has an exposure cohort");
-          await recordActivity(tx, {
-            projectId,
-            userId,
-            scope: "Experiment",
-            itemId: String(id),
-            activity: "updated",
-            name: experiment.name,
-            changes: changesBetween("Experiment", { exposure_cohort: null }, { exposure_cohort: cohortId }),
-          });
-        },
-      );
+      // The cohort service's create joins this transaction: the cohort lands with the link or not at all.
+      return transactional(ctx, async (tx) => {
+        const cohort = await cohorts.createDynamicAuthorized(
+          ctx,
+          projectId,
+          exposureCohortName(experiment.name),
+          filters,
+        );
+        const linked = await linkExposureCohort(tx, projectId, id, cohort.id);
+        if (!linked) throw new ValidationError("Experiment already has an exposure cohort");
+        await recordActivity(tx, {
+          projectId,
+          userId,
+          scope: "Experiment",
+          itemId: String(id),
+          activity: "updated",
+          name: experiment.name,
+          changes: changesBetween("Experiment", { exposure_cohort: null }, { exposure_cohort: cohort.id }),
+        });
+        // Read again through the cohorts' read model: with the link (`experiment_set`).
+        return readCohort(tx, projectId, cohort.id);
+      });
     },
 
     /**

@@ -2,15 +2,18 @@
  * How an experiment is created and updated, for the experiment service: PostHog's rules in their
  * order (§5.3, §5.4), decided from a first read, then again under the row lock, and written with
  * the metric lists (their fingerprints), the saved-metric links and the activity entry in one
- * transaction; a new experiment's flag is created, a draft's flag rewritten, a launched one's flag
- * turned on through the flag service, in that same transaction. How it is stored is
+ * `transactional` (core/transactional.ts); a new experiment's flag is created, a draft's flag
+ * rewritten, a launched one's flag turned on through the flag service, whose writes join that same
+ * transaction (no transaction client crosses to the flag service). How it is stored is
  * experiments.store.ts. Source: `ee/clickhouse/views/experiments.py` (`ExperimentSerializer`:
  * `create`, `update`, `validate_*`); posthog-behavior.md §5.3–5.4.
  *
  * Concurrency: an experiment has no `version` (PostHog's PATCH model, §5.4), so concurrent updates
  * are serialised instead: an update decides from a first read (refusals before any write), then
  * locks the experiment's row (after its flag's) and decides again from the locked state (see
- * `updateOnce`).
+ * `updateOnce`). A RowMoved of the experiment's decision, or of its flag's update joined into the
+ * same transaction, rolls the whole attempt back to `applyUpdate`'s `retryWhileMoved`, which decides
+ * everything again (core/row-lock.ts).
  */
 import { changesBetween, recordActivity, softDeleteActivity } from "../core/activity-log.js";
 import type { ServiceContext } from "../core/context.js";
@@ -19,6 +22,7 @@ import { jsonSourceText } from "../core/json-input.js";
 import { once } from "../core/once.js";
 import { RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
+import { transactional } from "../core/transactional.js";
 import { parseInput } from "../core/validation.js";
 import { findLiveFlag } from "../feature-flags/feature-flags.queries.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
@@ -174,7 +178,10 @@ function withFingerprints(
 /** The other domains' services an experiment write calls. */
 export interface ExperimentWriteCollaborators {
   /** Creates a new experiment's flag, rewrites a draft's flag filters, turns a launched one's flag on. */
-  featureFlags: Pick<FeatureFlagService, "createWithin" | "updateFiltersWithin" | "activateWithin">;
+  featureFlags: Pick<
+    FeatureFlagService,
+    "createAuthorized" | "updateFiltersAuthorized" | "activateAuthorized"
+  >;
 }
 
 /** Creates the experiment writes over the clock and the collaborators they call. */
@@ -438,11 +445,13 @@ export function createExperimentWrites(deps: ServiceDeps, { featureFlags }: Expe
 
   /**
    * One attempt of `update`: decides from a read of the experiment (so refusals come before any
-   * write), then writes in a transaction that first locks the experiment's row and decides again
-   * from the locked state. Concurrent updates of one experiment so take turns, each applied to the
-   * state it replaces: a transition (launch, end, archive, delete) happens once and is logged once,
-   * the others find it done (a no-op, or PostHog's 404 for a deleted experiment).
-   * @throws RowMoved when the locked state would take the other path (the draft was launched).
+   * write), then writes in a `transactional` that first locks the experiment's row (after its
+   * flag's) and decides again from the locked state. Concurrent updates of one experiment so take
+   * turns, each applied to the state it replaces: a transition (launch, end, archive, delete)
+   * happens once and is logged once, the others find it done (a no-op, or PostHog's 404 for a
+   * deleted experiment).
+   * @throws RowMoved when the locked state would take the other path (the draft was launched), or
+   *   when the draft's flag moved under its update's first decision.
    */
   async function updateOnce(
     ctx: ServiceContext,
@@ -485,7 +494,8 @@ export function createExperimentWrites(deps: ServiceDeps, { featureFlags }: Expe
         jsonTextWithNumbers(plan.secondary),
       );
       if (plan.savedMetrics !== null) await replaceSavedMetricLinks(tx, projectId, id, plan.savedMetrics);
-      if (plan.launching) await featureFlags.activateWithin(tx, projectId, locked.featureFlagId, userId);
+      // The flag service joins this transaction (the flag's row is locked already).
+      if (plan.launching) await featureFlags.activateAuthorized(ctx, projectId, locked.featureFlagId);
       const updated = (await selectExperiment(tx, projectId, id))!;
       await recordActivity(tx, {
         projectId,
@@ -498,22 +508,24 @@ export function createExperimentWrites(deps: ServiceDeps, { featureFlags }: Expe
       });
     };
     // While a draft, new variants or a holdout rewrite the flag through the flag service's own update
-    // (its rules, version and activity), and the experiment's write runs in that update's
-    // transaction: both are written or neither.
-    if (first.viaFlag) {
-      const flagFilters = isObject(input.parameters)
-        ? experimentFlagFilters(input.parameters, first.holdout?.filters ?? null)
-        : withHoldoutGroups(current.featureFlag.filters as Obj, first.holdout?.filters ?? null);
-      await featureFlags.updateFiltersWithin(ctx, projectId, current.featureFlagId, flagFilters, write);
-    } else {
-      await ctx.db.$transaction(write);
-    }
+    // (its rules, version and activity), joined into this transaction before the experiment's
+    // write (the flag's row locked first): both are written or neither.
+    await transactional(ctx, async (tx) => {
+      if (first.viaFlag) {
+        const flagFilters = isObject(input.parameters)
+          ? experimentFlagFilters(input.parameters, first.holdout?.filters ?? null)
+          : withHoldoutGroups(current.featureFlag.filters as Obj, first.holdout?.filters ?? null);
+        await featureFlags.updateFiltersAuthorized(ctx, projectId, current.featureFlagId, flagFilters);
+      }
+      await write(tx);
+    });
     return readExperiment(ctx.db, projectId, id);
   }
 
   /**
    * Creates an experiment on `feature_flag_key`'s flag: an existing non-deleted flag is reused when
-   * eligible, else a new multivariate flag is made through the flag service (inactive for a draft).
+   * eligible, else a new multivariate flag is made through the flag service (inactive for a draft),
+   * in the experiment's transaction. @throws ValidationError for any rule of §5.3 or of the flag.
    */
   async function createOn(
     ctx: ServiceContext,
@@ -539,23 +551,22 @@ export function createExperimentWrites(deps: ServiceDeps, { featureFlags }: Expe
           attr: "feature_flag_key",
         });
       }
-      const id = await ctx.db.$transaction((tx) =>
+      const id = await transactional(ctx, (tx) =>
         writeNewExperiment(tx, ctx, projectId, existing.id, input, metrics, savedMetrics),
       );
       return readExperiment(ctx.db, projectId, id);
     }
-    const { result: id } = await featureFlags.createWithin(
-      ctx,
-      projectId,
-      {
+    // The flag's create joins this transaction: the experiment commits with its new flag or neither does.
+    const id = await transactional(ctx, async (tx) => {
+      const flag = await featureFlags.createAuthorized(ctx, projectId, {
         key: input.feature_flag_key,
         name: `Feature Flag for Experiment ${input.name}`,
         filters: experimentFlagFilters(input.parameters, holdout?.filters ?? null),
         active: Boolean(input.start_date),
         creation_context: "experiments",
-      },
-      (tx, flag) => writeNewExperiment(tx, ctx, projectId, flag.id, input, metrics, savedMetrics),
-    );
+      });
+      return writeNewExperiment(tx, ctx, projectId, flag.id, input, metrics, savedMetrics);
+    });
     return readExperiment(ctx.db, projectId, id);
   }
 

@@ -9,9 +9,12 @@
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
+import { ConflictError } from "../core/errors.js";
+import { retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
+import { transactional } from "../core/transactional.js";
 import { parseInput } from "../core/validation.js";
-import type { Prisma } from "../generated/prisma/client.js";
+import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
 import type { HoldoutRecord } from "./experiments.queries.js";
 import { checkHoldoutFilters, holdoutSchema, holdoutUpdateSchema } from "./experiments.schemas.js";
 import {
@@ -37,18 +40,19 @@ function holdoutGroups(groups: readonly unknown[], id: number): Obj[] {
   return groups.map((g) => ({ ...(g as Obj), variant: `holdout-${id}` }));
 }
 
-/** What holdouts need from the flag service: rewriting a draft experiment's flag filters in the holdout's transaction. */
+/**
+ * What holdouts need from the flag service: rewriting a draft experiment's flag filters, joined into
+ * the holdout's `transactional` (core/transactional.ts).
+ */
 export interface HoldoutCollaborators {
-  featureFlags: {
-    updateFiltersIn(
-      tx: Prisma.TransactionClient,
-      ctx: ServiceContext,
-      projectId: number,
-      flagId: number,
-      rewrite: (stored: Obj) => Obj,
-    ): Promise<unknown>;
-  };
+  featureFlags: Pick<FeatureFlagService, "rewriteFiltersAuthorized">;
 }
+
+/** The answer when a holdout's update kept finding what it decided from moved (core/row-lock.ts). */
+const moved = () =>
+  new ConflictError(
+    "The holdout was updated by another request since you started editing it. Please refresh and try again.",
+  );
 
 /** Creates the holdout operations of the experiment service. */
 export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: HoldoutCollaborators) {
@@ -79,7 +83,7 @@ export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: Hol
       const input = parseInput(holdoutSchema, body, ctx.limits);
       checkHoldoutFilters(input.filters);
       const userId = ctx.actor.user.id;
-      return ctx.db.$transaction(async (tx) => {
+      return transactional(ctx, async (tx) => {
         const createdId = await insertHoldout(
           tx,
           project.id,
@@ -106,6 +110,8 @@ export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: Hol
      * its row lock, in the holdout's transaction: the holdout and its drafts' flags are written
      * together or not at all. The holdout's own row is locked after its flags' (lock order: flags
      * first), and its activity entry is judged from the locked row: concurrent updates take turns.
+     * The flags' writes join the holdout's `transactional`; a RowMoved from them (none today: each
+     * flag is decided under its lock) would roll it back to this update's `retryWhileMoved`.
      * Scope `experiment_holdout:write`. @throws NotFoundError, ValidationError
      */
     async updateHoldout(ctx: ServiceContext, projectId: number, id: number, body: unknown, partial: boolean) {
@@ -115,37 +121,39 @@ export function createHoldoutOperations(deps: ServiceDeps, { featureFlags }: Hol
       if (input.filters) checkHoldoutFilters(input.filters);
       const filters = input.filters ? holdoutGroups(input.filters, id) : undefined;
       const userId = ctx.actor.user.id;
-      return ctx.db.$transaction(async (tx) => {
-        if (filters) {
-          // The flags' rows are locked first (in id order), as every flag write takes its row before others.
-          for (const featureFlagId of await selectDraftFlagIds(tx, projectId, id)) {
-            await featureFlags.updateFiltersIn(tx, ctx, projectId, featureFlagId, (stored) =>
-              withHoldoutGroups(stored, filters),
-            );
+      const attempt = () =>
+        transactional(ctx, async (tx) => {
+          if (filters) {
+            // The flags' rows are locked first (in id order), as every flag write takes its row before others.
+            for (const featureFlagId of await selectDraftFlagIds(tx, projectId, id)) {
+              await featureFlags.rewriteFiltersAuthorized(ctx, projectId, featureFlagId, (stored) =>
+                withHoldoutGroups(stored, filters),
+              );
+            }
           }
-        }
-        const current = await objects.lock(tx, projectId, id);
-        const updated = await writeHoldoutRow(
-          tx,
-          id,
-          { name: input.name, description: input.description, filters },
-          deps.now(),
-        );
-        await recordActivity(tx, {
-          projectId,
-          userId,
-          scope: "ExperimentHoldout",
-          itemId: String(id),
-          activity: "updated",
-          name: updated.name,
-          changes: changesBetween(
-            "ExperimentHoldout",
-            { name: current.name, description: current.description, filters: current.filters },
-            { name: updated.name, description: updated.description, filters: updated.filters },
-          ),
+          const current = await objects.lock(tx, projectId, id);
+          const updated = await writeHoldoutRow(
+            tx,
+            id,
+            { name: input.name, description: input.description, filters },
+            deps.now(),
+          );
+          await recordActivity(tx, {
+            projectId,
+            userId,
+            scope: "ExperimentHoldout",
+            itemId: String(id),
+            activity: "updated",
+            name: updated.name,
+            changes: changesBetween(
+              "ExperimentHoldout",
+              { name: current.name, description: current.description, filters: current.filters },
+              { name: updated.name, description: updated.description, filters: updated.filters },
+            ),
+          });
+          return updated;
         });
-        return updated;
-      });
+      return retryWhileMoved(attempt, moved);
     },
   };
 }

@@ -12,6 +12,7 @@ import type { ServiceContext } from "../core/context.js";
 import { NotFoundError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
 import { lockAndRead } from "../core/row-lock.js";
+import { transactional } from "../core/transactional.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { WITH_CREATOR } from "./experiments.queries.js";
 
@@ -99,7 +100,7 @@ export function projectObjectOperations<R extends { id: number; name: string }>(
      */
     async remove(ctx: ServiceContext, projectId: number, id: number): Promise<void> {
       await authorizeProject(ctx, projectId, write);
-      await ctx.db.$transaction(async (tx) => {
+      await transactional(ctx, async (tx) => {
         const current = await lock(tx, projectId, id);
         await kind.table(tx).delete({ where: { id } });
         await recordActivity(tx, {

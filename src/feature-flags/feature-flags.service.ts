@@ -19,10 +19,10 @@ import { objectChanges } from "../core/live-changes.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
+import { transactional } from "../core/transactional.js";
 import { inIdOrder, parseInput, parseIntegerId } from "../core/validation.js";
 import type { ObjectChange } from "../db/change-feed.js";
 import type { RunSqlTransaction } from "../db/sql-transaction.js";
-import type { Prisma } from "../generated/prisma/client.js";
 import type { GroupService } from "../groups/groups.service.js";
 import type { PersonService } from "../persons/persons.service.js";
 import type { FlagEvaluationService } from "./evaluation/evaluation.service.js";
@@ -371,92 +371,86 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
      */
     async create(ctx: ServiceContext, projectId: number, body: unknown): Promise<FlagRecord> {
       const project = await authorizeProject(ctx, projectId, "feature_flag:write");
-      return (await createFlag(ctx, project.id, body, async () => undefined)).flag;
+      return createFlag(ctx, project.id, body);
     },
 
     /**
      * Creates a flag for another domain that has already authorised its own operation (PostHog's
      * experiment create runs `FeatureFlagSerializer` directly: every flag rule applies, no flag scope
-     * is asked), then runs `within` in the same transaction with the new flag's id, so the caller's
-     * rows commit or roll back with the flag. Returns the flag as read in the transaction and
-     * `within`'s result. @throws ValidationError for any flag rule (attrs as on flag create).
+     * is asked). Called inside the caller's `transactional` (core/transactional.ts), the flag's reads
+     * and writes join that transaction, so the caller's rows commit or roll back with the flag.
+     * Returns the flag as read in the transaction.
+     * @throws ValidationError for any flag rule (attrs as on flag create); NotImplementedError.
      */
-    async createWithin<T>(
-      ctx: ServiceContext,
-      projectId: number,
-      body: unknown,
-      within: (tx: Prisma.TransactionClient, flag: { id: number; key: string }) => Promise<T>,
-    ): Promise<{ flag: FlagRecord; result: T }> {
-      return createFlag(ctx, projectId, body, within);
+    createAuthorized(ctx: ServiceContext, projectId: number, body: unknown): Promise<FlagRecord> {
+      return createFlag(ctx, projectId, body);
     },
 
     /**
-     * Rewrites a flag's `filters` inside another domain's transaction `tx`, for an operation that
-     * domain has authorised (a holdout's new groups copied to its draft experiments' flags,
-     * ee/clickhouse/views/experiment_holdouts.py, which saves each flag through the flag serializer):
-     * locks the flag's row, then writes `rewrite` of the filters as stored there, by the same rules,
-     * version bump and activity entry as a flag PATCH. Nothing is written when the filters are
-     * unchanged. The caller's rows are locked after the flag's (lock order: flag, then the others).
+     * Rewrites a flag's `filters` for an operation another domain has authorised (a holdout's new
+     * groups copied to its draft experiments' flags, ee/clickhouse/views/experiment_holdouts.py, which
+     * saves each flag through the flag serializer): locks the flag's row, then writes `rewrite` of the
+     * filters as stored there, by the same rules, version bump and activity entry as a flag PATCH.
+     * Nothing is written when the filters are unchanged. Joins the caller's `transactional`, whose
+     * own rows it locks after the flag's (lock order: flag, then the others).
      * @throws ValidationError, NotFoundError: the caller's transaction then rolls back whole.
      */
-    async updateFiltersIn(
-      tx: Prisma.TransactionClient,
+    rewriteFiltersAuthorized(
       ctx: ServiceContext,
       projectId: number,
       id: number,
       rewrite: (stored: Record<string, unknown>) => Record<string, unknown>,
     ): Promise<FlagRecord> {
-      return updateLockedFilters(tx, ctx, projectId, id, rewrite);
+      return updateLockedFilters(ctx, projectId, id, rewrite);
     },
 
     /**
-     * Rewrites a flag's `filters` for another domain that has authorised its own operation (an
+     * Sets a flag's `filters` for another domain that has authorised its own operation (an
      * experiment's draft variants or holdout, ee/clickhouse/views/experiments.py `update`, which runs
      * the flag serializer's partial update): every filter rule, the version bump and the flag's
-     * activity entry apply as on a flag PATCH, under the flag's row lock. `within` (the other
-     * domain's own write, e.g. the experiment's) runs in the flag write's transaction after it, also
-     * when the filters change nothing: both are written or neither.
-     * @throws ValidationError, NotFoundError, ConflictError, and whatever `within` throws, unchanged.
+     * activity entry apply as on a flag PATCH, decided from a first read, then again under the flag's
+     * row lock. Called inside the caller's `transactional`, it joins it (its reads included) before
+     * the caller locks its own rows: both are written or neither; the flag moving under the first
+     * decision throws RowMoved up to the caller's `retryWhileMoved` (core/row-lock.ts).
+     * @throws ValidationError, NotFoundError, ConflictError; RowMoved when joined (see above).
      */
-    async updateFiltersWithin(
+    updateFiltersAuthorized(
       ctx: ServiceContext,
       projectId: number,
       id: number,
       filters: Record<string, unknown>,
-      within: (tx: Prisma.TransactionClient) => Promise<void>,
     ): Promise<FlagRecord> {
       const input = parseInput(updateFlagSchema, { filters }, ctx.limits);
-      return applyUpdate(ctx, projectId, id, input, { kind: "posthog" }, within);
+      return applyUpdate(ctx, projectId, id, input, { kind: "posthog" });
     },
 
     /**
-     * Turns a flag on inside another domain's transaction `tx` (an experiment's launch: PostHog sets
-     * `feature_flag.active = True` and saves the model, no serializer rule): bumps the version, stamps
-     * the modifier and writes the flag's `updated` activity entry. No-op when already active.
+     * Turns a flag on for another domain's authorised operation (an experiment's launch: PostHog sets
+     * `feature_flag.active = True` and saves the model, no serializer rule), in the caller's
+     * `transactional` when one is open: bumps the version, stamps the modifier (the context's user)
+     * and writes the flag's `updated` activity entry. No-op when already active.
      * The update is conditional on the flag being inactive and increments the stored version, so a
      * concurrent flag write is neither overwritten nor given the same version, and a flag turned on
      * by two transactions at once is turned on (and logged) once.
      */
-    async activateWithin(
-      tx: Prisma.TransactionClient,
-      projectId: number,
-      id: number,
-      userId: number,
-    ): Promise<void> {
-      if (!(await activateIfInactive(tx, projectId, id, userId))) return;
-      const updated = await readFlagIn(tx, projectId, id);
-      await recordActivity(tx, {
-        projectId,
-        userId,
-        scope: "FeatureFlag",
-        itemId: String(id),
-        activity: "updated",
-        name: updated.key,
-        changes: changesBetween(
-          "FeatureFlag",
-          { active: false, version: updated.version - 1 },
-          { active: true, version: updated.version },
-        ),
+    activateAuthorized(ctx: ServiceContext, projectId: number, id: number): Promise<void> {
+      const userId = ctx.actor.user.id;
+      return transactional(ctx, async (tx) => {
+        if (!(await activateIfInactive(tx, projectId, id, userId))) return;
+        const updated = await readFlagIn(tx, projectId, id);
+        await recordActivity(tx, {
+          projectId,
+          userId,
+          scope: "FeatureFlag",
+          itemId: String(id),
+          activity: "updated",
+          name: updated.key,
+          changes: changesBetween(
+            "FeatureFlag",
+            { active: false, version: updated.version - 1 },
+            { active: true, version: updated.version },
+          ),
+        });
       });
     },
 

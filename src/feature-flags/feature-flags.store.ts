@@ -6,11 +6,13 @@
  * read model's (feature-flags.queries.ts).
  *
  * Invariant: every statement filters by `project_id` or by a row id read under it; a write takes the
- * transaction it belongs to (`tx`), never the client.
+ * transaction it belongs to (`tx`), never the client, or (`setUsageDashboard`, which another domain
+ * calls) joins the ambient one (core/transactional.ts).
  */
 import { NotFoundError } from "../core/errors.js";
 import { lockAndRead } from "../core/row-lock.js";
 import { ensureTags } from "../core/tags.js";
+import { type TransactionalContext, transactional } from "../core/transactional.js";
 import { prismaReader } from "../db/sql-reader.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { type FlagRecord, readFlag } from "./feature-flags.queries.js";
@@ -175,13 +177,20 @@ export async function writeFlagRow(
   });
 }
 
-/** Points flag `id` at its usage dashboard. */
+/**
+ * Points flag `id` at its usage dashboard (`usage_dashboard_id`; no version bump, no activity entry,
+ * as PostHog's `FeatureFlag.usage_dashboard` assignments). The one write of this module that takes
+ * the context instead of `tx`: it joins the caller's `transactional` (core/transactional.ts), the
+ * flag's create or the dashboards service's `createFlagUsageDashboard` (which is built before the
+ * flag service and so writes the column through here, never through the flags' table itself).
+ * @throws Prisma's P2025 when the flag's row is gone.
+ */
 export async function setUsageDashboard(
-  tx: Prisma.TransactionClient,
+  ctx: TransactionalContext,
   id: number,
   usageDashboardId: number,
 ): Promise<void> {
-  await tx.featureFlag.update({ where: { id }, data: { usageDashboardId } });
+  await transactional(ctx, (tx) => tx.featureFlag.update({ where: { id }, data: { usageDashboardId } }));
 }
 
 /**

@@ -11,8 +11,13 @@
  * locked state. Concurrent writers of one flag so take turns, each applied on top of the one before
  * it: none is lost, none is refused but by the conflict rules (PostHog's `original_flag` rule on
  * REST, the strict `expectedVersion` on GraphQL), which are judged against the state the write
- * replaces. Another domain's write joins the flag's transaction after the flag's row is locked
- * (`within`, `updateLockedFilters`): the flag's row first, then the other domain's rows.
+ * replaces.
+ *
+ * Other domains' writes (an experiment's create and update, a holdout's update) call these inside
+ * their own `transactional` (core/transactional.ts): the flag's write joins that transaction, its
+ * reads go through it (`clientOf`, `readerOf`), and the flag's row is locked before the caller's
+ * rows are (the lock order of core/row-lock.ts). Joined, an update does not decide again on its own:
+ * its RowMoved goes up to the caller's `retryWhileMoved`.
  */
 import type { CohortService } from "../cohorts/cohorts.service.js";
 import { changesBetween, recordActivity, softDeleteActivity } from "../core/activity-log.js";
@@ -20,6 +25,7 @@ import type { ServiceContext } from "../core/context.js";
 import { ConflictError, NotImplementedError, ValidationError } from "../core/errors.js";
 import { RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import { normalizeTags } from "../core/tags.js";
+import { clientOf, readerOf, transactional } from "../core/transactional.js";
 import { parseInput } from "../core/validation.js";
 import { existingDashboardIds } from "../dashboards/dashboards.queries.js";
 import type { DashboardService } from "../dashboards/dashboards.service.js";
@@ -122,13 +128,6 @@ interface UpdateLookups {
   filters(flagKey: string): Promise<FeatureFlagFilters>;
 }
 
-/** An error of another domain's write run inside a flag update's transaction, carried out unchanged. */
-class WithinFailed extends Error {
-  constructor(readonly reason: unknown) {
-    super("the write run within the flag update failed");
-  }
-}
-
 /**
  * How an update guards against concurrent edits.
  * - `posthog` (REST): a body `version` other than the stored one is refused only when the body's
@@ -205,9 +204,13 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
     }
   }
 
+  /**
+   * `raw` filters validated by §2.5's rules for flag `flag` (`id` null on create). The cohorts they
+   * name are read through the cohort service, in the write's transaction when it has one.
+   * @throws ValidationError
+   */
   async function validatedFilters(
     ctx: ServiceContext,
-    db: LookupDb,
     projectId: number,
     raw: unknown,
     flag: { id: number | null; key: string },
@@ -216,7 +219,7 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
   ): Promise<FeatureFlagFilters> {
     const flags = referencedFlagIds(raw).length > 0 ? await summaries() : new Map<number, FlagSummary>();
     const cohortIds = flagCohortIds(raw);
-    const cohortSummaries = await cohorts.summariesForFlags(db, projectId, cohortIds);
+    const cohortSummaries = await cohorts.summariesForFlags(ctx, projectId, cohortIds);
     return validateFilters(raw, {
       isCreate,
       flagId: flag.id,
@@ -287,9 +290,7 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
       dashboards: () => dashboards(null),
       summaries: () => summaries(null),
       filters: lookup((flagKey: string) =>
-        validatedFilters(ctx, db, projectId, input.filters, { id, key: flagKey }, false, () =>
-          summaries(null),
-        ),
+        validatedFilters(ctx, projectId, input.filters, { id, key: flagKey }, false, () => summaries(null)),
       ),
     };
   }
@@ -377,11 +378,11 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
   }
 
   /**
-   * Decides an update of `current`, the flag locked in `tx` (`lockFlag`), and writes it: the row with
-   * its version bumped, its tags, its usage dashboard's insights on a key rename, the activity entry,
-   * then `within`. When nothing changes (an empty body, or only the values already stored) nothing
-   * is written but `within`. Returns the flag as written (`current` when unchanged).
-   * @throws as `decideUpdate`; WithinFailed carrying what `within` threw.
+   * Decides an update of `current`, the flag locked in `tx` (`lockFlag`, inside a `transactional`),
+   * and writes it: the row with its version bumped, its tags, its usage dashboard's insights on a
+   * key rename (the dashboards service joins `tx`), the activity entry. When nothing changes (an
+   * empty body, or only the values already stored) nothing is written. Returns the flag as written
+   * (`current` when unchanged). @throws as `decideUpdate`.
    */
   async function writeUpdate(
     tx: Prisma.TransactionClient,
@@ -391,29 +392,16 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
     input: UpdateFlagInput,
     rule: ConflictRule,
     lookups: UpdateLookups,
-    within?: (tx: Prisma.TransactionClient) => Promise<void>,
   ): Promise<FlagRecord> {
     const { next, filters, changes } = await decideUpdate(current, input, rule, lookups, true);
-    // Another domain's write joins the flag's transaction; its errors leave as they are (see applyUpdate).
-    const runWithin = async () => {
-      if (!within) return;
-      try {
-        await within(tx);
-      } catch (error) {
-        throw new WithinFailed(error);
-      }
-    };
-    if (changes.length === 0) {
-      await runWithin();
-      return current;
-    }
+    if (changes.length === 0) return current;
     const userId = ctx.actor.user.id;
     // The row is locked since `current` was read: no other writer moved its version.
     await writeFlagRow(tx, next, filters, current.version + 1, userId);
     // A key rename rewrites the usage dashboard's insights to the new key (§2.7).
     if (next.key !== current.key && current.usageDashboardId !== null) {
       await dashboards.renameUsageDashboardKey(
-        tx,
+        ctx,
         projectId,
         current.usageDashboardId,
         current.key,
@@ -434,15 +422,14 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
       name: updated.key,
       changes: changesBetween("FeatureFlag", snapshot(current), snapshot(updated)),
     });
-    await runWithin();
     return updated;
   }
 
   /**
    * One attempt of an update: decides from a first read (PostHog's serializer validates before its
    * `update` locks the row, so refusals come before any write; the conflict rule waits for the
-   * lock), then locks the row in a transaction and decides again from the locked state.
-   * @throws RowMoved when the locked flag needs a lookup the first decision did not make.
+   * lock), then locks the row in a transaction (the caller's, when joined) and decides again from
+   * the locked state. @throws RowMoved when the locked flag needs a lookup the first decision did not make.
    */
   async function updateOnce(
     ctx: ServiceContext,
@@ -450,15 +437,14 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
     id: number,
     input: UpdateFlagInput,
     rule: ConflictRule,
-    within?: (tx: Prisma.TransactionClient) => Promise<void>,
   ): Promise<FlagRecord> {
     let sealed = false;
-    const lookups = updateLookups(ctx, ctx.db, projectId, id, input, () => sealed);
-    await decideUpdate(await readFlag(ctx.reader, projectId, { id }), input, rule, lookups, false);
+    const lookups = updateLookups(ctx, clientOf(ctx), projectId, id, input, () => sealed);
+    await decideUpdate(await readFlag(readerOf(ctx), projectId, { id }), input, rule, lookups, false);
     sealed = true;
-    return ctx.db.$transaction(async (tx) => {
+    return transactional(ctx, async (tx) => {
       const current = await lockFlag(tx, projectId, id);
-      return writeUpdate(tx, ctx, projectId, current, input, rule, lookups, within);
+      return writeUpdate(tx, ctx, projectId, current, input, rule, lookups);
     });
   }
 
@@ -466,9 +452,11 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
    * Updates a flag (spec row 4, §2.7) from a parsed body, under its row lock: concurrent updates
    * are applied one after another, each to the state the one before it left. `deleted`
    * soft-deletes or restores it. Returns the flag as written (unchanged, with no version bump and
-   * no activity entry, when nothing changes).
+   * no activity entry, when nothing changes). Inside another domain's `transactional` it joins that
+   * transaction and makes one attempt (core/row-lock.ts `retryWhileMoved`).
    * @throws NotFoundError, ValidationError, NotImplementedError; ConflictError by the conflict rule,
-   * or when the flag kept moving under the first decision (8 times over); whatever `within` throws.
+   * or when the flag kept moving under the first decision (8 times over); RowMoved when joined and
+   * the flag moved (the caller's loop decides again).
    */
   async function applyUpdate(
     ctx: ServiceContext,
@@ -476,52 +464,43 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
     id: number,
     input: UpdateFlagInput,
     rule: ConflictRule,
-    within?: (tx: Prisma.TransactionClient) => Promise<void>,
   ): Promise<FlagRecord> {
     try {
       // Only a key, `active` or `deleted` changed between the first read and the lock moves it.
       return await retryWhileMoved(
-        () => updateOnce(ctx, projectId, id, input, rule, within),
+        () => updateOnce(ctx, projectId, id, input, rule),
         async () => conflict(await readFlag(ctx.reader, projectId, { id })),
       );
     } catch (error) {
-      if (error instanceof WithinFailed) throw error.reason;
       if (isUniqueViolation(error)) throw duplicateKey();
       throw error;
     }
   }
 
   /**
-   * Creates a flag (spec row 2, §2.4) after the caller authorised it, and runs `within` in the same
+   * Creates a flag (spec row 2, §2.4) after the caller authorised it, in one `transactional` with
+   * its tags, its usage dashboard (the dashboards service joins it) and its activity entry; inside
+   * another domain's `transactional` (an experiment's create) it joins that one, its reads included,
+   * so the caller's rows commit or roll back with the flag. Returns the flag as read in the
    * transaction. @throws ValidationError for any rule of §2.4–2.6; NotImplementedError for encrypted payloads.
    */
-  async function createFlag<T>(
-    ctx: ServiceContext,
-    projectId: number,
-    body: unknown,
-    within: (tx: Prisma.TransactionClient, flag: { id: number; key: string }) => Promise<T>,
-  ): Promise<{ flag: FlagRecord; result: T }> {
+  async function createFlag(ctx: ServiceContext, projectId: number, body: unknown): Promise<FlagRecord> {
     const input: CreateFlagInput = parseInput(createFlagSchema, body, ctx.limits);
-    await validateKey(ctx.db, projectId, input.key, null);
-    await checkAnalyticsDashboards(ctx.db, projectId, input);
+    const db = clientOf(ctx);
+    await validateKey(db, projectId, input.key, null);
+    await checkAnalyticsDashboards(db, projectId, input);
     checkFieldsBesideFilters(input);
     const filters =
       input.filters === undefined
         ? ({} as FeatureFlagFilters)
-        : await validatedFilters(
-            ctx,
-            ctx.db,
-            projectId,
-            input.filters,
-            { id: null, key: input.key },
-            true,
-            () => readFlagSummaries(ctx.db, projectId),
+        : await validatedFilters(ctx, projectId, input.filters, { id: null, key: input.key }, true, () =>
+            readFlagSummaries(db, projectId),
           );
     const tags = normalizeTags(input.tags ?? []);
     const evaluationTags = normalizeTags(input.evaluation_tags ?? []);
     const userId = ctx.actor.user.id;
     try {
-      return await ctx.db.$transaction(async (tx) => {
+      return await transactional(ctx, async (tx) => {
         // The (project, key) constraint covers soft-deleted rows too: a new flag replaces a deleted one (§2.4).
         await freeSoftDeletedKey(tx, projectId, input.key);
         const flag = await insertFlag(tx, projectId, input, filters, userId);
@@ -530,12 +509,8 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
           await replaceFlagTags(tx, projectId, flag.id, evaluationTags, "evaluationTags");
         // PostHog's create writes the usage dashboard unless asked not to (§2.4, §2.11).
         if (input._should_create_usage_dashboard !== false) {
-          const usageDashboardId = await dashboards.writeUsageDashboard(
-            tx,
-            { projectId, key: flag.key },
-            userId,
-          );
-          await setUsageDashboard(tx, flag.id, usageDashboardId);
+          const usageDashboardId = await dashboards.writeUsageDashboard(ctx, { projectId, key: flag.key });
+          await setUsageDashboard(ctx, flag.id, usageDashboardId);
         }
         await recordActivity(tx, {
           projectId,
@@ -546,8 +521,7 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
           name: flag.key,
           changes: [],
         });
-        const result = await within(tx, flag);
-        return { flag: await readFlagIn(tx, projectId, flag.id), result };
+        return readFlagIn(tx, projectId, flag.id);
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicateKey();
@@ -559,24 +533,26 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
     createFlag,
     applyUpdate,
     /**
-     * Rewrites flag `id`'s `filters` inside another domain's transaction `tx`: locks the flag's row,
-     * then writes `rewrite` of the filters as stored there, by the same rules, version bump and
-     * activity entry as a flag PATCH; nothing when they are unchanged. Every read runs inside `tx`
-     * (its client may be the only connection: PGlite).
+     * Rewrites flag `id`'s `filters` in a `transactional` (the caller's, joined, when one is open):
+     * locks the flag's row first, then writes `rewrite` of the filters as stored there, by the same
+     * rules, version bump and activity entry as a flag PATCH; nothing when they are unchanged. Every
+     * read runs inside the transaction (its client may be the only connection: PGlite); decided once,
+     * under the lock, so it never moves.
      * @throws ValidationError, NotFoundError: the caller's transaction then rolls back whole.
      */
-    async updateLockedFilters(
-      tx: Prisma.TransactionClient,
+    updateLockedFilters(
       ctx: ServiceContext,
       projectId: number,
       id: number,
       rewrite: (stored: Record<string, unknown>) => Record<string, unknown>,
     ): Promise<FlagRecord> {
-      const current = await lockFlag(tx, projectId, id);
-      const filters = rewrite(current.filters as Record<string, unknown>);
-      const input = parseInput(updateFlagSchema, { filters }, ctx.limits);
-      const lookups = updateLookups(ctx, tx, projectId, id, input, () => false);
-      return writeUpdate(tx, ctx, projectId, current, input, { kind: "posthog" }, lookups);
+      return transactional(ctx, async (tx) => {
+        const current = await lockFlag(tx, projectId, id);
+        const filters = rewrite(current.filters as Record<string, unknown>);
+        const input = parseInput(updateFlagSchema, { filters }, ctx.limits);
+        const lookups = updateLookups(ctx, tx, projectId, id, input, () => false);
+        return writeUpdate(tx, ctx, projectId, current, input, { kind: "posthog" }, lookups);
+      });
     },
   };
 }
