@@ -124,7 +124,7 @@ export const lastExecutionTimesSchema = z
         .array(z.tuple([z.string(), z.string()]))
         .nullable()
         .describe(
-          "`[name, last executed at (ISO)]` per name run by a personal API key in the last 6 months.",
+          "`[name, last executed at (ISO)]` per name run by a personal API key in the last 6 months; null when `names` is empty.",
         ),
       start_time: z.iso.datetime().nullable(),
       task_id: z.string().nullable(),
@@ -231,7 +231,7 @@ export function serializeLastExecutionTimes(
         rows_read: 0,
         time_elapsed: 0,
       },
-      results: times.results.map(([name, at]) => [name, at.toISOString()]),
+      results: times.results?.map(([name, at]) => [name, at.toISOString()]) ?? null,
       start_time: null,
       task_id: null,
       team_id: times.projectId,

@@ -81,8 +81,11 @@ export interface EndpointVersionView {
 /** `last_execution_times`' answer: PostHog's `QueryStatus` fields this service knows. */
 export interface LastExecutionTimes {
   projectId: number;
-  /** `[name, last executed at]` per name that ran in the window, by name. */
-  results: Array<[string, Date]>;
+  /**
+   * `[name, last executed at]` per name that ran in the window, by name; null when no names were
+   * asked for (PostHog then answers a complete status without running its query).
+   */
+  results: Array<[string, Date]> | null;
 }
 
 /**
@@ -303,6 +306,8 @@ export function createEndpointService(
       const project = await authorizeProject(ctx, projectId, "endpoint:read");
       const { names } = parseInput(lastExecutionTimesSchema, body, ctx.limits);
       forbidExtraFields(lastExecutionTimesSchema, body);
+      // products/endpoints/backend/api.py: `if not names` answers `QueryStatus(complete=True)`, results unset.
+      if (names.length === 0) return { projectId: project.id, results: null };
       for (const name of names) {
         if (!isEndpointName(name))
           throw new ValidationError(`Invalid endpoint name: ${name}`, { attr: "names" });

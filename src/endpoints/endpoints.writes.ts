@@ -54,7 +54,12 @@ import {
 } from "./materialization/materialization.store.js";
 import { canMaterializeHere, DEFAULT_SYNC_FREQUENCY, type SyncFrequency } from "./rules/materialization.js";
 import { INVALID_NAME_MESSAGE, isEndpointName } from "./rules/name.js";
-import { ENDPOINT_QUERY_KINDS, isEndpointQueryKind, queryChanged } from "./rules/query.js";
+import {
+  ENDPOINT_QUERY_KINDS,
+  isEndpointQueryKind,
+  normalizedQueryNode,
+  queryChanged,
+} from "./rules/query.js";
 
 /** The fields the activity log compares, under PostHog's names. */
 function snapshot(endpoint: EndpointRecord): Record<string, unknown> {
@@ -123,8 +128,8 @@ export function storedQueryParse(workers: QueryWorkers): HogQLParse {
 
 /**
  * The query of a request, checked: an object whose `kind` is `HogQLQuery` (with text PostHog's
- * parser accepts, within the HogQL limits) or an insight node. Returns it as given, with its parsed
- * HogQL (null otherwise).
+ * parser accepts, within the HogQL limits) or an insight node. Returns it as PostHog stores it
+ * (`normalizedQueryNode`), with its parsed HogQL (null otherwise).
  * @throws ValidationError attr `query`: an unknown kind, HogQL without text, `Invalid HogQL query: ...`,
  *   a HogQL limit.
  */
@@ -144,7 +149,7 @@ async function checkedQuery(
   if (typeof text !== "string") {
     throw new ValidationError("A HogQLQuery needs its HogQL text in `query`.", { attr: "query" });
   }
-  return { query, ast: await parse(text) };
+  return { query: normalizedQueryNode(query), ast: await parse(text) };
 }
 
 /**

@@ -12,6 +12,25 @@ import { describeEachBackend, statementsOf, type TestServer } from "../support/s
 
 const FAMILIES = ["environments", "projects"] as const;
 
+/**
+ * A HogQL node as PostHog stores and echoes it (`HogQLQuery.model_dump()`): every field of the
+ * model, unset ones null.
+ */
+const storedHogql = (node: Record<string, unknown>) => ({
+  explain: null,
+  filters: null,
+  kind: "HogQLQuery",
+  modifiers: null,
+  name: null,
+  query: null,
+  response: null,
+  tags: null,
+  values: null,
+  variables: null,
+  version: null,
+  ...node,
+});
+
 const hogql = (query: string, extra: Record<string, unknown> = {}) => ({
   kind: "HogQLQuery",
   query,
@@ -49,7 +68,8 @@ describeEachBackend("saved-query endpoints over REST", (server) => {
           id: expect.stringMatching(/^[0-9a-f-]{36}$/),
           name,
           description: "signups",
-          query,
+          // Echoed as PostHog stores it: every field of HogQLQuery, unset ones null (issue 26 A4).
+          query: storedHogql(query),
           is_active: true,
           cache_age_seconds: 600,
           endpoint_path: `/api/projects/${s.projectId}/endpoints/${name}/run`,
@@ -260,6 +280,10 @@ describeEachBackend("saved-query endpoints over REST", (server) => {
         const same = await patch({ query: { tags: { b: 2, a: 1 }, query: "SELECT 1", kind: "HogQLQuery" } });
         expect(same.status, same.text).toBe(200);
         expect(same.body).toMatchObject({ current_version: 1, versions_count: 1 });
+        // The query as echoed (every field, unset ones null) is the same query: no version.
+        const echoed = await patch({ query: same.body.query });
+        expect(echoed.body).toMatchObject({ current_version: 1, versions_count: 1 });
+        expect(echoed.body.query).toEqual(storedHogql(hogql("SELECT 1", { tags: { a: 1, b: 2 } })));
         // Description, cache age and is_active only: no version.
         const described = await patch({ description: "two", cache_age_seconds: 900, is_active: false });
         expect(described.body).toMatchObject({
@@ -293,8 +317,8 @@ describeEachBackend("saved-query endpoints over REST", (server) => {
             v.query,
           ]),
         ).toEqual([
-          [2, "three", null, hogql("SELECT 2")],
-          [1, "three", null, hogql("SELECT 1", { tags: { a: 1, b: 2 } })],
+          [2, "three", null, storedHogql(hogql("SELECT 2"))],
+          [1, "three", null, storedHogql(hogql("SELECT 1", { tags: { a: 1, b: 2 } }))],
         ]);
         const entries = (await activity(s, first.id)).map((entry) => entry.activity);
         expect(entries).toEqual(["created", "updated", "version_created", "updated", "updated"]);
@@ -482,7 +506,10 @@ describeEachBackend("saved-query endpoints over REST", (server) => {
           query_async: false,
           results: [[name, new Date(now - day).toISOString()]],
         });
-        expect((await times([])).body.query_status.results).toEqual([]);
+        // No names: PostHog answers a complete status with results unset (null), without querying.
+        const none = await times([]);
+        expect(none.body.query_status).toMatchObject({ complete: true, results: null });
+        expect(statementsOf(none)).toBe(statementsOf(await times([name])) - 1);
         const invalid = await times(["ok", "not ok"]);
         expect(invalid.status).toBe(400);
         expect(invalid.body.detail).toBe("Invalid endpoint name: not ok");

@@ -105,7 +105,7 @@ builder.objectFields(ProjectRef, (t) => ({
       const times = await ctx.services.endpoints.lastExecutionTimes(await ctx.serviceContext(), project.id, {
         names: args.names,
       });
-      return times.results.map(([name, lastExecutedAt]) => ({ name, lastExecutedAt }));
+      return (times.results ?? []).map(([name, lastExecutedAt]) => ({ name, lastExecutedAt }));
     },
   }),
 }));

@@ -1,8 +1,9 @@
 /**
  * Rules about an endpoint's stored query node (posthog-behavior.md §4.3–4.4): which kinds an
  * endpoint holds, and when a new query counts as a change (the only thing that makes a new version).
- * Source: `products/endpoints/backend/api.py` (`EndpointRequest.query` is `HogQLQuery | InsightQueryNode`),
- * `products/endpoints/backend/models.py` `Endpoint.has_query_changed` (JSON with sorted keys).
+ * Source: `products/endpoints/backend/api.py` (`EndpointRequest.query` is `HogQLQuery | InsightQueryNode`,
+ * stored as `data.query.model_dump()`), `products/endpoints/backend/models.py` `Endpoint.has_query_changed`
+ * (JSON with sorted keys).
  */
 
 /** PostHog's insight query nodes an endpoint may hold (`posthog/types.py` `InsightQueryNode`). */
@@ -27,6 +28,38 @@ export function isEndpointQueryKind(kind: unknown): kind is EndpointQueryKind {
 }
 
 /**
+ * The fields of PostHog's `HogQLQuery` model (posthog/schema.py), in `model_dump()` order: what a
+ * stored HogQL query node holds, each null when not given.
+ */
+export const HOGQL_QUERY_FIELDS = [
+  "explain",
+  "filters",
+  "kind",
+  "modifiers",
+  "name",
+  "query",
+  "response",
+  "tags",
+  "values",
+  "variables",
+  "version",
+] as const;
+
+/**
+ * A query node as PostHog stores and echoes it (`data.query.model_dump()`, issue 26 A4): a
+ * `HogQLQuery` gets every field of the model, unset ones null; other keys are kept as given (PostHog's
+ * model forbids them; nested models are kept as given too). Insight nodes are returned unchanged.
+ * Idempotent: a normalized node normalizes to itself.
+ */
+export function normalizedQueryNode(node: Record<string, unknown>): Record<string, unknown> {
+  if (node["kind"] !== "HogQLQuery") return node;
+  const normalized: Record<string, unknown> = {};
+  for (const field of HOGQL_QUERY_FIELDS) normalized[field] = node[field] ?? null;
+  for (const [key, value] of Object.entries(node)) if (!(key in normalized)) normalized[key] = value;
+  return normalized;
+}
+
+/**
  * `value` as JSON text with every object's keys sorted (Python's `json.dumps(sort_keys=True)` order
  * for ASCII keys): equal texts mean equal queries whatever the key order.
  */
@@ -45,7 +78,11 @@ function sortKeys(value: unknown): unknown {
   );
 }
 
-/** Whether `next` differs from `current` (PostHog's `has_query_changed`: sorted-key JSON comparison). */
-export function queryChanged(current: unknown, next: unknown): boolean {
-  return canonicalJson(current) !== canonicalJson(next);
+/**
+ * Whether `next` differs from `current` (PostHog's `has_query_changed`: sorted-key JSON comparison),
+ * both compared normalized (`normalizedQueryNode`), so that sending back an echoed query, or the
+ * same query with its unset fields left out, makes no new version.
+ */
+export function queryChanged(current: Record<string, unknown>, next: Record<string, unknown>): boolean {
+  return canonicalJson(normalizedQueryNode(current)) !== canonicalJson(normalizedQueryNode(next));
 }

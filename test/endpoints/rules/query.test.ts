@@ -1,6 +1,12 @@
 /** When a new query counts as a change (src/endpoints/rules/query.ts, PostHog's `has_query_changed`). */
 import { describe, expect, it } from "vitest";
-import { canonicalJson, isEndpointQueryKind, queryChanged } from "../../../src/endpoints/rules/query.js";
+import {
+  canonicalJson,
+  HOGQL_QUERY_FIELDS,
+  isEndpointQueryKind,
+  normalizedQueryNode,
+  queryChanged,
+} from "../../../src/endpoints/rules/query.js";
 
 describe("queryChanged", () => {
   it("ignores key order at any depth", () => {
@@ -23,6 +29,48 @@ describe("queryChanged", () => {
     expect(queryChanged(base, { ...base, interval: "day" })).toBe(true);
     expect(queryChanged(base, { kind: "TrendsQuery", series: [{ event: "b" }, { event: "a" }] })).toBe(true);
     expect(queryChanged(base, { kind: "TrendsQuery", series: [{ event: "a" }, { event: "c" }] })).toBe(true);
+  });
+});
+
+describe("normalizedQueryNode (PostHog stores `HogQLQuery.model_dump()`)", () => {
+  it("gives a HogQL node every field of the model, unset ones null, keeping what was given", () => {
+    const node = {
+      kind: "HogQLQuery",
+      query: "SELECT 1",
+      explain: false,
+      variables: { v: { code_name: "x" } },
+    };
+    const normalized = normalizedQueryNode(node);
+    expect(Object.keys(normalized)).toEqual([...HOGQL_QUERY_FIELDS]);
+    expect(normalized).toEqual({
+      explain: false,
+      filters: null,
+      kind: "HogQLQuery",
+      modifiers: null,
+      name: null,
+      query: "SELECT 1",
+      response: null,
+      tags: null,
+      values: null,
+      variables: { v: { code_name: "x" } },
+      version: null,
+    });
+    expect(normalizedQueryNode(normalized)).toEqual(normalized);
+  });
+
+  it("keeps keys the model does not have, and leaves insight nodes as they are", () => {
+    expect(normalizedQueryNode({ kind: "HogQLQuery", query: "SELECT 1", extra: 1 })).toMatchObject({
+      extra: 1,
+    });
+    const trends = { kind: "TrendsQuery", series: [] };
+    expect(normalizedQueryNode(trends)).toBe(trends);
+  });
+
+  it("makes an echoed node and the node without its null fields the same query", () => {
+    const given = { kind: "HogQLQuery", query: "SELECT 1" };
+    expect(queryChanged(normalizedQueryNode(given), given)).toBe(false);
+    expect(queryChanged(given, normalizedQueryNode(given))).toBe(false);
+    expect(queryChanged(given, { ...given, name: "n" })).toBe(true);
   });
 });
 
