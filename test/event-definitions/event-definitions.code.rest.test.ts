@@ -77,21 +77,28 @@ describeEachBackend(
       expect(go.body).toMatchObject({ event_count: EVENTS.length, generator_version: "1.0.0" });
       expect(go.body.content).toContain("package typed\n");
       const functions = [...go.body.content.matchAll(/^func (\w+)\(/gm)].map((m: RegExpMatchArray) => m[1]);
-      expect(functions).toEqual([
-        "PageleaveCapture",
-        "PageviewCapture",
-        "ScreenCapture",
-        "ZetaCapture",
-        "AlphaCapture",
-        "SignedUpCapture",
-        "RgerCapture",
-      ]);
+      // Schema-less events get both functions (golang.py `_generate_event_without_properties`).
+      expect(functions).toEqual(
+        ["Pageleave", "Pageview", "Screen", "Zeta", "Alpha", "SignedUp", "Rger"].flatMap((name) => [
+          `${name}Capture`,
+          `${name}CaptureFromBase`,
+        ]),
+      );
       const python = await code("python");
       expect(python.status, python.text).toBe(200);
       expect(python.body).toMatchObject({ event_count: EVENTS.length, generator_version: "1.0.0" });
-      const literals = [...python.body.content.matchAll(/event: Literal\[("[^\n]*")\],/g)].map(
-        (m: RegExpMatchArray) => JSON.parse(m[1]!),
+      expect(python.body.content).toContain("class PosthogTyped(Posthog):\n");
+      const methods = [...python.body.content.matchAll(/^ {4}def (capture_\w+)\(/gm)].map(
+        (m: RegExpMatchArray) => m[1],
       );
+      expect(methods).toEqual(
+        ["pageleave", "pageview", "screen", "zeta", "alpha", "signed_up", "rger"].map(
+          (name) => `capture_${name}`,
+        ),
+      );
+      const literals = [
+        ...python.body.content.matchAll(/return self\.capture\(("[^\n]*"), properties=/g),
+      ].map((m: RegExpMatchArray) => JSON.parse(m[1]!));
       expect(literals).toEqual(EVENTS);
     });
 

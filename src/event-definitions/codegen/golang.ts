@@ -1,11 +1,14 @@
 /**
  * Typed capture code for `posthog-go` (posthog-behavior.md §6.4): PostHog's Go generator, version
- * 1.0.0 (`posthog/api/event_definition_generators/golang.py`), output laid out as it lays it out:
- * `package typed`; per event with a schema an `<Event>Option` type, a `<Event>With<Property>`
- * option per optional property, `<Event>WithExtraProps`, `<Event>Capture(distinctId, <required
- * properties>..., options...)` and `<Event>CaptureFromBase(base, <required properties>...,
- * options...)`, each building a `posthog.Capture`; per event without one a `<Event>Capture` taking
- * any properties. Required properties are ordered by name, as are optional ones.
+ * 1.0.0 (`posthog/api/event_definition_generators/golang.py`, PostHog/posthog at
+ * 733d61fb1af087661007836b7b11cfd27587eeb7, pinned by its test_golang.py), output laid out as it
+ * lays it out: `package typed`; per event with a schema an `<Event>Option` type, a
+ * `<Event>With<Property>` option per optional property, `<Event>WithExtraProps`,
+ * `<Event>Capture(distinctId, <required properties>..., options...)` and
+ * `<Event>CaptureFromBase(base, <required properties>..., options...)`, each building a
+ * `posthog.Capture`; per event without one `<Event>Capture(distinctId, properties...)` and
+ * `<Event>CaptureFromBase(base, properties...)` taking any properties; the usage guide last.
+ * Required properties are ordered by name, as are optional ones.
  *
  * Where PostHog's output would not compile or would not be gofmt-clean, this one differs, and only
  * there (so `gofmt -l` prints nothing and `go vet` passes; test/event-definitions/codegen/):
@@ -32,7 +35,7 @@ import {
 /** The generator's version: clients regenerate when it changes (part of the schema hash). */
 export const GOLANG_GENERATOR_VERSION = "1.0.0";
 
-/** The Go type of each property type (golang.py `map_property_type`). */
+/** The Go type of each property type (golang.py `_map_property_type`). */
 const GO_TYPES: Record<string, string> = {
   String: "string",
   Numeric: "float64",
@@ -93,10 +96,11 @@ function propsLiteral(required: readonly MergedProperty[], params: readonly stri
 }
 
 /**
- * The function for an event without a schema (golang.py `_generate_event_without_properties`):
- * `<Event>Capture(distinctId, properties ...posthog.Properties)`.
+ * The functions for an event without a schema (golang.py `_generate_event_without_properties`):
+ * `<Event>Capture(distinctId, properties ...posthog.Properties)` and
+ * `<Event>CaptureFromBase(base, properties ...posthog.Properties)`.
  */
-function eventWithoutProperties(event: CodegenEvent, capture: string): string {
+function eventWithoutProperties(event: CodegenEvent, capture: string, fromBase: string): string {
   const eventName = jsonString(event.name);
   return `// ${capture} creates a capture for the ${eventName} event.
 // This event has no defined schema properties.
@@ -113,6 +117,26 @@ func ${capture}(distinctId string, properties ...posthog.Properties) posthog.Cap
 \t\tEvent:      ${eventName},
 \t\tProperties: props,
 \t}
+}
+
+// ${fromBase} creates a posthog.Capture for the ${eventName} event
+// starting from an existing base capture. The event name is overridden, and
+// any additional properties can be passed via the properties parameter.
+func ${fromBase}(base posthog.Capture, properties ...posthog.Properties) posthog.Capture {
+\tprops := posthog.Properties{}
+\tfor _, p := range properties {
+\t\tfor k, v := range p {
+\t\t\tprops[k] = v
+\t\t}
+\t}
+
+\tbase.Event = ${eventName}
+\tif base.Properties == nil {
+\t\tbase.Properties = posthog.Properties{}
+\t}
+\tbase.Properties = base.Properties.Merge(props)
+
+\treturn base
 }
 `;
 }
@@ -236,48 +260,24 @@ ${propsLiteral(required, fromBaseParams)}
   return blocks.join("\n");
 }
 
-const USAGE_GUIDE = `// USAGE GUIDE
+/** The usage guide ending the file (golang.py `generate`'s `usage_guide`). */
+const USAGE_GUIDE = `// USAGE GUIDE:
 //
-// Each defined event has its own capture functions. For example, if you have
-// a "downloaded_file" event with required properties (file_name, file_size, file_type)
-// and optional property (file_extension):
+// 1. Please store this file in a folder called \`typed\` (e.g. \`./src/lib/typed\`).
+// 2. Import this package inside your code.
+// 3. Make use of the typed capture functions. Every event has 2 sets of functions:
+//    a) func <EventName>Capture
+//    b) func <EventName>CaptureFromBase
+//    generally we would recommend to use option A, unless you want to exercise full control over the underlying
+//    \`posthog.Capture\` model.
 //
-//   // Basic usage with required properties only:
-//   cap := typed.DownloadedFileCapture(
-//       "user_123",           // distinctId
-//       "document.pdf",       // file_name (required)
-//       1024,                 // file_size (required)
-//       "application/pdf",    // file_type (required)
-//   )
-//   client.Enqueue(cap)
-//
-//   // With optional properties:
-//   cap := typed.DownloadedFileCapture(
-//       "user_123",
-//       "document.pdf",
-//       1024,
-//       "application/pdf",
-//       typed.DownloadedFileWithFileExtension("pdf"),        // optional property
-//       typed.DownloadedFileWithExtraProps(posthog.Properties{
-//           "custom_field": "custom_value",
-//       }),
-//   )
-//
-//   // Extending an existing capture:
-//   base := posthog.Capture{
-//       DistinctId: "user_123",
-//       Properties: posthog.Properties{"plan": "enterprise"},
-//   }
-//   cap := typed.DownloadedFileCaptureFromBase(
-//       base,
-//       "document.pdf",
-//       1024,
-//       "application/pdf",
-//   )
-//
-// Each event has its own <EventName>Option type, so you cannot accidentally
-// use options from one event with another event's capture functions.
-//
+//    Optional properties can be passed through the option pattern, where all available options are type hinted
+//    as: <EventName>Option.
+//    Finally, any untyped optional parameters can be passed through the \`<EventName>WithExtraProps\` function.
+// 4. Pass the typed object to \`posthog.Enqueue\`. For example:
+// \`\`\`
+// err := posthog.Enqueue(typed.UserSignedUpCapture("user_456", "user@example.com", "premium"))
+// \`\`\`
 `;
 
 /**
@@ -293,14 +293,14 @@ export function generateGo(events: readonly CodegenEvent[], generatedAt: Date): 
     // A base name whose derived names are all free, so later `uniqueName`s never rename them.
     const derived = (base: string) =>
       properties.length === 0
-        ? [`${base}Capture`]
+        ? [`${base}Capture`, `${base}CaptureFromBase`]
         : [`${base}Option`, `${base}Capture`, `${base}CaptureFromBase`];
     const wanted = goExportedName(event.name);
     let base = wanted;
     for (let i = 2; derived(base).some((name) => used.has(name)); i++) base = `${wanted}${i}`;
     for (const name of derived(base)) used.add(name);
     if (properties.length === 0) {
-      blocks.push(eventWithoutProperties(event, `${base}Capture`));
+      blocks.push(eventWithoutProperties(event, `${base}Capture`, `${base}CaptureFromBase`));
       continue;
     }
     if (properties.some((p) => goType(p) === "time.Time")) usesTime = true;

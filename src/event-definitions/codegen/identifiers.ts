@@ -1,6 +1,8 @@
 /**
  * Identifiers made from event and property names, by the rules of PostHog's generators
- * (`posthog/api/event_definition_generators/golang.py` and `python.py`): a name is split into its
+ * (`posthog/api/event_definition_generators/golang.py` and `python.py`, PostHog/posthog at
+ * 733d61fb1af087661007836b7b11cfd27587eeb7 and d47c25761ffef4a83be4a577166e84df8464c77a, with the
+ * cases of their test_golang.py and test_python.py): a name is split into its
  * ASCII letter-and-digit runs (everything else, non-ASCII letters included, separates words), joined
  * in PascalCase, camelCase or snake_case; a name starting with a digit gets a prefix; a keyword gets
  * a `_` suffix; a name already taken gets a numeric suffix (`name2` in Go, `name_2` in Python).
@@ -147,14 +149,17 @@ export const PYTHON_KEYWORDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * A Python class name for an event's properties (python.py `_to_class_name`): the ASCII words
- * capitalized (Python's `str.capitalize`: `userID` → `Userid`), `Event` when there is none,
- * prefixed `Event` before a digit, then `Props`. `downloaded_file` → `DownloadedFileProps`;
- * `$pageview` → `PageviewProps`; `1st purchase` → `Event1stPurchaseProps`.
+ * The method name of an event (python.py `_to_method_name`): its ASCII words lower-cased and joined
+ * by `_`, `event` when there is none, prefixed `event_` before a digit, then prefixed `capture_`.
+ * `downloaded_file` → `capture_downloaded_file`; `$pageview` → `capture_pageview`;
+ * `API-Request` → `capture_api_request`; `123_start` → `capture_event_123_start`.
  */
-export function pythonClassName(eventName: string): string {
-  const pascal = asciiWords(eventName).map(capitalize).join("") || "Event";
-  return `${startsWithDigit(pascal) ? `Event${pascal}` : pascal}Props`;
+export function pythonMethodName(eventName: string): string {
+  const snake = asciiWords(eventName)
+    .map((word) => word.toLowerCase())
+    .join("_");
+  if (snake === "") return "capture_event";
+  return `capture_${startsWithDigit(snake) ? `event_${snake}` : snake}`;
 }
 
 /**

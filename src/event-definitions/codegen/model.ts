@@ -66,8 +66,9 @@ export interface MergedProperty {
 /**
  * An event's properties with each name once, in the order first seen: the types of a name declared
  * by several property groups united, required only if every group requires it. typescript.py
- * deduplicates this way; golang.py and python.py do not (two groups declaring the same required name
- * give Go a duplicate map key, which does not compile), so every generator here reads this.
+ * deduplicates this way; golang.py and python.py do not. The TypeScript and Go generators here read
+ * this (two groups declaring the same required name would give Go a duplicate map key, which does not
+ * compile); the Python one writes each declaration as python.py does (`x`, `x_2`), which type-checks.
  */
 export function mergeProperties(properties: readonly SchemaProperty[]): MergedProperty[] {
   const byName = new Map<string, MergedProperty>();

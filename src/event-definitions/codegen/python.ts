@@ -1,26 +1,36 @@
 /**
  * Typed capture code for `posthog` (Python) (posthog-behavior.md §6.4): PostHog's Python generator,
- * version 1.0.0 (`posthog/api/event_definition_generators/python.py`), output laid out as it lays
- * it out: a module docstring with the usage guide, `_PROPERTY_MAPPINGS` (per event, the Python
- * identifiers that differ from their property names, back to those names), a `TypedDict` of each
- * event's properties (`Required[...]`/`NotRequired[...]`, required first, then by name), one
- * `@overload` of `capture` per event with `Literal["<event>"]`, and the runtime `capture`, which maps
- * the identifiers back and calls `posthog.capture`.
+ * version 1.0.0 (`posthog/api/event_definition_generators/python.py`, PostHog/posthog at
+ * d47c25761ffef4a83be4a577166e84df8464c77a, pinned by its test_python.py), output laid out as it
+ * lays it out: a module docstring with the usage guide, then `class PosthogTyped(Posthog)`, a
+ * drop-in `posthog.Posthog` client with one method per event, `capture_<event>(self, *, <required
+ * properties>, <optional properties> = None, extra_properties=None, **kwargs:
+ * Unpack[OptionalCaptureArgs]) -> Optional[str]`, which builds the event's properties from its
+ * keyword arguments and calls `self.capture`. Required properties come first, then optional ones,
+ * each group ordered by name; an event without a schema takes `extra_properties` only; a project
+ * without events gets `pass`.
  *
- * Where PostHog's output would not type-check, this one differs, and only there (so `mypy` passes;
- * test/event-definitions/codegen/): two events whose names give the same class name (`user-id`,
- * `user_id`) get numeric suffixes (`UserIdProps_2`) instead of one class redefining the other; a
- * property declared twice (two property groups) is one key of the union of its types; an event
- * without a schema takes any properties (see `overload`); a lone overload (a project of one event)
- * carries the `type: ignore` mypy needs for it.
+ * Where PostHog's output would not type-check (or would break the client it extends), this one
+ * differs, and only there (so `mypy` passes against the `posthog` SDK's types, as of PostHog/
+ * posthog-python c55c9b22ffb6ae2db2c4a1e30813d2f89b50e297; test/event-definitions/codegen/):
+ * - a property parameter never takes a name the method itself uses (`self`, `kwargs`,
+ *   `extra_properties`, `properties`, and `Dict`, `str`, `Any` of its body's annotation) or a key
+ *   of the SDK's `OptionalCaptureArgs` (`distinct_id`, `timestamp`, `uuid`, …): it gets the numeric
+ *   suffix python.py gives a collision (`distinct_id_2`). PostHog's would be a duplicate argument (a
+ *   `SyntaxError`), a shadowed name (mypy: `Variable "str" is not valid as a type`), or mypy's
+ *   "Overlap between argument names and ** TypedDict items";
+ * - a method never takes the name of an attribute `Posthog` already has (`capture_exception`,
+ *   `capture_ai`, `capture_mode`, …): the event `exception` gets `capture_exception_2`. PostHog's
+ *   `capture_exception`, `capture_mode` and `capture_compression` fail mypy (an incompatible
+ *   override); its `capture_ai` and `capture_exception_code_variables` pass only because the SDK
+ *   types them `Any`, and would replace the SDK's AI capture and one of its settings at run time.
  */
-import { pythonClassName, pythonIdentifier, uniqueName } from "./identifiers.js";
+import { pythonIdentifier, pythonMethodName, uniqueName } from "./identifiers.js";
 import {
   type CodegenEvent,
   compareCodePoints,
   jsonString,
-  type MergedProperty,
-  mergeProperties,
+  type SchemaProperty,
   type SchemaPropertyType,
   schemaOf,
 } from "./model.js";
@@ -34,15 +44,44 @@ const PYTHON_TYPES: Record<SchemaPropertyType, string> = {
   Numeric: "float",
   Boolean: "bool",
   DateTime: "datetime",
-  Array: "list[Any]",
+  Array: "List[Any]",
   Object: "Dict[str, Any]",
 };
 
-/** The Python type of a property: its type's, or the `Union` of its types when declarations disagree. */
-function pythonType(property: MergedProperty): string {
-  const types = property.types.map((type) => PYTHON_TYPES[type]);
-  return types.length === 1 ? types[0]! : `Union[${types.join(", ")}]`;
-}
+/**
+ * Names a property parameter may not take: those the generated method uses itself, and the keys of
+ * the SDK's `OptionalCaptureArgs` (posthog-python `posthog/args.py`), which `**kwargs` already
+ * declares. See the module comment.
+ */
+const RESERVED_PARAMETERS: readonly string[] = [
+  "self",
+  "kwargs",
+  "extra_properties",
+  "properties",
+  "Dict",
+  "str",
+  "Any",
+  "distinct_id",
+  "timestamp",
+  "uuid",
+  "groups",
+  "flags",
+  "send_feature_flags",
+  "disable_geoip",
+];
+
+/**
+ * The `capture_…` attributes `Posthog` (posthog-python's `Client`, `posthog/client.py`) already has:
+ * its methods `capture_exception` and `capture_ai`, and the settings `capture_mode`,
+ * `capture_compression` and `capture_exception_code_variables`. See the module comment.
+ */
+const RESERVED_METHODS: readonly string[] = [
+  "capture_ai",
+  "capture_exception",
+  "capture_mode",
+  "capture_compression",
+  "capture_exception_code_variables",
+];
 
 /** `value` escaped for a double-quoted Python string literal (python.py `_escape_python_string`: JSON's escapes). */
 function escapePython(value: string): string {
@@ -50,131 +89,69 @@ function escapePython(value: string): string {
 }
 
 /**
- * The `TypedDict` of an event's properties (python.py `_generate_typed_dict`) and the identifiers
- * that differ from their property names (identifier → name).
+ * The `capture_<event>` method of an event (python.py `_generate_capture_method`), its name made
+ * unique in `usedMethods`.
  */
-function typedDict(
-  event: CodegenEvent,
-  properties: readonly MergedProperty[],
-  className: string,
-): { code: string; mappings: Map<string, string> } {
+function captureMethod(event: CodegenEvent, usedMethods: Set<string>): string {
+  const methodName = uniqueName(pythonMethodName(event.name), usedMethods, "_");
   const eventName = escapePython(event.name);
+  const properties = schemaOf(event);
   if (properties.length === 0) {
-    return {
-      code: `class ${className}(TypedDict, total=False):
-    """Properties for the \`${eventName}\` event (no schema defined)"""
-    pass`,
-      mappings: new Map(),
-    };
+    return `    def ${methodName}(
+        self,
+        *,
+        extra_properties: Optional[Dict[str, Any]] = None,
+        **kwargs: Unpack[OptionalCaptureArgs],
+    ) -> Optional[str]:
+        """Capture a \`${eventName}\` event."""
+        return self.capture("${eventName}", properties=extra_properties, **kwargs)`;
   }
-  const lines = [
-    `class ${className}(TypedDict, total=False):`,
-    `    """Properties for the \`${eventName}\` event"""`,
-  ];
-  const used = new Set<string>();
-  const mappings = new Map<string, string>();
-  // Required first, then by name (python.py: `sorted(key=lambda p: (not p.is_required, p.name))`).
-  const sorted = [...properties].sort(
-    (a, b) => Number(!a.isRequired) - Number(!b.isRequired) || compareCodePoints(a.name, b.name),
-  );
-  for (const property of sorted) {
-    const identifier = uniqueName(pythonIdentifier(property.name), used, "_");
-    const wrapper = property.isRequired ? "Required" : "NotRequired";
-    lines.push(`    ${identifier}: ${wrapper}[${pythonType(property)}]`);
-    if (identifier !== property.name) mappings.set(identifier, property.name);
-  }
-  return { code: lines.join("\n"), mappings };
-}
 
-/**
- * The `@overload` of `capture` for an event (python.py `_generate_overload`). An event without a
- * schema takes any properties (`Optional[Dict[str, Any]]`): python.py means it to ("accept any
- * properties") but annotates it with its empty `TypedDict`, which refuses every key.
- */
-function overload(
-  event: CodegenEvent,
-  properties: readonly MergedProperty[],
-  className: string,
-  only: boolean,
-): string {
-  const propertiesType =
-    properties.length === 0
-      ? "Optional[Dict[str, Any]] = ..."
-      : properties.some((p) => p.isRequired)
-        ? className
-        : `Optional[${className}] = ...`;
-  // mypy refuses a lone overload ("Single overload definition, multiple required"), on this line.
-  const decorator = only
-    ? "@overload  # type: ignore[misc]  # a single event: mypy wants two overloads"
-    : "@overload";
-  return `${decorator}
-def capture(  # type: ignore[misc]  # This is needed to ensure our typed \`properties\` take precedence over the SDK kwargs
-    event: Literal["${escapePython(event.name)}"],
-    *,
-    properties: ${propertiesType},
-    **kwargs: Unpack[OptionalCaptureArgs],
-) -> Optional[str]: ...`;
-}
+  // Each group by name (python.py: `sorted(..., key=lambda p: p.name)`, stable for a name declared twice).
+  const byName = (a: SchemaProperty, b: SchemaProperty) => compareCodePoints(a.name, b.name);
+  const required = properties.filter((p) => p.isRequired).sort(byName);
+  const optional = properties.filter((p) => !p.isRequired).sort(byName);
 
-/** `_PROPERTY_MAPPINGS`, events and identifiers in code-point order. */
-function propertyMappings(byEvent: ReadonlyMap<string, ReadonlyMap<string, string>>): string {
-  if (byEvent.size === 0) return "_PROPERTY_MAPPINGS: Dict[str, Dict[str, str]] = {}\n";
-  const lines = [
-    "# Property name mappings (EventName => Python identifier -> original property name)",
-    "_PROPERTY_MAPPINGS: Dict[str, Dict[str, str]] = {",
-  ];
-  for (const eventName of [...byEvent.keys()].sort(compareCodePoints)) {
-    const mappings = byEvent.get(eventName)!;
-    lines.push(`    "${escapePython(eventName)}": {`);
-    for (const identifier of [...mappings.keys()].sort(compareCodePoints)) {
-      lines.push(`        "${identifier}": "${escapePython(mappings.get(identifier)!)}",`);
+  const used = new Set(RESERVED_PARAMETERS);
+  const parameterLines: string[] = [];
+  const requiredEntries: string[] = [];
+  if (required.length > 0) {
+    parameterLines.push("        # Required event properties");
+    for (const property of required) {
+      const parameter = uniqueName(pythonIdentifier(property.name), used, "_");
+      parameterLines.push(`        ${parameter}: ${PYTHON_TYPES[property.propertyType]},`);
+      requiredEntries.push(`"${escapePython(property.name)}": ${parameter}`);
     }
-    lines.push("    },");
   }
-  lines.push("}");
-  return `${lines.join("\n")}\n`;
+  const bodyLines = [`        properties: Dict[str, Any] = {${requiredEntries.join(", ")}}`];
+  if (optional.length > 0) {
+    parameterLines.push("        # Optional event properties");
+    for (const property of optional) {
+      const parameter = uniqueName(pythonIdentifier(property.name), used, "_");
+      parameterLines.push(`        ${parameter}: Optional[${PYTHON_TYPES[property.propertyType]}] = None,`);
+      bodyLines.push(`        if ${parameter} is not None:
+            properties["${escapePython(property.name)}"] = ${parameter}`);
+    }
+  }
+  parameterLines.push("        # Additional untyped properties");
+  parameterLines.push("        extra_properties: Optional[Dict[str, Any]] = None,");
+  bodyLines.push(`        if extra_properties is not None:
+            properties.update(extra_properties)`);
+  bodyLines.push(`        return self.capture("${eventName}", properties=properties, **kwargs)`);
+
+  return `    def ${methodName}(
+        self,
+        *,
+${parameterLines.join("\n")}
+        # SDK kwargs (distinct_id, timestamp, etc.)
+        **kwargs: Unpack[OptionalCaptureArgs],
+    ) -> Optional[str]:
+        """Capture a \`${eventName}\` event with type-safe properties."""
+${bodyLines.join("\n")}`;
 }
 
-const MAP_PROPERTIES_FUNCTION = `
-
-def _map_properties(event: str, properties: Any) -> Any:
-    """Map Python property names back to their original names for PostHog."""
-    if properties is None or event not in _PROPERTY_MAPPINGS:
-        return properties
-    mapping = _PROPERTY_MAPPINGS[event]
-    return {mapping.get(k, k): v for k, v in properties.items()}
-
-`;
-
-const CAPTURE_IMPLEMENTATION = `
-
-def capture(  # type: ignore[misc]  # mypy doesn't understand overload impl pattern
-    event: str,
-    **kwargs: Unpack[OptionalCaptureArgs],
-) -> Optional[str]:
-    """
-    Type-safe capture for defined events.
-
-    For defined events, the type checker will validate that required properties
-    are provided and that property types match the schema.
-
-    Args:
-        event: The event name (type-checked against defined events)
-        **kwargs: Capture arguments from posthog.args.OptionalCaptureArgs (including the typed properties)
-    Returns:
-        The UUID of the captured event, or None if capture failed.
-    """
-    properties = kwargs.get("properties")
-    mapped_properties = _map_properties(event, properties)
-    if mapped_properties is not properties:
-        new_kwargs = dict(kwargs)
-        new_kwargs["properties"] = mapped_properties
-        return _posthog.capture(event=event, **new_kwargs)  # type: ignore[arg-type]  # mypy can't infer TypedDict from dict()
-    return _posthog.capture(event=event, **kwargs)
-`;
-
-/** The module docstring and imports (`datetime`, `Union` only where a property needs them). */
-function header(generatedAt: Date, usesDatetime: boolean, usesUnion: boolean): string {
+/** The module docstring and imports (`datetime` only where a property needs it). */
+function header(generatedAt: Date, usesDatetime: boolean): string {
   return `"""
 GENERATED FILE - DO NOT EDIT
 
@@ -182,56 +159,33 @@ This file was auto-generated by PostHog
 Generated at: ${generatedAt.toISOString()}
 Generator version: ${PYTHON_GENERATOR_VERSION}
 
-Provides type-safe event tracking with validated event names and properties.
+Provides type-safe event tracking via capture_<event_name>() methods.
 
-USAGE GUIDE
-===========
-1. Save the generated file in your project (if not generated there already):
-2. Migrate towards \`posthog_typed.capture\` for type-safe event tracking:
-   import posthog
-   import posthog_typed
+USAGE
+=====
+    from posthog_typed import PosthogTyped
 
-   # posthog.capture(...) then becomes posthog_typed.capture(...):
-   posthog_typed.capture("event_name", distinct_id="user_123", properties={"property": "value"})
-3. Use posthog.capture for untyped/dynamic events:
-   import posthog
+    client = PosthogTyped(
+        "<ph_project_api_key>",
+        host="<ph_client_api_host>",
+    )
 
-   posthog.capture("dynamic_event", distinct_id="user_123", properties={"anything": "goes"})
+    # Full autocomplete on method name, properties, and SDK kwargs
+    client.capture_downloaded_file(
+        file_size_b=500,
+        distinct_id="user_123",
+    )
 
-Alternative: If you only use capture() and want a cleaner import:
-   import posthog_typed as posthog
-
-   posthog.capture("event_name", distinct_id="user_123", properties={"property": "value"})
-
-Note: This pattern means you won't have access to other SDK methods
-(identify, group, feature_enabled, etc.) unless you also import the
-original posthog module separately. But this way you only need to
-update the import.
-
-TYPE CHECKING TIPS
-==================
-For the best type error messages, use typed variables instead of inline dicts:
-
-    # Less specific error ("No overload variant matches"):
-    posthog_typed.capture("my_event", properties={"key": "value"})
-
-    # More specific error ("Missing key 'required_field'"):
-    props: MyEventProps = {"key": "value"}  # <-- Error shown here
-    posthog_typed.capture("my_event", properties=props)
-
-ABOUT TYPE IGNORE COMMENTS
-==========================
-This file contains \`# type: ignore[misc]\` comments. These are intentional;
-- They suppress mypy warnings about overlapping TypedDict keys between our typed
-  \`properties\` parameter and the SDK's \`OptionalCaptureArgs\`.
-- This overlap is by design: we want our per-event typed properties to take
-  precedence while still inheriting other SDK kwargs like \`distinct_id\`, \`timestamp\`, etc.
+    # All other Posthog methods work as usual
+    client.identify(...)
+    client.flush()
+    client.shutdown()
 """
-${usesDatetime ? "from datetime import datetime\n" : ""}from typing import Any, Dict, Literal, Optional, TypedDict, ${usesUnion ? "Union, " : ""}overload
+${usesDatetime ? "from datetime import datetime\n" : ""}from typing import Any, Dict, List, Optional
 
-from typing_extensions import NotRequired, Required, Unpack
+from typing_extensions import Unpack
 
-import posthog as _posthog
+from posthog import Posthog
 from posthog.args import OptionalCaptureArgs
 
 
@@ -240,34 +194,21 @@ from posthog.args import OptionalCaptureArgs
 
 /**
  * The Python module for `events` (in the order given), stamped with `generatedAt` (ISO 8601, UTC):
- * PostHog's layout, section by section.
+ * python.py's `generate`, the header then `PosthogTyped` with a method per event (see the module
+ * comment for where it differs).
  */
 export function generatePython(events: readonly CodegenEvent[], generatedAt: Date): string {
-  const typedDicts: string[] = [];
-  const overloads: string[] = [];
-  const mappings = new Map<string, Map<string, string>>();
-  const classNames = new Set<string>();
-  let usesDatetime = false;
-  let usesUnion = false;
-  for (const event of events) {
-    const properties = mergeProperties(schemaOf(event));
-    usesDatetime ||= properties.some((p) => p.types.includes("DateTime"));
-    usesUnion ||= properties.some((p) => p.types.length > 1);
-    const className = uniqueName(pythonClassName(event.name), classNames, "_");
-    const dict = typedDict(event, properties, className);
-    typedDicts.push(dict.code);
-    if (dict.mappings.size > 0) mappings.set(event.name, dict.mappings);
-    overloads.push(overload(event, properties, className, events.length === 1));
-  }
-  const typedDictsSection = typedDicts.length > 0 ? `\n${typedDicts.join("\n\n\n")}` : "";
-  const overloadsSection =
-    overloads.length > 0 ? `\n\n\n# Type-safe capture overloads\n${overloads.join("\n\n")}` : "";
-  return (
-    header(generatedAt, usesDatetime, usesUnion) +
-    propertyMappings(mappings) +
-    MAP_PROPERTIES_FUNCTION +
-    typedDictsSection +
-    overloadsSection +
-    CAPTURE_IMPLEMENTATION
-  );
+  const usedMethods = new Set(RESERVED_METHODS);
+  const methods = events.map((event) => captureMethod(event, usedMethods));
+  const usesDatetime = events.some((event) => schemaOf(event).some((p) => p.propertyType === "DateTime"));
+  return `${header(generatedAt, usesDatetime)}class PosthogTyped(Posthog):
+    """
+    A type-safe PostHog client with per-event capture methods.
+
+    Drop-in replacement for Posthog that provides IDE autocomplete
+    and type checking via capture_<event_name>() methods.
+    """
+
+${methods.length > 0 ? methods.join("\n\n") : "    pass"}
+`;
 }

@@ -3,9 +3,12 @@
  * each language as event and property names, names that collide once made identifiers (`user-id`,
  * `user_id`), leading digits, non-ASCII letters, punctuation, quotes, backslashes and control
  * characters, names the generated bodies use themselves (`props`, `c`, `options`, `posthog`, `nil`,
- * `distinct_id`, `base`, `extra_props`), a key long enough to change gofmt's alignment, every
- * property type, required and optional properties, a name declared twice with two types, events
- * with all properties optional and events without a schema. Ordered by name, as the service orders them.
+ * `distinct_id`, `base`, `extra_props`; in Python `self`, `kwargs`, `extra_properties`,
+ * `properties`, `Dict`, `str` and the SDK's capture arguments), events whose Python method would
+ * be an attribute the SDK's client has (`exception`, `mode`), a key long enough to change gofmt's
+ * alignment, every property type, required and optional properties, a name declared twice with two
+ * types, events with all properties optional and events without a schema. Ordered by name, as the
+ * service orders them.
  */
 import type {
   CodegenEvent,
@@ -27,7 +30,7 @@ const optional = (name: string, propertyType: SchemaPropertyType): SchemaPropert
 /** A key over 40 bytes: gofmt aligns it in a section of its own. */
 export const LONG_KEY = "x_property_name_long_enough_to_break_gofmt_alignment";
 
-/** The events, each a case above; `$pageview` and `user_id` have no schema. */
+/** The events, each a case above; `$pageview`, `import`, `mode` and `user_id` have no schema. */
 export const FIXTURE_EVENTS: CodegenEvent[] = [
   { name: "$pageview", properties: null },
   { name: "$screen", properties: [optional("screen_name", "String")] },
@@ -59,8 +62,22 @@ export const FIXTURE_EVENTS: CodegenEvent[] = [
       optional("oo", "Object"),
     ],
   },
+  {
+    name: "exception",
+    properties: [
+      required("self", "String"),
+      required("kwargs", "Numeric"),
+      required("timestamp", "DateTime"),
+      required("str", "String"),
+      optional("extra_properties", "Object"),
+      optional("properties", "Array"),
+      optional("uuid", "String"),
+      optional("Dict", "Boolean"),
+    ],
+  },
   { name: "func", properties: [optional("range", "Numeric"), optional("import", "String")] },
   { name: "import", properties: null },
+  { name: "mode", properties: null },
   {
     name: 'quote"s, back\\slash\nand tab\t!',
     properties: [required('he said "hi"', "String"), optional("a\\b", "Numeric")],

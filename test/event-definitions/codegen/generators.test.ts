@@ -13,8 +13,8 @@ import {
   goExportedName,
   goParamName,
   goPascalSuffix,
-  pythonClassName,
   pythonIdentifier,
+  pythonMethodName,
   uniqueName,
 } from "../../../src/event-definitions/codegen/identifiers.js";
 import { generateCode } from "../../../src/event-definitions/codegen/index.js";
@@ -22,6 +22,7 @@ import {
   type CodegenEvent,
   compareCodePoints,
   mergeProperties,
+  type SchemaPropertyType,
 } from "../../../src/event-definitions/codegen/model.js";
 import { generatePython } from "../../../src/event-definitions/codegen/python.js";
 import { schemaHash } from "../../../src/event-definitions/codegen/schema-hash.js";
@@ -63,19 +64,46 @@ describe("identifiers", () => {
     expect(goPascalSuffix("€")).toBe("Prop");
   });
 
-  it("makes Python names as python.py: capitalized class names, snake identifiers, `_` after keywords", () => {
-    expect(pythonClassName("downloaded_file")).toBe("DownloadedFileProps");
-    expect(pythonClassName("$pageview")).toBe("PageviewProps");
-    expect(pythonClassName("userID changed")).toBe("UseridChangedProps");
-    expect(pythonClassName("1st purchase")).toBe("Event1stPurchaseProps");
-    expect(pythonClassName("€")).toBe("EventProps");
-    expect(pythonIdentifier("file-name")).toBe("file_name");
-    expect(pythonIdentifier("123test")).toBe("prop_123test");
+  it("makes Python names as python.py: `capture_` snake method names, snake identifiers, `_` after keywords", () => {
+    // PostHog's test_python.py cases (`_to_method_name`, `_to_python_identifier`).
+    for (const [event, method] of [
+      ["downloaded_file", "capture_downloaded_file"],
+      ["user-signed-up", "capture_user_signed_up"],
+      ["$pageview", "capture_pageview"],
+      ["API-Request", "capture_api_request"],
+      ["test_123", "capture_test_123"],
+      ["___test___", "capture_test"],
+      ["", "capture_event"],
+      ["123_start", "capture_event_123_start"],
+      ["123456", "capture_event_123456"],
+      ["dashboard mode toggled", "capture_dashboard_mode_toggled"],
+    ]) {
+      expect(pythonMethodName(event!), event).toBe(method);
+    }
+    expect(pythonMethodName("café ordered")).toBe("capture_caf_ordered");
+    for (const [property, identifier] of [
+      ["file_name", "file_name"],
+      ["user-id", "user_id"],
+      ["test_123", "test_123"],
+      ["", "value"],
+      ["   ", "value"],
+      ["class", "class_"],
+      ["def", "def_"],
+      ["import", "import_"],
+      ["multi part argument", "multi_part_argument"],
+      ["name_", "name"],
+      ["user-id_name", "user_id_name"],
+      ["_private", "private"],
+      ["123test", "prop_123test"],
+      ["$name@#$value", "name_value"],
+      ["@#$%", "value"],
+    ]) {
+      expect(pythonIdentifier(property!), property).toBe(identifier);
+    }
     expect(pythonIdentifier("__dunder__")).toBe("dunder");
     expect(pythonIdentifier("größe")).toBe("gr_e");
     expect(pythonIdentifier("€")).toBe("value");
-    for (const keyword of ["class", "import", "None", "lambda"])
-      expect(pythonIdentifier(keyword)).toBe(`${keyword}_`);
+    for (const keyword of ["None", "lambda"]) expect(pythonIdentifier(keyword)).toBe(`${keyword}_`);
     // Soft keywords and builtins are identifiers.
     expect(pythonIdentifier("type")).toBe("type");
   });
@@ -236,11 +264,63 @@ describe("Go output", () => {
     expect(content).toContain(
       '\npackage typed\n\nimport (\n\t"github.com/posthog/posthog-go"\n\t"time"\n)\n',
     );
+    expect(content).toContain(
+      "\n}\n\n// USAGE GUIDE:\n//\n// 1. Please store this file in a folder called `typed`",
+    );
     expect(
-      content.endsWith("// use options from one event with another event's capture functions.\n//\n"),
+      content.endsWith(
+        '// err := posthog.Enqueue(typed.UserSignedUpCapture("user_456", "user@example.com", "premium"))\n// ```\n',
+      ),
     ).toBe(true);
     expect(generateGo([{ name: "a", properties: null }], AT)).not.toContain('"time"');
     expect(generateGo([], AT)).not.toContain("import");
+  });
+
+  it("writes Capture and CaptureFromBase for an event without a schema, as golang.py does", () => {
+    // PostHog's test_golang.py `test_generate_event_without_properties`, byte for byte.
+    const simple = generateGo([{ name: "simple_click", properties: null }], AT);
+    expect(simple).toContain(
+      `
+// SimpleClickCapture creates a capture for the "simple_click" event.
+// This event has no defined schema properties.
+func SimpleClickCapture(distinctId string, properties ...posthog.Properties) posthog.Capture {
+\tprops := posthog.Properties{}
+\tfor _, p := range properties {
+\t\tfor k, v := range p {
+\t\t\tprops[k] = v
+\t\t}
+\t}
+
+\treturn posthog.Capture{
+\t\tDistinctId: distinctId,
+\t\tEvent:      "simple_click",
+\t\tProperties: props,
+\t}
+}
+
+// SimpleClickCaptureFromBase creates a posthog.Capture for the "simple_click" event
+// starting from an existing base capture. The event name is overridden, and
+// any additional properties can be passed via the properties parameter.
+func SimpleClickCaptureFromBase(base posthog.Capture, properties ...posthog.Properties) posthog.Capture {
+\tprops := posthog.Properties{}
+\tfor _, p := range properties {
+\t\tfor k, v := range p {
+\t\t\tprops[k] = v
+\t\t}
+\t}
+
+\tbase.Event = "simple_click"
+\tif base.Properties == nil {
+\t\tbase.Properties = posthog.Properties{}
+\t}
+\tbase.Properties = base.Properties.Merge(props)
+
+\treturn base
+}
+
+// USAGE GUIDE:
+`,
+    );
   });
 
   it("names events and options uniquely across the file", () => {
@@ -249,6 +329,9 @@ describe("Go output", () => {
     );
     expect(content).toContain(
       "func UserId2Capture(distinctId string, properties ...posthog.Properties) posthog.Capture {",
+    );
+    expect(content).toContain(
+      "func UserId2CaptureFromBase(base posthog.Capture, properties ...posthog.Properties) posthog.Capture {",
     );
     expect(content).toContain(
       "func Event1stPurchaseWith2ndItem(param2ndItem string) Event1stPurchaseOption {",
@@ -304,48 +387,229 @@ describe("Go output", () => {
 
 describe("Python output", () => {
   const content = generatePython(FIXTURE_EVENTS, AT);
+  /** The method generated for `event`, from its `def` to its `return` line. */
+  const method = (event: CodegenEvent, used: CodegenEvent[] = []) => {
+    const module = generatePython([...used, event], AT);
+    const methods = module.split("\n\n    def ").slice(1);
+    return `    def ${methods[methods.length - 1]!.trimEnd()}`;
+  };
+  const property = (name: string, propertyType: SchemaPropertyType, isRequired: boolean) => ({
+    name,
+    propertyType,
+    isRequired,
+  });
 
-  it("has PostHog's docstring and imports", () => {
-    expect(content.startsWith('"""\nGENERATED FILE - DO NOT EDIT\n')).toBe(true);
+  it("has PostHog's docstring, imports and class", () => {
+    expect(
+      content.startsWith('"""\nGENERATED FILE - DO NOT EDIT\n\nThis file was auto-generated by PostHog\n'),
+    ).toBe(true);
     expect(content).toContain("Generated at: 2026-11-26T03:00:00.000Z\nGenerator version: 1.0.0\n");
+    expect(content).toContain("Provides type-safe event tracking via capture_<event_name>() methods.\n");
     expect(content).toContain(
-      '"""\nfrom datetime import datetime\nfrom typing import Any, Dict, Literal, Optional, TypedDict, Union, overload\n',
+      '"""\nfrom datetime import datetime\nfrom typing import Any, Dict, List, Optional\n\n' +
+        "from typing_extensions import Unpack\n\nfrom posthog import Posthog\nfrom posthog.args import OptionalCaptureArgs\n\n\n" +
+        'class PosthogTyped(Posthog):\n    """\n    A type-safe PostHog client with per-event capture methods.\n',
     );
-    expect(content).toContain("import posthog as _posthog\nfrom posthog.args import OptionalCaptureArgs\n");
+    expect(content.match(/^ {4}def capture_/gm)).toHaveLength(FIXTURE_EVENTS.length);
     const plain = generatePython([{ name: "a", properties: null }], AT);
-    expect(plain).toContain('"""\nfrom typing import Any, Dict, Literal, Optional, TypedDict, overload\n');
+    expect(plain).toContain('"""\nfrom typing import Any, Dict, List, Optional\n');
   });
 
-  it("writes one TypedDict per event, required first, names made identifiers and mapped back", () => {
-    expect(content).toContain(
-      'class Event1stPurchaseProps(TypedDict, total=False):\n    """Properties for the `1st purchase` event"""\n' +
-        "    amount: Required[float]\n    prop_2nd_item: NotRequired[str]\n    currency: NotRequired[str]\n",
-    );
-    expect(content).toContain("class UserIdProps(TypedDict, total=False):\n");
-    expect(content).toContain(
-      'class UserIdProps_2(TypedDict, total=False):\n    """Properties for the `user_id` event (no schema defined)"""\n    pass\n',
-    );
-    expect(content).toContain("    class_: Required[str]\n");
-    expect(content).toContain("    user_id: Required[str]\n    user_id_2: Required[float]\n");
-    expect(content).toContain("    None_: NotRequired[bool]\n");
-    expect(content).toContain("    x: NotRequired[Union[str, float]]\n");
-    expect(content).toContain('    "signed up": {\n        "None_": "None",\n        "class_": "class",\n');
-    expect(content).toContain(
-      '        "user_id": "user-id",\n        "user_id_2": "user_id",\n        "value": "!!!",\n',
-    );
-    expect(content).toContain('    "quote\\"s, back\\\\slash\\nand tab\\t!": {\n        "a_b": "a\\\\b",\n');
+  it("writes `pass` for a project without events (test_full_generation_empty_output)", () => {
+    const empty = generatePython([], AT);
+    expect(empty).not.toContain("from datetime import datetime");
+    expect(
+      empty.endsWith(
+        `class PosthogTyped(Posthog):
+    """
+    A type-safe PostHog client with per-event capture methods.
+
+    Drop-in replacement for Posthog that provides IDE autocomplete
+    and type checking via capture_<event_name>() methods.
+    """
+
+    pass
+`,
+      ),
+    ).toBe(true);
   });
 
-  it("writes an overload per event: its TypedDict, optional when nothing is required, any properties without a schema", () => {
+  // PostHog's test_python.py `_generate_capture_method` cases, byte for byte.
+  it("writes an event without a schema as python.py does", () => {
+    expect(method({ name: "simple_event", properties: null })).toBe(`    def capture_simple_event(
+        self,
+        *,
+        extra_properties: Optional[Dict[str, Any]] = None,
+        **kwargs: Unpack[OptionalCaptureArgs],
+    ) -> Optional[str]:
+        """Capture a \`simple_event\` event."""
+        return self.capture("simple_event", properties=extra_properties, **kwargs)`);
+  });
+
+  it("writes an event of optional properties only as python.py does", () => {
+    const event = {
+      name: "file_downloaded",
+      properties: [property("label", "String", false), property("value", "Numeric", false)],
+    };
+    expect(method(event)).toBe(`    def capture_file_downloaded(
+        self,
+        *,
+        # Optional event properties
+        label: Optional[str] = None,
+        value: Optional[float] = None,
+        # Additional untyped properties
+        extra_properties: Optional[Dict[str, Any]] = None,
+        # SDK kwargs (distinct_id, timestamp, etc.)
+        **kwargs: Unpack[OptionalCaptureArgs],
+    ) -> Optional[str]:
+        """Capture a \`file_downloaded\` event with type-safe properties."""
+        properties: Dict[str, Any] = {}
+        if label is not None:
+            properties["label"] = label
+        if value is not None:
+            properties["value"] = value
+        if extra_properties is not None:
+            properties.update(extra_properties)
+        return self.capture("file_downloaded", properties=properties, **kwargs)`);
+  });
+
+  it("suffixes a method name taken by an earlier event", () => {
+    const first = { name: "file_downloaded", properties: null };
+    expect(method({ name: "file-downloaded", properties: null }, [first])).toContain(
+      '    def capture_file_downloaded_2(\n        self,\n        *,\n        extra_properties: Optional[Dict[str, Any]] = None,\n        **kwargs: Unpack[OptionalCaptureArgs],\n    ) -> Optional[str]:\n        """Capture a `file-downloaded` event."""\n        return self.capture("file-downloaded", properties=extra_properties, **kwargs)',
+    );
+  });
+
+  it("writes required then optional properties, by name, names made identifiers and suffixed, as python.py does", () => {
+    const event = {
+      name: "file_downloaded",
+      properties: [
+        property("file_name", "String", true),
+        property("file_size", "Numeric", true),
+        property("file-size", "Array", true),
+        property("file_extension", "String", false),
+        property("label", "String", false),
+        property("value", "Numeric", false),
+        property('foo"bar', "String", true),
+        property("class", "String", false),
+      ],
+    };
+    expect(method(event)).toBe(`    def capture_file_downloaded(
+        self,
+        *,
+        # Required event properties
+        file_size: List[Any],
+        file_name: str,
+        file_size_2: float,
+        foo_bar: str,
+        # Optional event properties
+        class_: Optional[str] = None,
+        file_extension: Optional[str] = None,
+        label: Optional[str] = None,
+        value: Optional[float] = None,
+        # Additional untyped properties
+        extra_properties: Optional[Dict[str, Any]] = None,
+        # SDK kwargs (distinct_id, timestamp, etc.)
+        **kwargs: Unpack[OptionalCaptureArgs],
+    ) -> Optional[str]:
+        """Capture a \`file_downloaded\` event with type-safe properties."""
+        properties: Dict[str, Any] = {"file-size": file_size, "file_name": file_name, "file_size": file_size_2, "foo\\"bar": foo_bar}
+        if class_ is not None:
+            properties["class"] = class_
+        if file_extension is not None:
+            properties["file_extension"] = file_extension
+        if label is not None:
+            properties["label"] = label
+        if value is not None:
+            properties["value"] = value
+        if extra_properties is not None:
+            properties.update(extra_properties)
+        return self.capture("file_downloaded", properties=properties, **kwargs)`);
+  });
+
+  it("escapes names as JSON in literals and docstrings (test_full_generation_output)", () => {
+    const event = {
+      name: 'simple_"event',
+      properties: [
+        property("user_id", "String", true),
+        property("c'ount", "Numeric", false),
+        property("file-name", "String", true),
+        property("file_name", "Object", true),
+        property("created_at", "DateTime", false),
+        property("optional_items", "Array", false),
+      ],
+    };
+    const module = generatePython([event], AT);
+    expect(module).toContain("from datetime import datetime\n");
+    expect(method(event)).toBe(`    def capture_simple_event(
+        self,
+        *,
+        # Required event properties
+        file_name: str,
+        file_name_2: Dict[str, Any],
+        user_id: str,
+        # Optional event properties
+        c_ount: Optional[float] = None,
+        created_at: Optional[datetime] = None,
+        optional_items: Optional[List[Any]] = None,
+        # Additional untyped properties
+        extra_properties: Optional[Dict[str, Any]] = None,
+        # SDK kwargs (distinct_id, timestamp, etc.)
+        **kwargs: Unpack[OptionalCaptureArgs],
+    ) -> Optional[str]:
+        """Capture a \`simple_\\"event\` event with type-safe properties."""
+        properties: Dict[str, Any] = {"file-name": file_name, "file_name": file_name_2, "user_id": user_id}
+        if c_ount is not None:
+            properties["c'ount"] = c_ount
+        if created_at is not None:
+            properties["created_at"] = created_at
+        if optional_items is not None:
+            properties["optional_items"] = optional_items
+        if extra_properties is not None:
+            properties.update(extra_properties)
+        return self.capture("simple_\\"event", properties=properties, **kwargs)`);
     expect(content).toContain(
-      '    event: Literal["1st purchase"],\n    *,\n    properties: Event1stPurchaseProps,\n',
+      '        return self.capture("quote\\"s, back\\\\slash\\nand tab\\t!", properties=properties, **kwargs)',
+    );
+  });
+
+  it("writes a name declared twice as two parameters, as python.py does", () => {
+    expect(content).toContain(
+      "        x: str,\n        # Optional event properties\n        x_2: Optional[float] = None,\n",
     );
     expect(content).toContain(
-      '    event: Literal["$screen"],\n    *,\n    properties: Optional[ScreenProps] = ...,\n',
+      '        properties: Dict[str, Any] = {"x": x}\n        if x_2 is not None:\n            properties["x"] = x_2\n',
     );
+  });
+
+  it("keeps parameters off the method's own names and the SDK's arguments, methods off the client's attributes", () => {
+    const exception = /def capture_exception_2\(\n([\s\S]*?)\n {4}\) -> Optional\[str\]:/.exec(content)![1]!;
+    expect(exception.split("\n").map((line) => line.trim())).toEqual([
+      "self,",
+      "*,",
+      "# Required event properties",
+      "kwargs_2: float,",
+      "self_2: str,",
+      "str_2: str,",
+      "timestamp_2: datetime,",
+      "# Optional event properties",
+      "Dict_2: Optional[bool] = None,",
+      "extra_properties_2: Optional[Dict[str, Any]] = None,",
+      "properties_2: Optional[List[Any]] = None,",
+      "uuid_2: Optional[str] = None,",
+      "# Additional untyped properties",
+      "extra_properties: Optional[Dict[str, Any]] = None,",
+      "# SDK kwargs (distinct_id, timestamp, etc.)",
+      "**kwargs: Unpack[OptionalCaptureArgs],",
+    ]);
     expect(content).toContain(
-      '    event: Literal["user_id"],\n    *,\n    properties: Optional[Dict[str, Any]] = ...,\n',
+      '        properties: Dict[str, Any] = {"kwargs": kwargs_2, "self": self_2, "str": str_2, "timestamp": timestamp_2}\n',
     );
-    expect(content.match(/^@overload$/gm)).toHaveLength(FIXTURE_EVENTS.length);
+    expect(content).toContain("        distinct_id_2: str,\n");
+    expect(content).toContain('"distinct_id": distinct_id_2');
+    expect(content).toContain("    def capture_mode_2(\n");
+    expect(content).toContain('        """Capture a `mode` event."""\n        return self.capture("mode", ');
+    expect(content).toContain("    def capture_user_id(\n");
+    expect(content).toContain("    def capture_user_id_2(\n");
   });
 });

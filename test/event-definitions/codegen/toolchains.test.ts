@@ -6,8 +6,11 @@
  *   repo's `tsc --strict` against `posthog-js`'s own types; a usage passing a wrong property type
  *   does not (the types do check properties).
  * - Python: `python3 -m py_compile`, then `mypy` over the module and a usage file calling every
- *   overload; a wrong property type fails mypy. `posthog` itself is not installable here, so mypy
- *   runs with `--ignore-missing-imports` (Debian's mypy 1.0 also needs `Unpack` enabled).
+ *   `capture_<event>` method of `PosthogTyped` (all properties with SDK arguments, and only the
+ *   required ones); a wrong property type, a missing required property and an unknown argument fail
+ *   mypy, and so do PostHog's names where ours differ. The `posthog` SDK is not installable here
+ *   (no PyPI), so `MYPYPATH` points at posthog-python/ beside this file: stubs declaring the part of
+ *   the SDK the code uses, typed as the SDK types it (Debian's mypy 1.0 also needs `Unpack` enabled).
  * - Go: the package in a module whose `replace` points `github.com/posthog/posthog-go` at
  *   test/fixtures/posthog-go, a module declaring just the posthog-go types the code uses, because
  *   the Go module proxy is out of reach here (GOPROXY=off); `gofmt -l` prints nothing, `go vet ./...`
@@ -120,45 +123,61 @@ const PY_VALUES: Record<string, string> = {
   float: "4.2",
   bool: "True",
   datetime: "datetime.now()",
-  "list[Any]": '[1, "two"]',
+  "List[Any]": '[1, "two"]',
   "Dict[str, Any]": '{"nested": 1}',
 };
 
+/** One `capture_<event>` method of the generated module: its name and its property parameters. */
+interface PythonMethod {
+  name: string;
+  parameters: Array<{ name: string; type: string; required: boolean }>;
+}
+
+/** The `capture_<event>` methods of the generated module, read from the module itself. */
+function pythonMethods(module: string): PythonMethod[] {
+  const methods = module.matchAll(
+    /^ {4}def (capture_\w+)\(\n {8}self,\n {8}\*,\n((?: {8}[^\n]*\n)*?) {8}\*\*kwargs: Unpack\[OptionalCaptureArgs\],\n {4}\) -> Optional\[str\]:$/gm,
+  );
+  return [...methods].map(([, name, lines]) => ({
+    name: name!,
+    parameters: [...lines!.matchAll(/^ {8}(\w+): (?:Optional\[(.+)\] = None|(.+)),$/gm)]
+      .filter((parameter) => parameter[1] !== "extra_properties")
+      .map(([, parameter, optionalType, requiredType]) => ({
+        name: parameter!,
+        type: (optionalType ?? requiredType)!,
+        required: requiredType !== undefined,
+      })),
+  }));
+}
+
 /**
- * Calls of every overload of the generated Python module, read from the module itself: each
- * overload's event literal and properties type; each `TypedDict`'s keys and their types.
+ * A usage of the generated module, as PostHog's test_python.py writes one: a `PosthogTyped` client
+ * calling every `capture_<event>` method twice, with every property, extra properties and SDK
+ * arguments, then with the required properties only (no `distinct_id`: it is optional).
  */
 function pythonUsage(module: string): string {
-  const classes = new Map<string, Array<{ key: string; required: boolean; type: string }>>();
-  for (const match of module.matchAll(/^class (\w+)\(TypedDict, total=False\):\n((?: {4}[^\n]*\n?)*)/gm)) {
-    const fields = [...match[2]!.matchAll(/^ {4}(\w+): (Required|NotRequired)\[(.+)\]$/gm)].map((field) => ({
-      key: field[1]!,
-      required: field[2] === "Required",
-      type: field[3]!,
-    }));
-    classes.set(match[1]!, fields);
-  }
-  const lines = ["from datetime import datetime", "", "import posthog_typed", ""];
-  const overloads = [
-    ...module.matchAll(/ {4}event: (Literal\["[^\n]*"\]),\n {4}\*,\n {4}properties: ([^\n]+),\n/g),
+  const lines = [
+    "from datetime import datetime",
+    "",
+    "from posthog_typed import PosthogTyped",
+    "",
+    'client = PosthogTyped("fake_key", host="http://localhost")',
   ];
-  for (const [, literal, propertiesType] of overloads) {
-    const event = literal!.slice("Literal[".length, -1);
-    const className = /^(?:Optional\[)?(\w+)\]?/.exec(propertiesType!)![1]!;
-    const fields = classes.get(className);
-    if (!fields) {
-      // No schema: any properties, or none.
-      lines.push(`posthog_typed.capture(${event}, distinct_id="u")`);
-      lines.push(`posthog_typed.capture(${event}, distinct_id="u", properties={"anything": 1})`);
-      continue;
-    }
-    const value = (type: string) => PY_VALUES[type] ?? PY_VALUES[/^Union\[([^,]+),/.exec(type)?.[1] ?? ""]!;
-    const dict = (which: typeof fields) => `{${which.map((f) => `"${f.key}": ${value(f.type)}`).join(", ")}}`;
-    lines.push(`posthog_typed.capture(${event}, distinct_id="u", properties=${dict(fields)})`);
-    if (propertiesType!.startsWith("Optional["))
-      lines.push(`posthog_typed.capture(${event}, distinct_id="u")`);
-    else lines.push(`posthog_typed.capture(${event}, properties=${dict(fields.filter((f) => f.required))})`);
+  for (const method of pythonMethods(module)) {
+    const argument = (p: PythonMethod["parameters"][number]) => `${p.name}=${PY_VALUES[p.type]!}`;
+    const all = method.parameters.map(argument);
+    const sdk = ['extra_properties={"custom_field": 1}', 'distinct_id="u"', "timestamp=datetime.now()"];
+    lines.push(`client.${method.name}(${[...all, ...sdk].join(", ")})`);
+    lines.push(
+      `client.${method.name}(${method.parameters
+        .filter((p) => p.required)
+        .map(argument)
+        .join(", ")})`,
+    );
   }
+  lines.push('client.capture("an event no schema names", distinct_id="u", properties={"whatever": 1})');
+  lines.push("client.flush()");
+  lines.push("client.shutdown()");
   return `${lines.join("\n")}\n`;
 }
 
@@ -295,20 +314,28 @@ const HAS_PYTHON = toolchain("python3", ["--version"], "the Python checks (py_co
 const HAS_MYPY = toolchain("mypy", ["--version"], "the Python type checks (mypy)");
 
 describe.skipIf(!HAS_PYTHON)("generated Python compiles and type-checks", () => {
-  /** mypy's flags: `--ignore-missing-imports` (no `posthog` here); `Unpack` enabled where still experimental (< 1.7). */
-  const mypyFlags = () => {
+  /**
+   * mypy's flags: the `posthog` stubs on `MYPYPATH` (posthog-python/ beside this file); `Unpack`
+   * enabled where it is still experimental (mypy < 1.7).
+   */
+  const mypy = (directory: string) => {
     const version = /mypy (\d+)\.(\d+)/.exec(run("mypy", ["--version"], REPO).output);
     const old =
       version !== null && (Number(version[1]) < 1 || (Number(version[1]) === 1 && Number(version[2]) < 7));
-    return ["--ignore-missing-imports", ...(old ? ["--enable-incomplete-feature=Unpack"] : [])];
+    const flags = old ? ["--enable-incomplete-feature=Unpack"] : [];
+    return run("mypy", [...flags, "posthog_typed.py", "usage.py"], directory, {
+      MYPYPATH: join(here, "posthog-python"),
+    });
   };
-  const project = (events: readonly CodegenEvent[], usage?: string) => {
+  const project = (events: readonly CodegenEvent[], usage?: string, edit = (module: string) => module) => {
     const directory = tempDir("py");
-    const module = generatePython(events, GENERATED_AT);
+    const module = edit(generatePython(events, GENERATED_AT));
     writeFileSync(join(directory, "posthog_typed.py"), module);
     writeFileSync(join(directory, "usage.py"), usage ?? pythonUsage(module));
     return directory;
   };
+  const client =
+    'from posthog_typed import PosthogTyped\nclient = PosthogTyped("fake_key", host="http://localhost")\n';
 
   it("compiles with py_compile", () => {
     const directory = project(FIXTURE_EVENTS);
@@ -317,31 +344,68 @@ describe.skipIf(!HAS_PYTHON)("generated Python compiles and type-checks", () => 
     expect(result.status).toBe(0);
   });
 
-  it.skipIf(!HAS_MYPY)("passes mypy, the module and a call of every overload", () => {
+  it.skipIf(!HAS_MYPY)("passes mypy, the module and two calls of every event's method", () => {
     const directory = project(FIXTURE_EVENTS);
-    const overloads = readFileSync(join(directory, "usage.py"), "utf8").match(/posthog_typed\.capture\(/g);
-    expect(overloads?.length).toBe(2 * FIXTURE_EVENTS.length);
-    const result = run("mypy", [...mypyFlags(), "posthog_typed.py", "usage.py"], directory);
+    const calls = readFileSync(join(directory, "usage.py"), "utf8").match(/^client\.capture_/gm);
+    expect(calls?.length).toBe(2 * FIXTURE_EVENTS.length);
+    const result = mypy(directory);
     expect(result.output).toContain("Success: no issues found in 2 source files");
     expect(result.status).toBe(0);
   });
 
-  it.skipIf(!HAS_MYPY)("fails mypy on a wrong property type and on a missing required property", () => {
-    for (const usage of [
-      'posthog_typed.capture("1st purchase", distinct_id="u", properties={"amount": "not a number"})',
-      'posthog_typed.capture("class", distinct_id="u", properties={})',
-    ]) {
-      const directory = project(FIXTURE_EVENTS, `import posthog_typed\n${usage}\n`);
-      const result = run("mypy", [...mypyFlags(), "posthog_typed.py", "usage.py"], directory);
-      expect(result.status, usage).toBe(1);
-      expect(result.output, usage).toContain('usage.py:2: error: No overload variant of "capture" matches');
-    }
-  });
+  it.skipIf(!HAS_MYPY)(
+    "fails mypy on a wrong property type, a missing required property, an unknown argument",
+    () => {
+      for (const [usage, error] of [
+        [
+          'client.capture_event_1st_purchase(amount="not a number")',
+          'Argument "amount" to "capture_event_1st_purchase" of "PosthogTyped" has incompatible type "str"; expected "float"',
+        ],
+        ["client.capture_class()", 'Missing named argument "type" for "capture_class" of "PosthogTyped"'],
+        [
+          'client.capture_class(type="t", unknown=1)',
+          'Unexpected keyword argument "unknown" for "capture_class" of "PosthogTyped"',
+        ],
+        [
+          'client.capture_class(type="t", distinct_id=[1])',
+          'Argument "distinct_id" to "capture_class" of "PosthogTyped" has incompatible type',
+        ],
+      ] as const) {
+        const result = mypy(project(FIXTURE_EVENTS, `${client}${usage}\n`));
+        expect(result.status, usage).toBe(1);
+        expect(result.output, usage).toContain(`usage.py:3: error: ${error}`);
+      }
+    },
+  );
+
+  it.skipIf(!HAS_MYPY)(
+    "fails mypy with PostHog's names where ours differ (python.py's module comment)",
+    () => {
+      // PostHog names the method after the event even where `Posthog` has the attribute, and the
+      // parameter after the property even where `**kwargs` declares it.
+      const posthogs = (module: string) =>
+        module
+          .replace("def capture_exception_2(", "def capture_exception(")
+          .replace("def capture_mode_2(", "def capture_mode(")
+          .replace("        timestamp_2: datetime,", "        timestamp: datetime,")
+          .replace('"timestamp": timestamp_2', '"timestamp": timestamp');
+      const result = mypy(project(FIXTURE_EVENTS, `${client}`, posthogs));
+      expect(result.status).toBe(1);
+      expect(result.output).toContain(
+        'error: Signature of "capture_exception" incompatible with supertype "Client"',
+      );
+      expect(result.output).toContain(
+        'error: Signature of "capture_mode" incompatible with supertype "Client"',
+      );
+      expect(result.output).toContain(
+        'error: Overlap between argument names and ** TypedDict items: "timestamp"',
+      );
+    },
+  );
 
   it.skipIf(!HAS_MYPY)("passes mypy for a project of one event and of none", () => {
     for (const events of [FIXTURE_EVENTS.slice(2, 3), []]) {
-      const directory = project(events);
-      const result = run("mypy", [...mypyFlags(), "posthog_typed.py", "usage.py"], directory);
+      const result = mypy(project(events));
       expect(result.output, `${events.length} events`).toContain("Success");
     }
   });
