@@ -7,6 +7,13 @@ import { z } from "zod";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { GeneratedCode } from "./codegen/index.js";
+import {
+  isoOrNull,
+  serializeUpdateStamp,
+  serializeVerification,
+  updateStampFields,
+  verificationFields,
+} from "./definitions-base.responses.js";
 import type { EventDefinitionRecord } from "./event-definitions.queries.js";
 import type { EventDefinitionMetrics } from "./event-definitions.service.js";
 
@@ -19,14 +26,10 @@ export const eventDefinitionSchema = z
     description: z.string(),
     tags: z.array(z.string()),
     created_at: z.iso.datetime().nullable().describe("When capture first saw the event; null until then."),
-    updated_at: z.iso.datetime().nullable().describe("Last change through the API."),
-    updated_by: userBasicSchema.nullable(),
+    ...updateStampFields,
     last_seen_at: z.iso.datetime().nullable().describe("When capture last saw the event (hour resolution)."),
     last_updated_at: z.iso.datetime().nullable().describe("Always null: an action field."),
-    verified: z.boolean(),
-    verified_at: z.iso.datetime().nullable(),
-    verified_by: userBasicSchema.nullable(),
-    hidden: z.boolean(),
+    ...verificationFields,
     is_action: z.boolean().describe("Always false: actions are not listed here."),
     action_id: z.int().nullable(),
     is_calculating: z.boolean(),
@@ -53,8 +56,6 @@ export const eventDefinitionMetricsSchema = z
   })
   .meta({ id: "EventDefinitionMetrics" });
 
-const iso = (date: Date | null) => date?.toISOString() ?? null;
-
 /** An event definition in PostHog's response shape (schema: `eventDefinitionSchema`). */
 export function serializeEventDefinition(definition: EventDefinitionRecord): EventDefinitionResponse {
   return {
@@ -63,15 +64,11 @@ export function serializeEventDefinition(definition: EventDefinitionRecord): Eve
     owner: definition.owner ? serializeUserBasic(definition.owner) : null,
     description: definition.description,
     tags: definition.tags,
-    created_at: iso(definition.createdAt),
-    updated_at: iso(definition.updatedAt),
-    updated_by: definition.updatedBy ? serializeUserBasic(definition.updatedBy) : null,
-    last_seen_at: iso(definition.lastSeenAt),
+    created_at: isoOrNull(definition.createdAt),
+    ...serializeUpdateStamp(definition),
+    last_seen_at: isoOrNull(definition.lastSeenAt),
     last_updated_at: null,
-    verified: definition.verified,
-    verified_at: iso(definition.verifiedAt),
-    verified_by: definition.verifiedBy ? serializeUserBasic(definition.verifiedBy) : null,
-    hidden: definition.hidden,
+    ...serializeVerification(definition),
     is_action: false,
     action_id: null,
     is_calculating: false,

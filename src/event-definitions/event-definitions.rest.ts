@@ -8,10 +8,16 @@ import { z } from "zod";
 import { DEFAULT_PAGE_SIZE } from "../config.js";
 import { errorBodySchema } from "../core/error-body.js";
 import { parseInput } from "../core/validation.js";
-import { offsetPageBody, offsetPageQuerySchema } from "../rest/pagination.js";
+import { offsetPageQuerySchema } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import { CODE_LANGUAGES, type CodeLanguage } from "./codegen/model.js";
+import {
+  type DefinitionRoutes,
+  definitionItemRoutes,
+  definitionListRoute,
+} from "./definitions-base.routes.js";
+import type { EventDefinitionRecord } from "./event-definitions.queries.js";
 import {
   eventDefinitionCodeSchema,
   eventDefinitionMetricsSchema,
@@ -38,7 +44,7 @@ const CODE_SUMMARIES: Record<CodeLanguage, string> = {
   python: "the `posthog` Python SDK (`TypedDict`s and `capture` overloads, generator 1.0.0)",
 };
 
-/** `:id` of an event definition: a UUID (anything else answers 404). */
+/** `:id` of an event definition (`:id/metrics/`; the other `:id/` rows: `definitionItemRoutes`): a UUID (anything else answers 404). */
 const idParams = z.object({ id: z.string().describe("The event definition's UUID.") });
 
 /** The list's query parameters, for the OpenAPI document (the service parses them). */
@@ -69,52 +75,40 @@ const listQuerySchema = offsetPageQuerySchema.extend({
 /** The event-definition routes. */
 export const eventDefinitionRoutes: RestModule = (services, limits) => {
   const definitions = services.eventDefinitions;
-  const updateRoute = (method: "PATCH" | "PUT"): RestRoute => ({
-    method,
-    path: `${BASE}:id/`,
-    summary:
+  const kind: DefinitionRoutes<EventDefinitionRecord> = {
+    base: BASE,
+    noun: "event definition",
+    read: "event_definition:read",
+    write: "event_definition:write",
+    schema: eventDefinitionSchema,
+    pageSchema: eventDefinitionPageSchema,
+    serialize: serializeEventDefinition,
+    service: definitions,
+    listSummary:
+      "List the project's event definitions: search, event type, ordering, hidden/stale/verified, names, " +
+      "tags and excluded names filters; limit/offset pages.",
+    listQuery: listQuerySchema,
+    // Strict, unlike property definitions': a bad `limit` or `offset` is a 400.
+    page: (query, ctx) => {
+      const requested = parseInput(pageQuerySchema, Object.fromEntries(query), ctx.limits);
+      return {
+        limit: Math.min(requested.limit ?? DEFAULT_PAGE_SIZE, limits.maxPageSize),
+        offset: requested.offset ?? 0,
+      };
+    },
+    filters: (query) => ({
+      ...Object.fromEntries(query),
+      names: query.getAll("names"),
+      ordering: query.getAll("ordering"),
+    }),
+    updateBody: updateEventDefinitionSchema as z.ZodType,
+    updateSummary:
       "Change an event definition (description, owner, tags, verified, hidden, default_columns; absent " +
       "fields keep their value): hiding unverifies, verifying unhides and stamps who and when.",
-    scopes: ["event_definition:write"],
-    request: { params: idParams, body: updateEventDefinitionSchema as z.ZodType },
-    responses: { 200: eventDefinitionSchema },
-    handler: async ({ params, body, ctx }) => ({
-      body: serializeEventDefinition(
-        await definitions.update(ctx, pathId(params, "project_id"), params["id"]!, body),
-      ),
-    }),
-  });
+    deleteSummary: "Delete an event definition for good (capture recreates it when it sees the name again).",
+  };
   return [
-    {
-      method: "GET",
-      path: BASE,
-      summary:
-        "List the project's event definitions: search, event type, ordering, hidden/stale/verified, names, " +
-        "tags and excluded names filters; limit/offset pages.",
-      scopes: ["event_definition:read"],
-      request: { query: listQuerySchema },
-      responses: { 200: eventDefinitionPageSchema },
-      handler: async ({ params, query, url, ctx }) => {
-        const requested = parseInput(pageQuerySchema, Object.fromEntries(query), ctx.limits);
-        const page = {
-          limit: Math.min(requested.limit ?? DEFAULT_PAGE_SIZE, limits.maxPageSize),
-          offset: requested.offset ?? 0,
-        };
-        const filters = {
-          ...Object.fromEntries(query),
-          names: query.getAll("names"),
-          ordering: query.getAll("ordering"),
-        };
-        return {
-          body: offsetPageBody(
-            url,
-            page,
-            await definitions.list(ctx, pathId(params, "project_id"), filters, page),
-            serializeEventDefinition,
-          ),
-        };
-      },
-    },
+    definitionListRoute(kind),
     {
       method: "POST",
       path: BASE,
@@ -156,33 +150,7 @@ export const eventDefinitionRoutes: RestModule = (services, limits) => {
         }),
       }),
     ),
-    {
-      method: "GET",
-      path: `${BASE}:id/`,
-      summary: "One event definition, by UUID.",
-      scopes: ["event_definition:read"],
-      request: { params: idParams },
-      responses: { 200: eventDefinitionSchema },
-      handler: async ({ params, ctx }) => ({
-        body: serializeEventDefinition(
-          await definitions.get(ctx, pathId(params, "project_id"), params["id"]!),
-        ),
-      }),
-    },
-    updateRoute("PATCH"),
-    updateRoute("PUT"),
-    {
-      method: "DELETE",
-      path: `${BASE}:id/`,
-      summary: "Delete an event definition for good (capture recreates it when it sees the name again).",
-      scopes: ["event_definition:write"],
-      request: { params: idParams },
-      responses: { 204: null },
-      handler: async ({ params, ctx }) => {
-        await definitions.destroy(ctx, pathId(params, "project_id"), params["id"]!);
-        return { status: 204, body: undefined };
-      },
-    },
+    ...definitionItemRoutes(kind),
     {
       method: "GET",
       path: `${BASE}:id/metrics/`,

@@ -2,7 +2,9 @@
  * The event-definition service: every event-definition operation of both front doors (issue 9 part
  * 1). It checks scopes and project access, validates input by PostHog's rules, writes the change,
  * the tag links and the activity entry in one transaction, and returns records. It knows nothing of
- * HTTP or GraphQL.
+ * HTTP or GraphQL. How definitions are stored is event-definitions.store.ts; how they are read,
+ * event-definitions.queries.ts; what they share with property definitions (the locked update and
+ * the delete), definitions-base.ts.
  * Source of the rules: `posthog/api/event_definition.py` EventDefinitionViewSet,
  * `ee/api/ee_event_definition.py` EnterpriseEventDefinitionSerializer (this service always has
  * PostHog's enterprise field set); posthog-behavior.md §6.
@@ -11,20 +13,20 @@
  * no `created_at` or `last_seen_at` until an event of that name is captured. A deleted definition
  * comes back when capture next sees its name (within the hour capture's catalogue cache spans).
  */
-import { changesBetween, recordActivity } from "../core/activity-log.js";
+import { recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
-import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
-import { ensureTags, normalizeTags } from "../core/tags.js";
+import { normalizeTags } from "../core/tags.js";
 import { uuidRecordReads } from "../core/uuid-record-reads.js";
 import { parseInput } from "../core/validation.js";
 import type { QueryClient } from "../db/sql-reader.js";
-import { Prisma } from "../generated/prisma/client.js";
 import { type GeneratedCode, generateCode } from "./codegen/index.js";
 import { type CodeLanguage, compareCodePoints, type SchemaProperty } from "./codegen/model.js";
+import { changeDefinition, type DefinitionKeeping, deleteLocked } from "./definitions-base.js";
+import { isUniqueViolation } from "./definitions-base.store.js";
 import {
   type EventDefinitionRecord,
   eventDefinitionListWhere,
@@ -40,6 +42,13 @@ import {
   STALE_EVENT_DAYS,
   updateEventDefinitionSchema,
 } from "./event-definitions.schemas.js";
+import {
+  eventDefinitionRows,
+  insertEventDefinition,
+  isEventNameTaken,
+  isOrganizationMember,
+  writeEventDefinitionRow,
+} from "./event-definitions.store.js";
 import { nextVerification, UNVERIFIED } from "./rules/verification.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -87,13 +96,14 @@ export function createEventDefinitionService(deps: ServiceDeps, readers: EventDe
   const reads = uuidRecordReads("event_definition:read", selectEventDefinitions);
   const { read } = reads;
 
-  /**
-   * Locks definition `id`'s row in `tx` and reads it again (core/row-lock.ts): the state a write
-   * decides from; concurrent writers of one definition take turns. @throws NotFoundError
-   */
-  function lock(tx: Prisma.TransactionClient, projectId: number, id: string): Promise<EventDefinitionRecord> {
-    return lockAndRead(tx, "event_definitions", id, () => read(tx, projectId, id));
-  }
+  /** How event definitions are kept and logged, for the shared update and delete (definitions-base.ts). */
+  const keeping: DefinitionKeeping<EventDefinitionRecord> = {
+    scope: "EventDefinition",
+    read,
+    ...eventDefinitionRows,
+    snapshot,
+    name: (definition) => definition.name,
+  };
 
   /**
    * `owner`'s user id, checked: a user of the project's organization (PostHog accepts any user id;
@@ -106,33 +116,13 @@ export function createEventDefinitionService(deps: ServiceDeps, readers: EventDe
     owner: number | null | undefined,
   ): Promise<number | null | undefined> {
     if (owner === undefined || owner === null) return owner;
-    const member = await ctx.db.organizationMembership.findFirst({
-      where: { organizationId, userId: owner },
-      select: { userId: true },
-    });
-    if (!member) {
+    if (!(await isOrganizationMember(ctx.db, organizationId, owner))) {
       throw new ValidationError(`Invalid pk "${owner}" - object does not exist.`, {
         attr: "owner",
         code: "does_not_exist",
       });
     }
     return owner;
-  }
-
-  /** Replaces a definition's tag links with `names` (creating missing project tags), inside `tx`. */
-  async function setTags(
-    tx: Prisma.TransactionClient,
-    projectId: number,
-    eventDefinitionId: string,
-    names: string[],
-  ) {
-    const links = (await ensureTags(tx, projectId, names)).map((tagId) => ({
-      projectId,
-      eventDefinitionId,
-      tagId,
-    }));
-    await tx.eventDefinitionTag.deleteMany({ where: { eventDefinitionId } });
-    if (links.length > 0) await tx.eventDefinitionTag.createMany({ data: links });
   }
 
   /** PostHog's duplicate-name error. */
@@ -197,41 +187,33 @@ export function createEventDefinitionService(deps: ServiceDeps, readers: EventDe
       const userId = ctx.actor.user.id;
       const verification = nextVerification(UNVERIFIED, input, userId, deps.now());
       const owner = await checkedOwner(ctx, project.organizationId, input.owner);
-      if (await selectEventDefinitionByName(ctx.db, project.id, input.name)) throw duplicateName(input.name);
+      if (await isEventNameTaken(ctx.db, project.id, input.name)) throw duplicateName(input.name);
       try {
         return await ctx.db.$transaction(async (tx) => {
-          const created = await tx.eventDefinition.create({
-            data: {
-              projectId: project.id,
-              name: input.name,
-              createdAt: null,
-              lastSeenAt: null,
-              description: input.description ?? "",
-              ownerId: owner ?? null,
-              ...verification,
-              updatedAt: deps.now(),
-              updatedById: userId,
-              defaultColumns: input.default_columns ?? [],
-            },
-            select: { id: true },
+          const id = await insertEventDefinition(tx, project.id, {
+            name: input.name,
+            description: input.description ?? "",
+            ownerId: owner ?? null,
+            ...verification,
+            updatedAt: deps.now(),
+            updatedById: userId,
+            defaultColumns: input.default_columns ?? [],
           });
-          await setTags(tx, project.id, created.id, normalizeTags(input.tags ?? []));
+          await eventDefinitionRows.replaceTags(tx, project.id, id, normalizeTags(input.tags ?? []));
           await recordActivity(tx, {
             projectId: project.id,
             userId,
             scope: "EventDefinition",
-            itemId: created.id,
+            itemId: id,
             activity: "created",
             name: input.name,
             changes: null,
           });
-          return read(tx, project.id, created.id);
+          return read(tx, project.id, id);
         });
       } catch (error) {
         // Capture or another request created the name between the check and the insert.
-        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-          throw duplicateName(input.name);
-        }
+        if (isUniqueViolation(error)) throw duplicateName(input.name);
         throw error;
       }
     },
@@ -255,56 +237,25 @@ export function createEventDefinitionService(deps: ServiceDeps, readers: EventDe
       // PostHog's refusals come before any write; the decision is made again under the row lock.
       nextVerification(first, input, userId, deps.now());
       const owner = await checkedOwner(ctx, project.organizationId, input.owner);
-      return ctx.db.$transaction(async (tx) => {
-        const current = await lock(tx, project.id, first.id);
-        const verification = nextVerification(current, input, userId, deps.now());
-        await tx.eventDefinition.update({
-          where: { id: current.id },
-          data: {
-            description: input.description,
-            ownerId: owner,
-            ...verification,
-            defaultColumns: input.default_columns,
-            updatedAt: deps.now(),
-            updatedById: userId,
-          },
+      return changeDefinition(ctx, keeping, project.id, first.id, input.tags, async (tx, current) => {
+        await writeEventDefinitionRow(tx, project.id, current.id, {
+          description: input.description,
+          ownerId: owner,
+          ...nextVerification(current, input, userId, deps.now()),
+          defaultColumns: input.default_columns,
+          updatedAt: deps.now(),
+          updatedById: userId,
         });
-        if (input.tags !== undefined) await setTags(tx, project.id, current.id, normalizeTags(input.tags));
-        const updated = await read(tx, project.id, current.id);
-        await recordActivity(tx, {
-          projectId: project.id,
-          userId,
-          scope: "EventDefinition",
-          itemId: current.id,
-          activity: "changed",
-          name: current.name,
-          changes: changesBetween("EventDefinition", snapshot(current), snapshot(updated)),
-        });
-        return updated;
       });
     },
 
     /**
-     * Deletes a definition for good (its tag links with it) and writes activity `deleted`; returns
-     * the definition as it was. Scope `event_definition:write`. @throws NotFoundError.
+     * Deletes a definition for good (its tag links and event schemas with it) and writes activity
+     * `deleted`; returns the definition as it was. Scope `event_definition:write`. @throws NotFoundError.
      */
     async destroy(ctx: ServiceContext, projectId: number, id: string): Promise<EventDefinitionRecord> {
       const project = await authorizeProject(ctx, projectId, "event_definition:write");
-      return ctx.db.$transaction(async (tx) => {
-        // Of concurrent deletes the first deletes; the others find no row (404).
-        const current = await lock(tx, project.id, id);
-        await tx.eventDefinition.delete({ where: { id: current.id } });
-        await recordActivity(tx, {
-          projectId: project.id,
-          userId: ctx.actor.user.id,
-          scope: "EventDefinition",
-          itemId: current.id,
-          activity: "deleted",
-          name: current.name,
-          changes: null,
-        });
-        return current;
-      });
+      return deleteLocked(ctx, keeping, project.id, id);
     },
 
     /**

@@ -131,17 +131,6 @@ export async function selectSchemaPropertyGroups(
   return rows.map((row) => toGroup(row.g));
 }
 
-/** The id of the project's group named `name`, or null. */
-export async function selectSchemaPropertyGroupIdByName(
-  db: QueryClient,
-  projectId: number,
-  name: string,
-): Promise<string | null> {
-  const rows = await db.$queryRaw<Array<{ id: string }>>`SELECT id::text AS id FROM schema_property_groups
-    WHERE project_id = ${projectId} AND name = ${name}`;
-  return rows[0]?.id ?? null;
-}
-
 /**
  * The groups attached to each of the project's event definitions `eventDefinitionIds` (UUIDs), by
  * group name, in one statement: an entry per id asked, empty for none.

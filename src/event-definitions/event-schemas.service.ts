@@ -10,25 +10,26 @@
  * every write here does.
  *
  * Deleting a group deletes its event schemas with it (PostHog's `on_delete=CASCADE`); deleting an
- * event definition deletes its event schemas, not the groups.
+ * event definition deletes its event schemas, not the groups. How groups and event schemas are
+ * stored is event-schemas.store.ts; how they are read, event-schemas.queries.ts; a delete under the
+ * row's lock is the definitions' shared one (definitions-base.ts `deleteLocked`).
  */
 import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import { ValidationError } from "../core/errors.js";
 import type { OffsetPage } from "../core/paging.js";
-import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
 import { uuidRecordReads } from "../core/uuid-record-reads.js";
 import { isUuid, parseInput } from "../core/validation.js";
-import { Prisma } from "../generated/prisma/client.js";
+import { deleteLocked, type LockedDelete } from "./definitions-base.js";
+import { isUniqueViolation } from "./definitions-base.store.js";
 import {
   type EventSchemaRecord,
   type SchemaPropertyGroupRecord,
   selectEventSchemaPage,
   selectEventSchemas,
   selectGroupsOfEventDefinitions,
-  selectSchemaPropertyGroupIdByName,
   selectSchemaPropertyGroupPage,
   selectSchemaPropertyGroups,
 } from "./event-schemas.queries.js";
@@ -41,6 +42,20 @@ import {
   type SchemaPropertyInput,
   updateSchemaPropertyGroupSchema,
 } from "./event-schemas.schemas.js";
+import {
+  deleteEventSchemaRow,
+  deleteSchemaPropertyGroupRow,
+  findEventDefinitionRef,
+  findSchemaPropertyGroupRef,
+  insertEventSchema,
+  insertSchemaPropertyGroup,
+  isEventSchemaAttached,
+  isGroupNameTaken,
+  lockEventSchema,
+  lockSchemaPropertyGroup,
+  replaceGroupProperties,
+  writeSchemaPropertyGroupRow,
+} from "./event-schemas.store.js";
 
 /** The fields the activity log compares, under PostHog's names. */
 function snapshot(group: SchemaPropertyGroupRecord): Record<string, unknown> {
@@ -84,10 +99,21 @@ function doesNotExist(attr: string, pk: string): ValidationError {
   return new ValidationError(`Invalid pk "${pk}" - object does not exist.`, { attr, code: "does_not_exist" });
 }
 
-/** Whether `error` is a unique-constraint violation. */
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
-}
+/** How a group is deleted under its row's lock: its activity entry named by the group. */
+const GROUP_DELETE: LockedDelete<SchemaPropertyGroupRecord> = {
+  scope: "SchemaPropertyGroup",
+  lock: lockSchemaPropertyGroup,
+  deleteRow: deleteSchemaPropertyGroupRow,
+  name: (group) => group.name,
+};
+
+/** How an event schema is deleted under its row's lock: its entry named `<event> → <group>` (PostHog's `EventSchema.__str__`). */
+const EVENT_SCHEMA_DELETE: LockedDelete<EventSchemaRecord> = {
+  scope: "EventSchema",
+  lock: lockEventSchema,
+  deleteRow: deleteEventSchemaRow,
+  name: (eventSchema) => `${eventSchema.eventName} → ${eventSchema.propertyGroup.name}`,
+};
 
 /** Creates the event-schema service. */
 export function createEventSchemaService(deps: ServiceDeps) {
@@ -97,38 +123,6 @@ export function createEventSchemaService(deps: ServiceDeps) {
 
   const eventSchemas = uuidRecordReads("event_definition:read", selectEventSchemas);
   const readEventSchema = eventSchemas.read;
-
-  /**
-   * Locks group `id`'s row in `tx` and reads it again (core/row-lock.ts): the state a write decides
-   * from; concurrent writers of one group take turns. @throws NotFoundError
-   */
-  function lockGroup(tx: Prisma.TransactionClient, projectId: number, id: string) {
-    return lockAndRead(tx, "schema_property_groups", id, () => readGroup(tx, projectId, id));
-  }
-
-  /** Writes `properties` as group `groupId`'s whole property list, inside `tx`. */
-  async function writeProperties(
-    tx: Prisma.TransactionClient,
-    projectId: number,
-    groupId: string,
-    properties: readonly SchemaPropertyInput[],
-    now: Date,
-  ) {
-    await tx.schemaPropertyGroupProperty.deleteMany({ where: { propertyGroupId: groupId } });
-    if (properties.length === 0) return;
-    await tx.schemaPropertyGroupProperty.createMany({
-      data: properties.map((p) => ({
-        projectId,
-        propertyGroupId: groupId,
-        name: p.name,
-        propertyType: p.property_type,
-        isRequired: p.is_required,
-        description: p.description,
-        createdAt: now,
-        updatedAt: now,
-      })),
-    });
-  }
 
   /** `update` for PATCH (`partial`) and PUT. */
   async function change(
@@ -151,19 +145,21 @@ export function createEventSchemaService(deps: ServiceDeps) {
     const nameTaken = () =>
       new ValidationError("A property group with this name already exists", { attr: "name" });
     if (input.name !== undefined && input.name !== first.name) {
-      const holder = await selectSchemaPropertyGroupIdByName(ctx.db, project.id, input.name);
-      if (holder !== null) throw nameTaken();
+      if (await isGroupNameTaken(ctx.db, project.id, input.name)) throw nameTaken();
     }
     const now = deps.now();
     try {
       return await ctx.db.$transaction(async (tx) => {
-        const current = await lockGroup(tx, project.id, first.id);
-        await tx.schemaPropertyGroup.update({
-          where: { id: current.id },
-          data: { name: input.name, description: input.description, updatedAt: now },
-        });
+        const current = await lockSchemaPropertyGroup(tx, project.id, first.id);
+        await writeSchemaPropertyGroupRow(
+          tx,
+          project.id,
+          current.id,
+          { name: input.name, description: input.description },
+          now,
+        );
         if (input.properties !== undefined) {
-          await writeProperties(tx, project.id, current.id, input.properties, now);
+          await replaceGroupProperties(tx, project.id, current.id, input.properties, now);
         }
         const updated = await readGroup(tx, project.id, current.id);
         await recordActivity(tx, {
@@ -236,33 +232,27 @@ export function createEventSchemaService(deps: ServiceDeps) {
       if (duplicate !== null) throw duplicateProperty(duplicate);
       const nameTaken = () =>
         new ValidationError("A property group with this name already exists for this team", { attr: "name" });
-      if ((await selectSchemaPropertyGroupIdByName(ctx.db, project.id, input.name)) !== null)
-        throw nameTaken();
+      if (await isGroupNameTaken(ctx.db, project.id, input.name)) throw nameTaken();
       const now = deps.now();
       try {
         return await ctx.db.$transaction(async (tx) => {
-          const created = await tx.schemaPropertyGroup.create({
-            data: {
-              projectId: project.id,
-              name: input.name,
-              description: input.description ?? "",
-              createdById: ctx.actor.user.id,
-              createdAt: now,
-              updatedAt: now,
-            },
-            select: { id: true },
-          });
-          await writeProperties(tx, project.id, created.id, properties, now);
+          const id = await insertSchemaPropertyGroup(
+            tx,
+            project.id,
+            { name: input.name, description: input.description ?? "", createdById: ctx.actor.user.id },
+            now,
+          );
+          await replaceGroupProperties(tx, project.id, id, properties, now);
           await recordActivity(tx, {
             projectId: project.id,
             userId: ctx.actor.user.id,
             scope: "SchemaPropertyGroup",
-            itemId: created.id,
+            itemId: id,
             activity: "created",
             name: input.name,
             changes: null,
           });
-          return readGroup(tx, project.id, created.id);
+          return readGroup(tx, project.id, id);
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw nameTaken();
@@ -298,21 +288,7 @@ export function createEventSchemaService(deps: ServiceDeps) {
       id: string,
     ): Promise<SchemaPropertyGroupRecord> {
       const project = await authorizeProject(ctx, projectId, "event_definition:write");
-      return ctx.db.$transaction(async (tx) => {
-        // Of concurrent deletes the first deletes; the others find no row (404).
-        const current = await lockGroup(tx, project.id, id);
-        await tx.schemaPropertyGroup.delete({ where: { id: current.id } });
-        await recordActivity(tx, {
-          projectId: project.id,
-          userId: ctx.actor.user.id,
-          scope: "SchemaPropertyGroup",
-          itemId: current.id,
-          activity: "deleted",
-          name: current.name,
-          changes: null,
-        });
-        return current;
-      });
+      return deleteLocked(ctx, GROUP_DELETE, project.id, id);
     },
 
     /**
@@ -349,46 +325,30 @@ export function createEventSchemaService(deps: ServiceDeps) {
     ): Promise<EventSchemaRecord> {
       const project = await authorizeProject(ctx, projectId, "event_definition:write");
       const input = parseInput(createEventSchemaSchema, body, ctx.limits);
-      const definition = await ctx.db.eventDefinition.findFirst({
-        where: { projectId: project.id, id: input.event_definition },
-        select: { id: true, name: true },
-      });
+      const definition = await findEventDefinitionRef(ctx.db, project.id, input.event_definition);
       if (!definition) throw doesNotExist("event_definition", input.event_definition);
-      const [group] = await selectSchemaPropertyGroups(ctx.db, project.id, [input.property_group_id]);
+      const group = await findSchemaPropertyGroupRef(ctx.db, project.id, input.property_group_id);
       if (!group) throw doesNotExist("property_group_id", input.property_group_id);
       const alreadyAttached = () =>
         new ValidationError("The fields event_definition, property_group_id must make a unique set.", {
           code: "unique",
         });
-      const existing = await ctx.db.eventSchema.findFirst({
-        where: { eventDefinitionId: definition.id, propertyGroupId: group.id },
-        select: { id: true },
-      });
-      if (existing) throw alreadyAttached();
+      if (await isEventSchemaAttached(ctx.db, project.id, definition.id, group.id)) throw alreadyAttached();
       const now = deps.now();
       try {
         return await ctx.db.$transaction(async (tx) => {
-          const created = await tx.eventSchema.create({
-            data: {
-              projectId: project.id,
-              eventDefinitionId: definition.id,
-              propertyGroupId: group.id,
-              createdAt: now,
-              updatedAt: now,
-            },
-            select: { id: true },
-          });
+          const id = await insertEventSchema(tx, project.id, definition.id, group.id, now);
           await recordActivity(tx, {
             projectId: project.id,
             userId: ctx.actor.user.id,
             scope: "EventSchema",
-            itemId: created.id,
+            itemId: id,
             activity: "created",
             // PostHog's `EventSchema.__str__`.
             name: `${definition.name} → ${group.name}`,
             changes: null,
           });
-          return readEventSchema(tx, project.id, created.id);
+          return readEventSchema(tx, project.id, id);
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw alreadyAttached();
@@ -402,21 +362,7 @@ export function createEventSchemaService(deps: ServiceDeps) {
      */
     async destroyEventSchema(ctx: ServiceContext, projectId: number, id: string): Promise<EventSchemaRecord> {
       const project = await authorizeProject(ctx, projectId, "event_definition:write");
-      return ctx.db.$transaction(async (tx) => {
-        // Of concurrent deletes the first deletes; the others find no row (404).
-        const current = await lockAndRead(tx, "event_schemas", id, () => readEventSchema(tx, project.id, id));
-        await tx.eventSchema.delete({ where: { id: current.id } });
-        await recordActivity(tx, {
-          projectId: project.id,
-          userId: ctx.actor.user.id,
-          scope: "EventSchema",
-          itemId: current.id,
-          activity: "deleted",
-          name: `${current.eventName} → ${current.propertyGroup.name}`,
-          changes: null,
-        });
-        return current;
-      });
+      return deleteLocked(ctx, EVENT_SCHEMA_DELETE, project.id, id);
     },
   };
 }

@@ -4,8 +4,13 @@
  * serialiser returns their types, fastify writes bodies with them, OpenAPI names them.
  */
 import { z } from "zod";
+import {
+  serializeUpdateStamp,
+  serializeVerification,
+  updateStampFields,
+  verificationFields,
+} from "../event-definitions/definitions-base.responses.js";
 import { paginatedListSchema } from "../rest/pagination.js";
-import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { PropertyDefinitionRecord } from "./property-definitions.queries.js";
 
 /** A property definition in PostHog's enterprise response shape. */
@@ -16,8 +21,7 @@ export const propertyDefinitionSchema = z
     description: z.string(),
     tags: z.array(z.string()),
     is_numerical: z.boolean().describe("Whether the property can be aggregated as a number."),
-    updated_at: z.iso.datetime().nullable().describe("Last change through the API."),
-    updated_by: userBasicSchema.nullable(),
+    ...updateStampFields,
     is_seen_on_filtered_events: z
       .boolean()
       .nullable()
@@ -26,10 +30,7 @@ export const propertyDefinitionSchema = z
       .string()
       .nullable()
       .describe("`DateTime`, `String`, `Numeric`, `Boolean` or `Duration`; null when unknown."),
-    verified: z.boolean(),
-    verified_at: z.iso.datetime().nullable(),
-    verified_by: userBasicSchema.nullable(),
-    hidden: z.boolean(),
+    ...verificationFields,
   })
   .meta({ id: "EnterprisePropertyDefinition" });
 
@@ -47,8 +48,6 @@ export const seenTogetherSchema = z
   .record(z.string(), z.boolean())
   .meta({ id: "PropertyDefinitionSeenTogether" });
 
-const iso = (date: Date | null) => date?.toISOString() ?? null;
-
 /** A property definition in PostHog's response shape (schema: `propertyDefinitionSchema`). */
 export function serializePropertyDefinition(
   definition: PropertyDefinitionRecord,
@@ -59,13 +58,9 @@ export function serializePropertyDefinition(
     description: definition.description,
     tags: definition.tags,
     is_numerical: definition.isNumerical,
-    updated_at: iso(definition.updatedAt),
-    updated_by: definition.updatedBy ? serializeUserBasic(definition.updatedBy) : null,
+    ...serializeUpdateStamp(definition),
     is_seen_on_filtered_events: definition.isSeenOnFilteredEvents,
     property_type: definition.propertyType,
-    verified: definition.verified,
-    verified_at: iso(definition.verifiedAt),
-    verified_by: definition.verifiedBy ? serializeUserBasic(definition.verifiedBy) : null,
-    hidden: definition.hidden,
+    ...serializeVerification(definition),
   };
 }

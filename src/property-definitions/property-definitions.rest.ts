@@ -5,9 +5,15 @@
  * lenient (a bad `limit` or `offset` falls back to the default, as DRF's `LimitOffsetPagination`).
  */
 import { z } from "zod";
-import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
-import type { RestModule, RestRoute } from "../rest/route.js";
+import {
+  type DefinitionRoutes,
+  definitionItemRoutes,
+  definitionListRoute,
+} from "../event-definitions/definitions-base.routes.js";
+import { offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import type { RestModule } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
+import type { PropertyDefinitionRecord } from "./property-definitions.queries.js";
 import {
   propertyDefinitionPageSchema,
   propertyDefinitionSchema,
@@ -21,9 +27,6 @@ import {
 } from "./property-definitions.schemas.js";
 
 const BASE = "/api/projects/:project_id/property_definitions/";
-
-/** `:id` of a property definition: a UUID (anything else answers 404). */
-const idParams = z.object({ id: z.string().describe("The property definition's UUID.") });
 
 /** The list's query parameters, for the OpenAPI document (the service parses them). */
 const listQuerySchema = offsetPageQuerySchema.extend({
@@ -70,46 +73,29 @@ const listQuerySchema = offsetPageQuerySchema.extend({
 /** The property-definition routes. */
 export const propertyDefinitionRoutes: RestModule = (services, limits) => {
   const definitions = services.propertyDefinitions;
-  const updateRoute = (method: "PATCH" | "PUT"): RestRoute => ({
-    method,
-    path: `${BASE}:id/`,
-    summary:
+  const kind: DefinitionRoutes<PropertyDefinitionRecord> = {
+    base: BASE,
+    noun: "property definition",
+    read: "property_definition:read",
+    write: "property_definition:write",
+    schema: propertyDefinitionSchema,
+    pageSchema: propertyDefinitionPageSchema,
+    serialize: serializePropertyDefinition,
+    service: definitions,
+    listSummary:
+      "List the project's property definitions of one kind (event, person, group, session): search, names, " +
+      "numerical, feature-flag, event-name, excluded, core and hidden filters; limit/offset pages.",
+    listQuery: listQuerySchema,
+    page: (query) => parseOffsetPage(query, limits),
+    filters: (query) => Object.fromEntries(query),
+    updateBody: updatePropertyDefinitionSchema as z.ZodType<PropertyDefinitionUpdate>,
+    updateSummary:
       "Change a property definition (description, tags, property_type, verified, hidden; absent fields keep " +
       "their value): a property_type sets is_numerical; hiding unverifies, verifying unhides and stamps who and when.",
-    scopes: ["property_definition:write"],
-    request: {
-      params: idParams,
-      body: updatePropertyDefinitionSchema as z.ZodType<PropertyDefinitionUpdate>,
-    },
-    responses: { 200: propertyDefinitionSchema },
-    handler: async ({ params, body, ctx }) => ({
-      body: serializePropertyDefinition(
-        await definitions.update(ctx, pathId(params, "project_id"), params["id"]!, body),
-      ),
-    }),
-  });
+    deleteSummary: "Delete a property definition for good (capture records it again when it sees the name).",
+  };
   return [
-    {
-      method: "GET",
-      path: BASE,
-      summary:
-        "List the project's property definitions of one kind (event, person, group, session): search, names, " +
-        "numerical, feature-flag, event-name, excluded, core and hidden filters; limit/offset pages.",
-      scopes: ["property_definition:read"],
-      request: { query: listQuerySchema },
-      responses: { 200: propertyDefinitionPageSchema },
-      handler: async ({ params, query, url, ctx }) => {
-        const page = parseOffsetPage(query, limits);
-        return {
-          body: offsetPageBody(
-            url,
-            page,
-            await definitions.list(ctx, pathId(params, "project_id"), Object.fromEntries(query), page),
-            serializePropertyDefinition,
-          ),
-        };
-      },
-    },
+    definitionListRoute(kind),
     {
       method: "GET",
       path: `${BASE}seen_together/`,
@@ -133,32 +119,6 @@ export const propertyDefinitionRoutes: RestModule = (services, limits) => {
         return { body: await definitions.seenTogether(ctx, pathId(params, "project_id"), input) };
       },
     },
-    {
-      method: "GET",
-      path: `${BASE}:id/`,
-      summary: "One property definition, by UUID.",
-      scopes: ["property_definition:read"],
-      request: { params: idParams },
-      responses: { 200: propertyDefinitionSchema },
-      handler: async ({ params, ctx }) => ({
-        body: serializePropertyDefinition(
-          await definitions.get(ctx, pathId(params, "project_id"), params["id"]!),
-        ),
-      }),
-    },
-    updateRoute("PATCH"),
-    updateRoute("PUT"),
-    {
-      method: "DELETE",
-      path: `${BASE}:id/`,
-      summary: "Delete a property definition for good (capture records it again when it sees the name).",
-      scopes: ["property_definition:write"],
-      request: { params: idParams },
-      responses: { 204: null },
-      handler: async ({ params, ctx }) => {
-        await definitions.destroy(ctx, pathId(params, "project_id"), params["id"]!);
-        return { status: 204, body: undefined };
-      },
-    },
+    ...definitionItemRoutes(kind),
   ];
 };

@@ -6,6 +6,9 @@
  * Source of the rules: `posthog/api/property_definition.py` PropertyDefinitionViewSet (list filters,
  * `seen_together`, `destroy`), `products/enterprise/backend/api/ee_property_definition.py`
  * EnterprisePropertyDefinitionSerializer (this service always has PostHog's enterprise field set).
+ * How definitions are stored is property-definitions.store.ts; how they are read,
+ * property-definitions.queries.ts; the locked update and the delete are the definitions' shared base
+ * (event-definitions/definitions-base.ts), as event definitions' are.
  *
  * Capture (src/ingestion) fills the table: names, kinds and inferred types; nothing creates a
  * definition here. A deleted definition comes back when capture next records its name (within the
@@ -15,17 +18,18 @@
  * to the last page, and its search aliases (`PROPERTY_NAME_ALIASES`, "latest" matching non-initial
  * person properties): a search here matches names only.
  */
-import { changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
 import type { OffsetPage } from "../core/paging.js";
-import { lockAndRead } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
-import { ensureTags, normalizeTags } from "../core/tags.js";
 import { uuidRecordReads } from "../core/uuid-record-reads.js";
 import { parseInput } from "../core/validation.js";
+import {
+  changeDefinition,
+  type DefinitionKeeping,
+  deleteLocked,
+} from "../event-definitions/definitions-base.js";
 import { nextVerification } from "../event-definitions/rules/verification.js";
-import type { Prisma } from "../generated/prisma/client.js";
 import {
   type PropertyDefinitionRecord,
   selectEventsWithProperty,
@@ -39,6 +43,7 @@ import {
   seenTogetherQuerySchema,
   updatePropertyDefinitionSchema,
 } from "./property-definitions.schemas.js";
+import { propertyDefinitionRows, writePropertyDefinitionRow } from "./property-definitions.store.js";
 import { isNumericalType } from "./rules/property-type.js";
 
 /** PostHog's message when a request both hides and verifies a property (`validate`). */
@@ -67,32 +72,17 @@ export function createPropertyDefinitionService(deps: ServiceDeps) {
   const { read } = reads;
 
   /**
-   * Locks definition `id`'s row in `tx` and reads it again (core/row-lock.ts): the state a write
-   * decides from; concurrent writers of one definition take turns. @throws NotFoundError
+   * How property definitions are kept and logged, for the shared update and delete
+   * (event-definitions/definitions-base.ts): their activity entries name the kind (`event`, `person`, ...).
    */
-  function lock(
-    tx: Prisma.TransactionClient,
-    projectId: number,
-    id: string,
-  ): Promise<PropertyDefinitionRecord> {
-    return lockAndRead(tx, "property_definitions", id, () => read(tx, projectId, id));
-  }
-
-  /** Replaces a definition's tag links with `names` (creating missing project tags), inside `tx`. */
-  async function setTags(
-    tx: Prisma.TransactionClient,
-    projectId: number,
-    propertyDefinitionId: string,
-    names: string[],
-  ) {
-    const links = (await ensureTags(tx, projectId, names)).map((tagId) => ({
-      projectId,
-      propertyDefinitionId,
-      tagId,
-    }));
-    await tx.propertyDefinitionTag.deleteMany({ where: { propertyDefinitionId } });
-    if (links.length > 0) await tx.propertyDefinitionTag.createMany({ data: links });
-  }
+  const keeping: DefinitionKeeping<PropertyDefinitionRecord> = {
+    scope: "PropertyDefinition",
+    read,
+    ...propertyDefinitionRows,
+    snapshot,
+    name: (definition) => definition.name,
+    type: (definition) => kindOf(definition.type),
+  };
 
   return {
     /**
@@ -154,34 +144,17 @@ export function createPropertyDefinitionService(deps: ServiceDeps) {
       const now = deps.now();
       // PostHog's refusals come before any write; the decision is made again under the row lock.
       nextVerification(first, input, userId, now, HIDDEN_AND_VERIFIED);
-      return ctx.db.$transaction(async (tx) => {
-        const current = await lock(tx, project.id, first.id);
-        const verification = nextVerification(current, input, userId, now, HIDDEN_AND_VERIFIED);
-        await tx.propertyDefinition.update({
-          where: { id: current.id },
-          data: {
-            description: input.description,
-            ...(input.property_type === undefined
-              ? {}
-              : { propertyType: input.property_type, isNumerical: isNumericalType(input.property_type) }),
-            ...verification,
-            updatedAt: now,
-            updatedById: userId,
-          },
+      return changeDefinition(ctx, keeping, project.id, first.id, input.tags, async (tx, current) => {
+        await writePropertyDefinitionRow(tx, project.id, current.id, {
+          description: input.description,
+          type:
+            input.property_type === undefined
+              ? undefined
+              : { propertyType: input.property_type, isNumerical: isNumericalType(input.property_type) },
+          ...nextVerification(current, input, userId, now, HIDDEN_AND_VERIFIED),
+          updatedAt: now,
+          updatedById: userId,
         });
-        if (input.tags !== undefined) await setTags(tx, project.id, current.id, normalizeTags(input.tags));
-        const updated = await read(tx, project.id, current.id);
-        await recordActivity(tx, {
-          projectId: project.id,
-          userId,
-          scope: "PropertyDefinition",
-          itemId: current.id,
-          activity: "changed",
-          name: current.name,
-          type: kindOf(current.type),
-          changes: changesBetween("PropertyDefinition", snapshot(current), snapshot(updated)),
-        });
-        return updated;
       });
     },
 
@@ -192,22 +165,7 @@ export function createPropertyDefinitionService(deps: ServiceDeps) {
      */
     async destroy(ctx: ServiceContext, projectId: number, id: string): Promise<PropertyDefinitionRecord> {
       const project = await authorizeProject(ctx, projectId, "property_definition:write");
-      return ctx.db.$transaction(async (tx) => {
-        // Of concurrent deletes the first deletes; the others find no row (404).
-        const current = await lock(tx, project.id, id);
-        await tx.propertyDefinition.delete({ where: { id: current.id } });
-        await recordActivity(tx, {
-          projectId: project.id,
-          userId: ctx.actor.user.id,
-          scope: "PropertyDefinition",
-          itemId: current.id,
-          activity: "deleted",
-          name: current.name,
-          type: kindOf(current.type),
-          changes: null,
-        });
-        return current;
-      });
+      return deleteLocked(ctx, keeping, project.id, id);
     },
   };
 }

@@ -4,11 +4,12 @@
  */
 import { isUuid } from "../../core/validation.js";
 import { builder } from "../../graphql/builder.js";
-import { decodeGlobalId, parseProjectOwnedLocalId, projectOwnedLocalId } from "../../graphql/ids.js";
+import { projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
 import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import type { EventDefinitionRecord } from "../event-definitions.queries.js";
+import { parseUuidObjectId } from "./refs.js";
 
 /** The `EventDefinition` object type. */
 export const EventDefinitionRef = builder.objectRef<EventDefinitionRecord>("EventDefinition").implement({
@@ -88,9 +89,5 @@ implementNode(EventDefinitionRef, {
 
 /** The UUID in an event-definition id input: the UUID itself or the definition's global id; null otherwise. */
 export function parseEventDefinitionId(raw: string): string | null {
-  if (isUuid(raw)) return raw.toLowerCase();
-  const global = decodeGlobalId(raw);
-  if (global === null || global.typename !== "EventDefinition") return null;
-  const owned = parseProjectOwnedLocalId(global.localId);
-  return owned !== null && isUuid(owned.key) ? owned.key.toLowerCase() : null;
+  return parseUuidObjectId(raw, "EventDefinition");
 }

@@ -3,13 +3,12 @@
  * `PATCH :id/` and `DELETE :id/` for GraphQL, through the same service methods (inputs re-encoded
  * into REST's body, so the same rules and messages apply).
  */
-import { NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseIntegerObjectId, parseProjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
-import { mutationResult, WRITE_ERRORS } from "../../graphql/mutation-result.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import { EventDefinitionRef, parseEventDefinitionId } from "./event-definition.type.js";
+import { EventDefinitionRef } from "./event-definition.type.js";
+import { mutationUuid, writeResult } from "./refs.js";
 
 const PROJECT_ID_DESCRIPTION =
   "The definition's project: PostHog's integer id (REST's `:project_id`) or the project's global `id`.";
@@ -28,23 +27,12 @@ const FIELD_NAMES = {
 /** `owner` as REST takes it: PostHog's integer user id (a `User` global id is decoded). */
 const CONVERT = { owner: (raw: string | number) => parseIntegerObjectId(raw, "User") ?? raw };
 
-/** plugin-errors options of mutation `name`. */
-function result(name: string, verb: string) {
-  return mutationResult({
-    name,
-    field: "eventDefinition",
-    what: "The event definition",
-    verb,
-    types: WRITE_ERRORS,
-  });
-}
+/** plugin-errors options of mutation `name` (refs.ts `writeResult`). */
+const result = (name: string, verb: string) =>
+  writeResult(name, "eventDefinition", "The event definition", verb);
 
 /** The UUID of a mutation input's `id`. @throws NotFoundError for an id naming no definition. */
-function mutationId(raw: string): string {
-  const id = parseEventDefinitionId(raw);
-  if (id === null) throw new NotFoundError();
-  return id;
-}
+const mutationId = (raw: string) => mutationUuid(raw, "EventDefinition");
 
 const CreateEventDefinitionInput = builder.inputType("CreateEventDefinitionInput", {
   description: "A new event definition (REST `POST event_definitions/`).",

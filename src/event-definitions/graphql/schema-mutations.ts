@@ -4,30 +4,17 @@
  * DELETE and `event_schemas/` POST and DELETE for GraphQL, through the same service methods (inputs
  * re-encoded into REST's bodies, so the same rules and messages apply).
  */
-import { NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
-import { mutationResult, WRITE_ERRORS } from "../../graphql/mutation-result.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { SchemaPropertyTypeEnum } from "./enums.js";
 import { parseEventDefinitionId } from "./event-definition.type.js";
-import { EventSchemaRef, parseUuidObjectId, SchemaPropertyGroupRef } from "./schema-property-group.type.js";
+import { mutationUuid, parseUuidObjectId, writeResult } from "./refs.js";
+import { EventSchemaRef, SchemaPropertyGroupRef } from "./schema-property-group.type.js";
 
 const PROJECT_ID_DESCRIPTION =
   "The project: PostHog's integer id (REST's `:project_id`) or the project's global `id`.";
-
-/** plugin-errors options of mutation `name`. */
-function result(name: string, field: string, what: string, verb: string) {
-  return mutationResult({ name, field, what, verb, types: WRITE_ERRORS });
-}
-
-/** The UUID of an input's `id` naming a `typename` object. @throws NotFoundError for an id naming none. */
-function mutationId(raw: string, typename: "SchemaPropertyGroup" | "EventSchema"): string {
-  const id = parseUuidObjectId(raw, typename);
-  if (id === null) throw new NotFoundError();
-  return id;
-}
 
 const SchemaPropertyInput = builder.inputType("SchemaPropertyInput", {
   description: "One property of a schema property group (an entry of REST's `properties`).",
@@ -86,7 +73,7 @@ builder.mutationField("createSchemaPropertyGroup", (t) =>
     args: {
       input: t.arg({ type: CreateSchemaPropertyGroupInput, required: true, description: "The new group." }),
     },
-    errors: result(
+    errors: writeResult(
       "CreateSchemaPropertyGroup",
       "schemaPropertyGroup",
       "The schema property group",
@@ -129,7 +116,7 @@ builder.mutationField("updateSchemaPropertyGroup", (t) =>
     args: {
       input: t.arg({ type: UpdateSchemaPropertyGroupInput, required: true, description: "The changes." }),
     },
-    errors: result(
+    errors: writeResult(
       "UpdateSchemaPropertyGroup",
       "schemaPropertyGroup",
       "The schema property group",
@@ -140,7 +127,7 @@ builder.mutationField("updateSchemaPropertyGroup", (t) =>
       return ctx.services.eventSchemas.update(
         await ctx.serviceContext(),
         parseProjectId(projectId),
-        mutationId(id, "SchemaPropertyGroup"),
+        mutationUuid(id, "SchemaPropertyGroup"),
         postHogFields(fields, GROUP_FIELDS, GROUP_CONVERT),
       );
     },
@@ -166,7 +153,7 @@ builder.mutationField("deleteSchemaPropertyGroup", (t) =>
     args: {
       input: t.arg({ type: DeleteSchemaPropertyGroupInput, required: true, description: "Which group." }),
     },
-    errors: result(
+    errors: writeResult(
       "DeleteSchemaPropertyGroup",
       "schemaPropertyGroup",
       "The schema property group",
@@ -176,7 +163,7 @@ builder.mutationField("deleteSchemaPropertyGroup", (t) =>
       ctx.services.eventSchemas.destroyGroup(
         await ctx.serviceContext(),
         parseProjectId(input.projectId),
-        mutationId(input.id, "SchemaPropertyGroup"),
+        mutationUuid(input.id, "SchemaPropertyGroup"),
       ),
   }),
 );
@@ -207,7 +194,7 @@ builder.mutationField("addEventSchema", (t) =>
     args: {
       input: t.arg({ type: AddEventSchemaInput, required: true, description: "The event and the group." }),
     },
-    errors: result("AddEventSchema", "eventSchema", "The event schema", "created"),
+    errors: writeResult("AddEventSchema", "eventSchema", "The event schema", "created"),
     resolve: async (_root, { input }, ctx) =>
       ctx.services.eventSchemas.createEventSchema(
         await ctx.serviceContext(),
@@ -246,12 +233,12 @@ builder.mutationField("removeEventSchema", (t) =>
     args: {
       input: t.arg({ type: RemoveEventSchemaInput, required: true, description: "Which event schema." }),
     },
-    errors: result("RemoveEventSchema", "eventSchema", "The event schema", "removed"),
+    errors: writeResult("RemoveEventSchema", "eventSchema", "The event schema", "removed"),
     resolve: async (_root, { input }, ctx) =>
       ctx.services.eventSchemas.destroyEventSchema(
         await ctx.serviceContext(),
         parseProjectId(input.projectId),
-        mutationId(input.id, "EventSchema"),
+        mutationUuid(input.id, "EventSchema"),
       ),
   }),
 );

@@ -8,7 +8,8 @@ import { resolveCountedConnection } from "../../graphql/offset-connection.js";
 import { ProjectRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { parseEventDefinitionId } from "./event-definition.type.js";
-import { EventSchemaRef, parseUuidObjectId, SchemaPropertyGroupRef } from "./schema-property-group.type.js";
+import { parseUuidObjectId } from "./refs.js";
+import { EventSchemaRef, SchemaPropertyGroupRef } from "./schema-property-group.type.js";
 
 builder.objectFields(ProjectRef, (t) => ({
   schemaPropertyGroup: t.field({

@@ -5,7 +5,7 @@
  */
 import { isUuid } from "../../core/validation.js";
 import { builder } from "../../graphql/builder.js";
-import { decodeGlobalId, parseProjectOwnedLocalId, projectOwnedLocalId } from "../../graphql/ids.js";
+import { projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
 import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
@@ -128,18 +128,3 @@ implementNode(EventSchemaRef, {
       ctx.services.eventSchemas.getEventSchemas(serviceContext, projectId, ids),
   ),
 });
-
-/**
- * The UUID in an id input naming a `typename` object (`SchemaPropertyGroup`, `EventSchema`): the UUID
- * itself or the object's global id; null otherwise.
- */
-export function parseUuidObjectId(
-  raw: string,
-  typename: "SchemaPropertyGroup" | "EventSchema",
-): string | null {
-  if (isUuid(raw)) return raw.toLowerCase();
-  const global = decodeGlobalId(raw);
-  if (global === null || global.typename !== typename) return null;
-  const owned = parseProjectOwnedLocalId(global.localId);
-  return owned !== null && isUuid(owned.key) ? owned.key.toLowerCase() : null;
-}

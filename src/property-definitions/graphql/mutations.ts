@@ -3,36 +3,24 @@
  * for GraphQL, through the same service methods (inputs re-encoded into REST's body, so the same
  * rules and messages apply). Capture creates property definitions; nothing else does.
  */
-import { NotFoundError } from "../../core/errors.js";
+import { mutationUuid, writeResult } from "../../event-definitions/graphql/refs.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
 import { postHogFields } from "../../graphql/input-mapping.js";
-import { mutationResult, WRITE_ERRORS } from "../../graphql/mutation-result.js";
 import { requiresScopes } from "../../graphql/scopes.js";
 import { PropertyValueTypeEnum } from "./enums.js";
-import { PropertyDefinitionRef, parsePropertyDefinitionId } from "./property-definition.type.js";
+import { PropertyDefinitionRef } from "./property-definition.type.js";
 
 const PROJECT_ID_DESCRIPTION =
   "The definition's project: PostHog's integer id (REST's `:project_id`) or the project's global `id`.";
 const ID_DESCRIPTION = "The definition: its UUID (REST's `:id`) or its global `id`.";
 
-/** plugin-errors options of mutation `name`. */
-function result(name: string, verb: string) {
-  return mutationResult({
-    name,
-    field: "propertyDefinition",
-    what: "The property definition",
-    verb,
-    types: WRITE_ERRORS,
-  });
-}
+/** plugin-errors options of mutation `name` (event-definitions/graphql/refs.ts `writeResult`). */
+const result = (name: string, verb: string) =>
+  writeResult(name, "propertyDefinition", "The property definition", verb);
 
 /** The UUID of a mutation input's `id`. @throws NotFoundError for an id naming no definition. */
-function mutationId(raw: string): string {
-  const id = parsePropertyDefinitionId(raw);
-  if (id === null) throw new NotFoundError();
-  return id;
-}
+const mutationId = (raw: string) => mutationUuid(raw, "PropertyDefinition");
 
 const UpdatePropertyDefinitionInput = builder.inputType("UpdatePropertyDefinitionInput", {
   description:

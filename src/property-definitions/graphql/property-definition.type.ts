@@ -4,8 +4,9 @@
  * camelCase versions of REST's enterprise fields, plus the kind and group type REST filters by.
  */
 import { isUuid } from "../../core/validation.js";
+import { parseUuidObjectId } from "../../event-definitions/graphql/refs.js";
 import { builder } from "../../graphql/builder.js";
-import { decodeGlobalId, parseProjectOwnedLocalId, projectOwnedLocalId } from "../../graphql/ids.js";
+import { projectOwnedLocalId } from "../../graphql/ids.js";
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
 import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
@@ -94,9 +95,5 @@ implementNode(PropertyDefinitionRef, {
 
 /** The UUID in a property-definition id input: the UUID itself or the definition's global id; null otherwise. */
 export function parsePropertyDefinitionId(raw: string): string | null {
-  if (isUuid(raw)) return raw.toLowerCase();
-  const global = decodeGlobalId(raw);
-  if (global === null || global.typename !== "PropertyDefinition") return null;
-  const owned = parseProjectOwnedLocalId(global.localId);
-  return owned !== null && isUuid(owned.key) ? owned.key.toLowerCase() : null;
+  return parseUuidObjectId(raw, "PropertyDefinition");
 }
