@@ -9,6 +9,7 @@
  * Invariant: every statement filters by `project_id` or by a row id read under it; a write takes the
  * transaction it belongs to (`tx`), never the client.
  */
+import { writeRowChange } from "../db/row-change.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { type HoldoutRecord, WITH_CREATOR } from "./experiments.queries.js";
 import type { ObjectTable } from "./project-objects.js";
@@ -28,6 +29,9 @@ export interface HoldoutChange {
   /** The groups, each with its `variant` (`holdout-<id>`). */
   filters?: Array<Record<string, unknown>> | undefined;
 }
+
+/** The fields of a holdout an update writes (`HoldoutChange`'s). */
+const CHANGEABLE = ["name", "description", "filters"] as const;
 
 /** The holdouts' Prisma table, through which project-objects.ts lists, reads, locks (reads again) and deletes them. */
 export function holdoutTable(db: Prisma.TransactionClient): ObjectTable<HoldoutRecord> {
@@ -103,14 +107,7 @@ export function writeHoldoutRow(
   change: HoldoutChange,
   now: Date,
 ): Promise<HoldoutRecord> {
-  return tx.experimentHoldout.update({
-    where: { id },
-    data: {
-      ...(change.name !== undefined ? { name: change.name } : {}),
-      ...(change.description !== undefined ? { description: change.description } : {}),
-      ...(change.filters ? { filters: change.filters as Prisma.InputJsonValue } : {}),
-      updatedAt: now,
-    },
-    include: WITH_CREATOR,
-  });
+  // The groups are stored as JSON.
+  const row = { ...change, filters: change.filters as Prisma.InputJsonValue | undefined };
+  return writeRowChange(tx.experimentHoldout, id, row, CHANGEABLE, now, WITH_CREATOR);
 }

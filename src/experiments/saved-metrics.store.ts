@@ -9,6 +9,7 @@
  * Invariant: every statement filters by `project_id` or by a row id read under it; a write takes the
  * transaction it belongs to (`tx`), never the client.
  */
+import { writeRowChange } from "../db/row-change.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { type SavedMetricRecord, WITH_CREATOR } from "./experiments.queries.js";
 import type { ObjectTable } from "./project-objects.js";
@@ -29,6 +30,9 @@ export interface SavedMetricChange {
   description?: string | null | undefined;
   query?: Record<string, unknown> | undefined;
 }
+
+/** The fields of a saved metric an update writes (`SavedMetricChange`'s). */
+const CHANGEABLE = ["name", "description", "query"] as const;
 
 /** The saved metrics' Prisma table, through which project-objects.ts lists, reads, locks (reads again) and deletes them. */
 export function savedMetricTable(db: Prisma.TransactionClient): ObjectTable<SavedMetricRecord> {
@@ -67,14 +71,7 @@ export function writeSavedMetricRow(
   change: SavedMetricChange,
   now: Date,
 ): Promise<SavedMetricRecord> {
-  return tx.experimentSavedMetric.update({
-    where: { id },
-    data: {
-      ...(change.name !== undefined ? { name: change.name } : {}),
-      ...(change.description !== undefined ? { description: change.description } : {}),
-      ...(change.query !== undefined ? { query: change.query as Prisma.InputJsonValue } : {}),
-      updatedAt: now,
-    },
-    include: WITH_CREATOR,
-  });
+  // The metric query is stored as sent (JSON).
+  const row = { ...change, query: change.query as Prisma.InputJsonValue | undefined };
+  return writeRowChange(tx.experimentSavedMetric, id, row, CHANGEABLE, now, WITH_CREATOR);
 }

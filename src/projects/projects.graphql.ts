@@ -15,9 +15,9 @@ import type { GraphQLContext } from "../graphql/context.js";
 import { parseProjectId } from "../graphql/ids.js";
 import { implementNode, loadParsed } from "../graphql/node.js";
 import { resolveCountedConnection } from "../graphql/offset-connection.js";
+import { projectSubscriptionField } from "../graphql/project-subscription.js";
 import { OrganizationRef, ProjectRef } from "../graphql/refs.js";
 import { requiresScopes } from "../graphql/scopes.js";
-import { liveSubscription } from "../graphql/subscriptions.js";
 
 builder.objectType(OrganizationRef, {
   description: "An organization: owns projects and has members.",
@@ -161,29 +161,13 @@ const ConfigurationRevisionRef = builder.objectRef<RevisionEvent>("Configuration
   }),
 });
 
-builder.subscriptionField("configurationRevision", (t) =>
-  t.field({
-    type: ConfigurationRevisionRef,
-    description:
-      "The project's configuration revision now, then each newer one as writes commit (a burst of commits may " +
-      "be heard as its last). Scope `project:read`, checked when the subscription begins and whenever access changes.",
-    extensions: requiresScopes("project:read"),
-    args: {
-      projectId: t.arg.id({
-        required: true,
-        description: "PostHog's integer project id, or the project's global `id`.",
-      }),
-    },
-    subscribe: async (_root, args, ctx) => {
-      const projectId = parseProjectId(args.projectId);
-      const serviceContext = await ctx.serviceContext();
-      return liveSubscription(ctx, async (signal) => {
-        const revisions = await ctx.services.projects.revisions(serviceContext, projectId, signal);
-        return (async function* () {
-          for await (const revision of revisions) yield { projectId, revision };
-        })();
-      });
-    },
-    resolve: (event) => event,
-  }),
-);
+projectSubscriptionField("configurationRevision", {
+  type: ConfigurationRevisionRef,
+  description:
+    "The project's configuration revision now, then each newer one as writes commit (a burst of commits may " +
+    "be heard as its last). Scope `project:read`, checked when the subscription begins and whenever access changes.",
+  scope: "project:read",
+  open: (ctx, serviceContext, projectId, _args, signal) =>
+    ctx.services.projects.revisions(serviceContext, projectId, signal),
+  event: (projectId, revision): RevisionEvent => ({ projectId, revision }),
+});

@@ -1,12 +1,13 @@
 /**
  * How projects and organizations are read: the read model of the projects service's answers (a
  * project's configuration revision, a page of projects, one organization with its projects, a batch
- * of organizations). One statement per record, batch or revision; a page is two statements run
- * together (its rows and its total). Which projects a key reaches is the service's `where`
- * (projects.service.ts), given here as is.
+ * of organizations), and of one project's row for a system job acting in it. One statement per
+ * record, batch or revision; a page is two statements run together (its rows and its total). Which
+ * projects a key reaches is the service's `where` (projects.service.ts), given here as is.
  *
- * Invariant: every statement is narrowed by the caller's `where` or by ids the service has already
- * checked the actor may read; values are bound parameters, never text.
+ * Invariant: every statement is narrowed by the caller's `where`, by ids the service has already
+ * checked the actor may read, or (`readProject`) by the project id of the row a system job runs
+ * for; values are bound parameters, never text.
  */
 import type { SqlReader } from "../db/sql-reader.js";
 import { type Organization, Prisma, type PrismaClient, type Project } from "../generated/prisma/client.js";
@@ -66,4 +67,13 @@ export function findOrganization(
 /** The organizations among `ids` (their own rows), in no particular order. One statement. */
 export function selectOrganizations(db: Db, ids: string[]): Promise<Organization[]> {
   return db.organization.findMany({ where: { id: { in: ids } } });
+}
+
+/**
+ * Project `projectId`'s own row, as the service context holds a project (`ProjectAccess`): what a
+ * system job acting in one project (an endpoint's materialization refresh) reads it as. One statement.
+ * @throws Prisma's P2025 when no project has this id.
+ */
+export function readProject(db: Db, projectId: number): Promise<Project> {
+  return db.project.findUniqueOrThrow({ where: { id: projectId } });
 }

@@ -48,6 +48,7 @@ import {
 } from "./webhooks.schemas.js";
 import {
   deleteWebhookRow,
+  findDeliveredEntry,
   findDeliveryTarget,
   insertDeliveryAttempt,
   insertWebhook,
@@ -297,12 +298,7 @@ export function createWebhookService(deps: ServiceDeps) {
       const webhook = await findDeliveryTarget(db, job.projectId, job.webhookId);
       if (!webhook) return { delivered: false, skipped: "the webhook was deleted" };
       if (!webhook.enabled) return { delivered: false, skipped: "the webhook is disabled" };
-      // The activity log is core's (core/activity-log.ts), which has no read of one entry with its
-      // user's uuid yet: read here until it does.
-      const entry = await db.activityLog.findFirst({
-        where: { id: job.eventId, projectId: job.projectId },
-        include: { user: { select: { id: true, uuid: true, email: true, firstName: true } } },
-      });
+      const entry = await findDeliveredEntry(db, job.projectId, job.eventId);
       const kind = entry ? kindOf(entry.scope, entry.activity) : null;
       if (!entry || kind === null) return { delivered: false, skipped: "the change is no longer logged" };
       const body = JSON.stringify({

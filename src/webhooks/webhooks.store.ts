@@ -1,7 +1,7 @@
 /**
  * How webhooks are kept: every write of the webhook tables (the webhook's row, its delivery log) and
  * every read a write decides from (the webhook's row locked for a write, the webhooks an activity
- * entry is delivered to, the webhook a delivery job sends to). The service says what happens
+ * entry is delivered to, the webhook a delivery job sends to and the activity entry it sends). The service says what happens
  * (webhooks.service.ts); this module says how it is stored. Reads that answer callers are the read
  * model's (webhooks.queries.ts).
  *
@@ -10,7 +10,8 @@
  * its delivery-log row are single statements on the client (`db`), in no transaction.
  */
 import { lockAndRead } from "../core/row-lock.js";
-import type { Prisma, Webhook } from "../generated/prisma/client.js";
+import { writeRowChange } from "../db/row-change.js";
+import type { ActivityLog, Prisma, Webhook } from "../generated/prisma/client.js";
 import { type Db, findWebhook, WEBHOOK_INCLUDE, type WebhookRecord } from "./webhooks.queries.js";
 
 /** A new webhook's fields, as decided (kinds without duplicates, defaults applied). */
@@ -32,6 +33,9 @@ export interface WebhookChange {
   enabled?: boolean | undefined;
   description?: string | undefined;
 }
+
+/** The fields of a webhook an update writes (`WebhookChange`'s). */
+const CHANGEABLE = ["url", "kinds", "enabled", "description"] as const;
 
 /** One delivery attempt, as the delivery log keeps it. */
 export interface DeliveryAttempt {
@@ -111,17 +115,7 @@ export function writeWebhookRow(
   change: WebhookChange,
   now: Date,
 ): Promise<WebhookRecord> {
-  return tx.webhook.update({
-    where: { id },
-    data: {
-      ...(change.url !== undefined ? { url: change.url } : {}),
-      ...(change.kinds !== undefined ? { kinds: change.kinds } : {}),
-      ...(change.enabled !== undefined ? { enabled: change.enabled } : {}),
-      ...(change.description !== undefined ? { description: change.description } : {}),
-      updatedAt: now,
-    },
-    include: WEBHOOK_INCLUDE,
-  });
+  return writeRowChange(tx.webhook, id, change, CHANGEABLE, now, WEBHOOK_INCLUDE);
 }
 
 /**
@@ -168,5 +162,26 @@ export async function insertDeliveryAttempt(db: Db, attempt: DeliveryAttempt): P
       responseTimeMs: attempt.responseTimeMs,
       error: attempt.error,
     },
+  });
+}
+
+/** An activity-log entry as a delivery job sends it, with its user (null: system activity, or the user is gone). */
+export type DeliveredEntry = ActivityLog & {
+  user: { id: number; uuid: string; email: string; firstName: string } | null;
+};
+
+/**
+ * Activity-log entry `eventId` (UUID) of the project with its user, as a delivery job reads it, or
+ * null when it is gone. One statement. The activity log is core's (core/activity-log.ts), which has no
+ * read of one entry with its user's uuid: the delivery job's own read is kept here until it does.
+ */
+export function findDeliveredEntry(
+  db: Db,
+  projectId: number,
+  eventId: string,
+): Promise<DeliveredEntry | null> {
+  return db.activityLog.findFirst({
+    where: { id: eventId, projectId },
+    include: { user: { select: { id: true, uuid: true, email: true, firstName: true } } },
   });
 }

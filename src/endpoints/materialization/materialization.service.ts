@@ -28,11 +28,21 @@ import { createServiceContext } from "../../core/context.js";
 import { publicMessage, ValidationError } from "../../core/errors.js";
 import type { JobQueue } from "../../core/jobs/jobs.js";
 import type { ServiceDeps } from "../../core/services.js";
-import { Prisma } from "../../generated/prisma/client.js";
 import { MAX_SELECT_RETURNED_ROWS } from "../../lib/hogql/limits.js";
+import { readProject } from "../../projects/projects.queries.js";
 import type { QueryService } from "../../queries/query.service.js";
 import { DEFAULT_SYNC_FREQUENCY, type SyncFrequency, syncIntervalMs } from "../rules/materialization.js";
-import { type MaterializationDb, readRows, storeResult } from "./materialization.store.js";
+import { readCompletedResult } from "./materialization.queries.js";
+import {
+  findRefreshTarget,
+  type MaterializationDb,
+  markRefreshRunning,
+  pauseRefreshes,
+  type RefreshTarget,
+  recordRefreshFailure,
+  selectScheduledRefreshes,
+  storeResult,
+} from "./materialization.store.js";
 
 /** The job that refreshes one materialized version. */
 export const ENDPOINT_MATERIALIZE_JOB = "endpoint-materialize";
@@ -75,13 +85,6 @@ export interface MaterializedVersion {
   projectId: number;
   isMaterialized: boolean;
   materialization: { status: string | null; syncFrequency: string; lastRunAt: Date | null } | null;
-}
-
-interface RefreshTarget {
-  projectId: number;
-  query: Record<string, unknown>;
-  syncFrequency: string;
-  organizationId: string;
 }
 
 /** Creates the materialization service (built once per process by the composition root). */
@@ -154,10 +157,7 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
     async attachQueue(started: JobQueue): Promise<void> {
       queue = started;
       // A paused schedule stays paused across restarts: it is not run again until it is set again.
-      const rows = await data().prisma.endpointMaterialization.findMany({
-        where: { paused: false },
-        select: { versionId: true, lastRunAt: true, syncFrequency: true },
-      });
+      const rows = await selectScheduledRefreshes(data().prisma);
       for (const row of rows) {
         const delayMs = row.lastRunAt
           ? msUntil(new Date(row.lastRunAt.getTime() + intervalMs(row.syncFrequency)))
@@ -203,22 +203,13 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
      */
     async refresh(versionId: string): Promise<RefreshOutcome> {
       const db = data().prisma;
-      const [target] = await db.$queryRaw<RefreshTarget[]>(Prisma.sql`
-        SELECT m.project_id AS "projectId", v.query, m.sync_frequency AS "syncFrequency",
-          p.organization_id::text AS "organizationId"
-        FROM endpoint_materializations m
-        JOIN endpoint_versions v ON v.id = m.version_id AND v.is_materialized
-        JOIN projects p ON p.id = m.project_id
-        WHERE m.version_id = ${versionId}::uuid AND NOT m.paused`);
+      const target = await findRefreshTarget(db, versionId);
       if (!target) return { outcome: "gone", versionId };
       const startedAt = deps.now();
       const nextRunAt = new Date(startedAt.getTime() + intervalMs(target.syncFrequency));
-      await db.endpointMaterialization.updateMany({
-        where: { projectId: target.projectId, versionId },
-        data: { status: "Running", runCount: { increment: 1 }, updatedAt: startedAt },
-      });
+      await markRefreshRunning(db, target.projectId, versionId, startedAt);
       try {
-        const project = await db.project.findUniqueOrThrow({ where: { id: target.projectId } });
+        const project = await readProject(db, target.projectId);
         const ctx = systemContext({ ...target, project });
         const response = await queries.run(ctx, target.projectId, target.query, {
           limit: MAX_SELECT_RETURNED_ROWS,
@@ -246,21 +237,20 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
       } catch (error) {
         // The job's result (logged) keeps the cause; the stored error is what clients read.
         const message = error instanceof Error ? error.message : String(error);
-        const [failed] = await db.$queryRaw<Array<{ consecutiveFailures: number }>>(Prisma.sql`
-          UPDATE endpoint_materializations SET status = 'Failed', latest_error = ${publicMessage(error)},
-            consecutive_failures = consecutive_failures + 1, updated_at = ${deps.now()}
-          WHERE project_id = ${target.projectId} AND version_id = ${versionId}::uuid
-          RETURNING consecutive_failures AS "consecutiveFailures"`);
-        if (!failed) return { outcome: "gone", versionId };
-        if (failed.consecutiveFailures >= deps.config.materializationFailuresToPause) {
-          await db.endpointMaterialization.updateMany({
-            where: { projectId: target.projectId, versionId },
-            data: { paused: true, latestError: pausedMessage(publicMessage(error)) },
-          });
+        const failures = await recordRefreshFailure(
+          db,
+          target.projectId,
+          versionId,
+          publicMessage(error),
+          deps.now(),
+        );
+        if (failures === null) return { outcome: "gone", versionId };
+        if (failures >= deps.config.materializationFailuresToPause) {
+          await pauseRefreshes(db, target.projectId, versionId, pausedMessage(publicMessage(error)));
           // A refresh still waiting (this one ran on demand) runs now, finds the schedule paused
           // and ends without a successor: the queue offers no removal (see `unschedule`).
           await schedule(versionId, 0);
-          return { outcome: "paused", versionId, error: message, failures: failed.consecutiveFailures };
+          return { outcome: "paused", versionId, error: message, failures };
         }
         await schedule(versionId, msUntil(nextRunAt));
         return { outcome: "failed", versionId, error: message, nextRunAt: nextRunAt.toISOString() };
@@ -281,15 +271,12 @@ export function createMaterializationService(deps: ServiceDeps, queries: QuerySe
       const state = version.materialization;
       if (!version.isMaterialized || !state || state.status !== "Completed" || !state.lastRunAt) return null;
       if (now.getTime() >= state.lastRunAt.getTime() + intervalMs(state.syncFrequency)) return null;
-      const stored = await ctx.db.endpointMaterialization.findFirst({
-        where: { projectId: version.projectId, versionId: version.id, status: "Completed" },
-        select: { columns: true, types: true, lastRunAt: true },
-      });
-      if (!stored?.lastRunAt) return null;
+      const stored = await readCompletedResult(ctx.db, version.projectId, version.id);
+      if (!stored) return null;
       return {
-        columns: (stored.columns ?? []) as string[],
-        types: (stored.types ?? []) as unknown[],
-        results: await readRows(ctx.db, version.projectId, version.id),
+        columns: stored.columns,
+        types: stored.types,
+        results: stored.results,
         materializedAt: stored.lastRunAt,
       };
     },

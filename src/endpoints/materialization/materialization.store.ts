@@ -4,10 +4,15 @@
  * (`is_materialized`, `sync_frequency`, PostHog's fields), the refresh state in
  * `endpoint_materializations` (one row per materialized version), the result in
  * `endpoint_materialized_rows` (one row per result row, so a large result is many small values).
+ * Every write is here, and every read a write or a refresh job decides from (the schedules to
+ * restore, the version a refresh runs, its failures in a row). The service says what happens
+ * (materialization.service.ts); the stored result `run` answers is read by materialization.queries.ts.
  *
  * Invariant: a version is materialized exactly when its `endpoint_materializations` row exists and
  * `endpoint_versions.is_materialized` is true; both are written together in the caller's transaction.
- * Every statement filters by `project_id` or by the version's UUID (itself project-owned).
+ * Every statement filters by `project_id` or by the version's UUID (itself project-owned); the
+ * queue's recovery (`selectScheduledRefreshes`) reads every project's schedules. A refresh job's
+ * statements are single statements on the client, in no transaction, but its result's (`storeResult`).
  */
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
 import type { SyncFrequency } from "../rules/materialization.js";
@@ -129,15 +134,100 @@ export async function storeResult(
   return true;
 }
 
-/** The stored rows of `versionId`, in row order. */
-export async function readRows(
+/** A materialized version's schedule, as the queue's recovery restores it. */
+export interface ScheduledRefresh {
+  versionId: string;
+  /** When its last successful refresh started; null before one. */
+  lastRunAt: Date | null;
+  syncFrequency: string;
+}
+
+/**
+ * Every project's materialized versions whose schedule is not paused (a paused one stays paused
+ * across restarts), in no order: those whose refresh the queue's recovery enqueues again. One statement.
+ */
+export function selectScheduledRefreshes(db: MaterializationDb): Promise<ScheduledRefresh[]> {
+  return db.endpointMaterialization.findMany({
+    where: { paused: false },
+    select: { versionId: true, lastRunAt: true, syncFrequency: true },
+  });
+}
+
+/** What a refresh of a materialized version runs: its project, query and frequency. */
+export interface RefreshTarget {
+  projectId: number;
+  /** The version's HogQL query, as stored. */
+  query: Record<string, unknown>;
+  syncFrequency: string;
+  /** The project's organization (UUID), the refresh's system actor's only one. */
+  organizationId: string;
+}
+
+/**
+ * What a refresh of version `versionId` runs, or null when the version is no longer materialized
+ * (disabled, deleted) or its schedule is paused. One statement (the version, its state and its
+ * project's organization).
+ */
+export async function findRefreshTarget(
+  db: Pick<PrismaClient, "$queryRaw">,
+  versionId: string,
+): Promise<RefreshTarget | null> {
+  const [target] = await db.$queryRaw<RefreshTarget[]>(Prisma.sql`
+    SELECT m.project_id AS "projectId", v.query, m.sync_frequency AS "syncFrequency",
+      p.organization_id::text AS "organizationId"
+    FROM endpoint_materializations m
+    JOIN endpoint_versions v ON v.id = m.version_id AND v.is_materialized
+    JOIN projects p ON p.id = m.project_id
+    WHERE m.version_id = ${versionId}::uuid AND NOT m.paused`);
+  return target ?? null;
+}
+
+/** Marks version `versionId`'s refresh `Running` and counts the run, updated at `startedAt`. One statement. */
+export async function markRefreshRunning(
   db: MaterializationDb,
   projectId: number,
   versionId: string,
-): Promise<unknown[][]> {
-  const rows = await db.$queryRaw<Array<{ values: unknown[] }>>(Prisma.sql`
-    SELECT r."values" FROM endpoint_materialized_rows r
-    WHERE r.project_id = ${projectId} AND r.version_id = ${versionId}::uuid
-    ORDER BY r.row_number`);
-  return rows.map((row) => row.values);
+  startedAt: Date,
+): Promise<void> {
+  await db.endpointMaterialization.updateMany({
+    where: { projectId, versionId },
+    data: { status: "Running", runCount: { increment: 1 }, updatedAt: startedAt },
+  });
+}
+
+/**
+ * Marks version `versionId`'s refresh `Failed` with `error` (the message clients read) and counts
+ * one more failure in a row, updated at `now`. Returns the failures in a row now, or null when the
+ * version is no longer materialized (nothing written). One statement.
+ */
+export async function recordRefreshFailure(
+  db: Pick<PrismaClient, "$queryRaw">,
+  projectId: number,
+  versionId: string,
+  error: string,
+  now: Date,
+): Promise<number | null> {
+  const [failed] = await db.$queryRaw<Array<{ consecutiveFailures: number }>>(Prisma.sql`
+    UPDATE endpoint_materializations SET status = 'Failed', latest_error = ${error},
+      consecutive_failures = consecutive_failures + 1, updated_at = ${now}
+    WHERE project_id = ${projectId} AND version_id = ${versionId}::uuid
+    RETURNING consecutive_failures AS "consecutiveFailures"`);
+  return failed ? failed.consecutiveFailures : null;
+}
+
+/**
+ * Pauses version `versionId`'s schedule with `message` as its `latest_error` (PostHog's words, the
+ * service's `pausedMessage`): no refresh runs until its materialization is set again
+ * (`enableMaterialization`). One statement.
+ */
+export async function pauseRefreshes(
+  db: MaterializationDb,
+  projectId: number,
+  versionId: string,
+  message: string,
+): Promise<void> {
+  await db.endpointMaterialization.updateMany({
+    where: { projectId, versionId },
+    data: { paused: true, latestError: message },
+  });
 }

@@ -4,14 +4,8 @@
  */
 import { NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
-import { parseProjectId } from "../../graphql/ids.js";
-import { requiresScopes } from "../../graphql/scopes.js";
-import {
-  byChange,
-  type ChangeEvent,
-  ConfigurationChangeRef,
-  liveSubscription,
-} from "../../graphql/subscriptions.js";
+import { projectSubscriptionField } from "../../graphql/project-subscription.js";
+import { byChange, type ChangeEvent, ConfigurationChangeRef } from "../../graphql/subscriptions.js";
 import { ExperimentRef, parseExperimentId } from "./experiment.type.js";
 
 const ExperimentChangeRef = builder.objectRef<ChangeEvent>("ExperimentChange").implement({
@@ -41,39 +35,22 @@ const ExperimentChangeRef = builder.objectRef<ChangeEvent>("ExperimentChange").i
   }),
 });
 
-builder.subscriptionField("experimentChanged", (t) =>
-  t.field({
-    type: ExperimentChangeRef,
-    description:
-      "Each committed change of the project's experiments (of `ids` only, when given), from now on. Scope " +
-      "`experiment:read` on the project, checked when the subscription begins and whenever access changes.",
-    extensions: requiresScopes("experiment:read"),
-    args: {
-      projectId: t.arg.id({
-        required: true,
-        description: "PostHog's integer project id, or the project's global `id`.",
-      }),
-      ids: t.arg.idList({
-        description:
-          "Only these experiments: PostHog's integer ids or their global `id`s. Unset: all of them.",
-      }),
-    },
-    subscribe: async (_root, args, ctx) => {
-      const projectId = parseProjectId(args.projectId);
-      // An id that names no experiment matches nothing (0 is no row's id).
-      const ids = args.ids ? args.ids.map((id) => parseExperimentId(String(id)) ?? 0) : null;
-      const serviceContext = await ctx.serviceContext();
-      return liveSubscription(
-        ctx,
-        async (signal) => {
-          const changes = await ctx.services.experiments.changes(serviceContext, projectId, ids, signal);
-          return (async function* () {
-            for await (const change of changes) yield { projectId, change };
-          })();
-        },
-        byChange,
-      );
-    },
-    resolve: (event) => event,
+projectSubscriptionField("experimentChanged", {
+  type: ExperimentChangeRef,
+  description:
+    "Each committed change of the project's experiments (of `ids` only, when given), from now on. Scope " +
+    "`experiment:read` on the project, checked when the subscription begins and whenever access changes.",
+  scope: "experiment:read",
+  args: (arg) => ({
+    ids: arg.idList({
+      description: "Only these experiments: PostHog's integer ids or their global `id`s. Unset: all of them.",
+    }),
   }),
-);
+  open: (ctx, serviceContext, projectId, args, signal) => {
+    // An id that names no experiment matches nothing (0 is no row's id).
+    const ids = args.ids ? args.ids.map((id) => parseExperimentId(String(id)) ?? 0) : null;
+    return ctx.services.experiments.changes(serviceContext, projectId, ids, signal);
+  },
+  event: (projectId, change): ChangeEvent => ({ projectId, change }),
+  sharedBy: byChange,
+});

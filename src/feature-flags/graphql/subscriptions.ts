@@ -4,14 +4,8 @@
  */
 import { NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
-import { parseProjectId } from "../../graphql/ids.js";
-import { requiresScopes } from "../../graphql/scopes.js";
-import {
-  byChange,
-  type ChangeEvent,
-  ConfigurationChangeRef,
-  liveSubscription,
-} from "../../graphql/subscriptions.js";
+import { projectSubscriptionField } from "../../graphql/project-subscription.js";
+import { byChange, type ChangeEvent, ConfigurationChangeRef } from "../../graphql/subscriptions.js";
 import { FeatureFlagRef } from "./feature-flag.type.js";
 
 const FeatureFlagChangeRef = builder.objectRef<ChangeEvent>("FeatureFlagChange").implement({
@@ -44,39 +38,17 @@ const FeatureFlagChangeRef = builder.objectRef<ChangeEvent>("FeatureFlagChange")
   }),
 });
 
-builder.subscriptionField("featureFlagChanged", (t) =>
-  t.field({
-    type: FeatureFlagChangeRef,
-    description:
-      "Each committed change (create, update, delete, ...) of the project's flags with one of `keys`, from now on. " +
-      "Scope `feature_flag:read` on the project, checked when the subscription begins and whenever access changes.",
-    extensions: requiresScopes("feature_flag:read"),
-    args: {
-      projectId: t.arg.id({
-        required: true,
-        description: "PostHog's integer project id, or the project's global `id`.",
-      }),
-      keys: t.arg.stringList({ required: true, description: "The flag keys to hear of (at least one)." }),
-    },
-    subscribe: async (_root, args, ctx) => {
-      const projectId = parseProjectId(args.projectId);
-      const serviceContext = await ctx.serviceContext();
-      return liveSubscription(
-        ctx,
-        async (signal) => {
-          const changes = await ctx.services.featureFlags.changes(
-            serviceContext,
-            projectId,
-            args.keys,
-            signal,
-          );
-          return (async function* () {
-            for await (const change of changes) yield { projectId, change };
-          })();
-        },
-        byChange,
-      );
-    },
-    resolve: (event) => event,
+projectSubscriptionField("featureFlagChanged", {
+  type: FeatureFlagChangeRef,
+  description:
+    "Each committed change (create, update, delete, ...) of the project's flags with one of `keys`, from now on. " +
+    "Scope `feature_flag:read` on the project, checked when the subscription begins and whenever access changes.",
+  scope: "feature_flag:read",
+  args: (arg) => ({
+    keys: arg.stringList({ required: true, description: "The flag keys to hear of (at least one)." }),
   }),
-);
+  open: (ctx, serviceContext, projectId, args, signal) =>
+    ctx.services.featureFlags.changes(serviceContext, projectId, args.keys, signal),
+  event: (projectId, change): ChangeEvent => ({ projectId, change }),
+  sharedBy: byChange,
+});
