@@ -7,6 +7,7 @@
  * a cohort too (the flags' `create_static_cohort_for_flag`).
  */
 import { z } from "zod";
+import { drfDateTime, drfDateTimeOrNull } from "../rest/date-time.js";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { CohortRecord } from "./cohorts.queries.js";
@@ -88,8 +89,8 @@ export function serializeCohort(cohort: CohortRecord): CohortResponse {
     query: cohort.query,
     is_calculating: cohort.isCalculating,
     created_by: cohort.createdBy ? serializeUserBasic(cohort.createdBy) : null,
-    created_at: cohort.createdAt.toISOString(),
-    last_calculation: cohort.lastCalculation?.toISOString() ?? null,
+    created_at: drfDateTime(cohort.createdAt),
+    last_calculation: drfDateTimeOrNull(cohort.lastCalculation),
     errors_calculating: cohort.errorsCalculating,
     count: cohort.count,
     is_static: cohort.isStatic,

@@ -7,6 +7,7 @@ import { errorBodySchema } from "../core/error-body.js";
 import { NotImplementedError } from "../core/errors.js";
 import { FormBody } from "../core/form-body.js";
 import { activityRoutes } from "../rest/activity-routes.js";
+import { drfDateTime } from "../rest/date-time.js";
 import { forbiddenDestroyRoute } from "../rest/forbidden-destroy.js";
 import {
   offsetPageBody,
@@ -44,7 +45,7 @@ function serializeMember(person: MemberRecord) {
     distinct_ids: person.distinctIds,
     properties: person.properties,
     is_identified: person.isIdentified,
-    created_at: person.createdAt.toISOString(),
+    created_at: drfDateTime(person.createdAt),
     matched_recordings: [],
     value_at_data_point: null,
   };

@@ -5,6 +5,7 @@
  * A tile's insight carries the Trends engine's answer for its query with the dashboard's filters.
  */
 import { z } from "zod";
+import { drfDateTime } from "../rest/date-time.js";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { DashboardRecord, DashboardWithTiles, InsightRecord, TileRecord } from "./dashboards.service.js";
@@ -90,7 +91,7 @@ export function serializeDashboardBasic(dashboard: DashboardRecord): DashboardBa
     name: dashboard.name,
     description: dashboard.description,
     pinned: dashboard.pinned,
-    created_at: dashboard.createdAt.toISOString(),
+    created_at: drfDateTime(dashboard.createdAt),
     created_by: dashboard.createdBy ? serializeUserBasic(dashboard.createdBy) : null,
     is_shared: false,
     deleted: dashboard.deleted,
@@ -118,7 +119,7 @@ function serializeInsight(insight: InsightRecord): z.output<typeof insightSchema
     resolved_date_range: result?.resolved_date_range ?? null,
     is_sample: insight.isSample,
     deleted: false,
-    created_at: insight.createdAt.toISOString(),
+    created_at: drfDateTime(insight.createdAt),
     created_by: insight.createdBy ? serializeUserBasic(insight.createdBy) : null,
   };
 }

@@ -4,6 +4,7 @@
  * as zod schemas: the serialisers return their types, fastify writes bodies with them, OpenAPI names them.
  */
 import { z } from "zod";
+import { drfDateTime, drfDateTimeOrNull } from "../rest/date-time.js";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { EndpointRecord, EndpointVersionRecord } from "./endpoints.queries.js";
@@ -146,7 +147,7 @@ export function serializeMaterialization(view: MaterializationView): z.output<ty
     return {
       status: view.materialized.status,
       can_materialize: true,
-      last_materialized_at: view.materialized.lastMaterializedAt?.toISOString() ?? null,
+      last_materialized_at: drfDateTimeOrNull(view.materialized.lastMaterializedAt),
       error: view.materialized.error,
       sync_frequency: view.materialized.syncFrequency,
     };
@@ -174,8 +175,8 @@ export function serializeEndpoint(
     endpoint_path: path,
     url: new URL(path, origin).toString(),
     ui_url: new URL(`/project/${endpoint.projectId}/endpoints/${endpoint.name}`, origin).toString(),
-    created_at: endpoint.createdAt.toISOString(),
-    updated_at: endpoint.updatedAt.toISOString(),
+    created_at: drfDateTime(endpoint.createdAt),
+    updated_at: drfDateTime(endpoint.updatedAt),
     created_by: endpoint.createdBy ? serializeUserBasic(endpoint.createdBy) : null,
     is_materialized: endpoint.current.isMaterialized,
     current_version: endpoint.currentVersion,
@@ -202,7 +203,7 @@ export function serializeEndpointVersion(
     version: version.version,
     version_id: version.id,
     endpoint_is_active: endpoint.isActive,
-    version_created_at: version.createdAt.toISOString(),
+    version_created_at: drfDateTime(version.createdAt),
     version_created_by: version.createdBy ? serializeUserBasic(version.createdBy) : null,
   };
 }
@@ -231,7 +232,7 @@ export function serializeLastExecutionTimes(
         rows_read: 0,
         time_elapsed: 0,
       },
-      results: times.results?.map(([name, at]) => [name, at.toISOString()]) ?? null,
+      results: times.results?.map(([name, at]) => [name, drfDateTime(at)]) ?? null,
       start_time: null,
       task_id: null,
       team_id: times.projectId,

@@ -8,10 +8,8 @@
  */
 import { z } from "zod";
 import type { UserBasic } from "../core/records.js";
+import { drfDateTimeOrNull } from "../rest/date-time.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
-
-/** A date as PostHog's serializers write it (ISO 8601), or null. */
-export const isoOrNull = (date: Date | null): string | null => date?.toISOString() ?? null;
 
 /** `updated_at` and `updated_by`: the last change through the API (capture changes neither). */
 export const updateStampFields = {
@@ -33,7 +31,7 @@ export function serializeUpdateStamp(definition: {
   updatedBy: UserBasic | null;
 }): z.output<z.ZodObject<typeof updateStampFields>> {
   return {
-    updated_at: isoOrNull(definition.updatedAt),
+    updated_at: drfDateTimeOrNull(definition.updatedAt),
     updated_by: definition.updatedBy ? serializeUserBasic(definition.updatedBy) : null,
   };
 }
@@ -47,7 +45,7 @@ export function serializeVerification(definition: {
 }): z.output<z.ZodObject<typeof verificationFields>> {
   return {
     verified: definition.verified,
-    verified_at: isoOrNull(definition.verifiedAt),
+    verified_at: drfDateTimeOrNull(definition.verifiedAt),
     verified_by: definition.verifiedBy ? serializeUserBasic(definition.verifiedBy) : null,
     hidden: definition.hidden,
   };

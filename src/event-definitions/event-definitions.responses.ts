@@ -4,11 +4,11 @@
  * serialiser returns their types, fastify writes bodies with them, OpenAPI names them.
  */
 import { z } from "zod";
+import { drfDateTimeOrNull } from "../rest/date-time.js";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { GeneratedCode } from "./codegen/index.js";
 import {
-  isoOrNull,
   serializeUpdateStamp,
   serializeVerification,
   updateStampFields,
@@ -64,9 +64,9 @@ export function serializeEventDefinition(definition: EventDefinitionRecord): Eve
     owner: definition.owner ? serializeUserBasic(definition.owner) : null,
     description: definition.description,
     tags: definition.tags,
-    created_at: isoOrNull(definition.createdAt),
+    created_at: drfDateTimeOrNull(definition.createdAt),
     ...serializeUpdateStamp(definition),
-    last_seen_at: isoOrNull(definition.lastSeenAt),
+    last_seen_at: drfDateTimeOrNull(definition.lastSeenAt),
     last_updated_at: null,
     ...serializeVerification(definition),
     is_action: false,

@@ -23,6 +23,7 @@ import { normalizeTags } from "../core/tags.js";
 import { uuidRecordReads } from "../core/uuid-record-reads.js";
 import { parseInput } from "../core/validation.js";
 import type { QueryClient } from "../db/sql-reader.js";
+import { drfDateTimeOrNull } from "../rest/date-time.js";
 import { type GeneratedCode, generateCode } from "./codegen/index.js";
 import { type CodeLanguage, compareCodePoints, type SchemaProperty } from "./codegen/model.js";
 import { changeDefinition, type DefinitionKeeping, deleteLocked } from "./definitions-base.js";
@@ -85,7 +86,7 @@ function snapshot(definition: EventDefinitionRecord): Record<string, unknown> {
     tags: definition.tags,
     verified: definition.verified,
     verified_by: definition.verifiedById,
-    verified_at: definition.verifiedAt?.toISOString() ?? null,
+    verified_at: drfDateTimeOrNull(definition.verifiedAt),
     hidden: definition.hidden,
     default_columns: definition.defaultColumns,
   };

@@ -6,6 +6,7 @@
  * serialisers return their types, fastify writes bodies with them, OpenAPI names them.
  */
 import { z } from "zod";
+import { drfDateTime } from "../rest/date-time.js";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { EventSchemaRecord, SchemaPropertyGroupRecord } from "./event-schemas.queries.js";
@@ -74,12 +75,12 @@ export function serializeSchemaPropertyGroup(
       property_type: p.propertyType,
       is_required: p.isRequired,
       description: p.description,
-      created_at: p.createdAt.toISOString(),
-      updated_at: p.updatedAt.toISOString(),
+      created_at: drfDateTime(p.createdAt),
+      updated_at: drfDateTime(p.updatedAt),
     })),
     events: group.events.map((e) => ({ id: e.id, name: e.name })),
-    created_at: group.createdAt.toISOString(),
-    updated_at: group.updatedAt.toISOString(),
+    created_at: drfDateTime(group.createdAt),
+    updated_at: drfDateTime(group.updatedAt),
     created_by: group.createdBy ? serializeUserBasic(group.createdBy) : null,
   };
 }
@@ -90,7 +91,7 @@ export function serializeEventSchema(schema: EventSchemaRecord): z.output<typeof
     id: schema.id,
     event_definition: schema.eventDefinitionId,
     property_group: serializeSchemaPropertyGroup(schema.propertyGroup),
-    created_at: schema.createdAt.toISOString(),
-    updated_at: schema.updatedAt.toISOString(),
+    created_at: drfDateTime(schema.createdAt),
+    updated_at: drfDateTime(schema.updatedAt),
   };
 }

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import { minimalFlagSchema } from "../feature-flags/feature-flags.responses.js";
+import { drfDateTime, drfDateTimeOrNull } from "../rest/date-time.js";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { ExperimentRecord, HoldoutRecord, SavedMetricRecord } from "./experiments.queries.js";
@@ -127,8 +128,8 @@ export function serializeHoldout(holdout: HoldoutRecord): z.output<typeof holdou
     description: holdout.description,
     filters: holdout.filters,
     created_by: holdout.createdBy ? serializeUserBasic(holdout.createdBy) : null,
-    created_at: holdout.createdAt.toISOString(),
-    updated_at: holdout.updatedAt.toISOString(),
+    created_at: drfDateTime(holdout.createdAt),
+    updated_at: drfDateTime(holdout.updatedAt),
   };
 }
 
@@ -140,8 +141,8 @@ export function serializeSavedMetric(metric: SavedMetricRecord): z.output<typeof
     description: metric.description,
     query: metric.query as Record<string, unknown>,
     created_by: metric.createdBy ? serializeUserBasic(metric.createdBy) : null,
-    created_at: metric.createdAt.toISOString(),
-    updated_at: metric.updatedAt.toISOString(),
+    created_at: drfDateTime(metric.createdAt),
+    updated_at: drfDateTime(metric.updatedAt),
   };
 }
 
@@ -156,8 +157,8 @@ export function serializeExperiment(
     id: x.id,
     name: x.name,
     description: x.description,
-    start_date: x.startDate?.toISOString() ?? null,
-    end_date: x.endDate?.toISOString() ?? null,
+    start_date: drfDateTimeOrNull(x.startDate),
+    end_date: drfDateTimeOrNull(x.endDate),
     feature_flag_key: flag.key,
     feature_flag: {
       id: flag.id,
@@ -184,7 +185,7 @@ export function serializeExperiment(
       experiment: x.id,
       saved_metric: link.savedMetricId,
       metadata: link.metadata,
-      created_at: link.createdAt.toISOString(),
+      created_at: drfDateTime(link.createdAt),
       query: link.savedMetric.query as Record<string, unknown>,
       name: link.savedMetric.name,
     })),
@@ -193,8 +194,8 @@ export function serializeExperiment(
     archived: x.archived,
     deleted: x.deleted,
     created_by: x.createdBy ? serializeUserBasic(x.createdBy) : null,
-    created_at: x.createdAt.toISOString(),
-    updated_at: x.updatedAt.toISOString(),
+    created_at: drfDateTime(x.createdAt),
+    updated_at: drfDateTime(x.updatedAt),
     type: x.type,
     exposure_criteria: x.exposureCriteria,
     metrics: x.metrics ?? [],

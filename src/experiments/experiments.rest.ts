@@ -8,6 +8,7 @@ import { z } from "zod";
 import { cohortSchema, serializeCohort } from "../cohorts/cohorts.responses.js";
 import { errorBodySchema } from "../core/error-body.js";
 import { featureFlagSchema, serializeFlag } from "../feature-flags/feature-flags.responses.js";
+import { drfDateTime } from "../rest/date-time.js";
 import { forbiddenDestroyRoute } from "../rest/forbidden-destroy.js";
 import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
@@ -387,7 +388,7 @@ export const experimentRoutes: RestModule = (services, limits) => {
             metric_uuid: recalculation.metricUuid,
             fingerprint: recalculation.fingerprint,
             status: recalculation.status,
-            created_at: recalculation.createdAt.toISOString(),
+            created_at: drfDateTime(recalculation.createdAt),
           },
         };
       },

@@ -27,6 +27,7 @@ import { parseInput } from "../core/validation.js";
 import { findLiveFlag } from "../feature-flags/feature-flags.queries.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
+import { drfDateTimeOrNull } from "../rest/date-time.js";
 import {
   type ExperimentRecord,
   readExperiment,
@@ -113,8 +114,8 @@ function snapshot(x: ExperimentRecord): Obj {
   return {
     name: x.name,
     description: x.description,
-    start_date: x.startDate?.toISOString() ?? null,
-    end_date: x.endDate?.toISOString() ?? null,
+    start_date: drfDateTimeOrNull(x.startDate),
+    end_date: drfDateTimeOrNull(x.endDate),
     parameters: x.parameters,
     filters: x.filters,
     archived: x.archived,

@@ -37,6 +37,7 @@ import type { ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { runReadOnly } from "../queries/run-sql.js";
+import { drfDateTime, drfDateTimeOrNull } from "../rest/date-time.js";
 import { experimentContext } from "./results/experiment-context.js";
 import { computeExperimentResult } from "./results/experiment-query-kind.js";
 import {
@@ -320,11 +321,11 @@ export function createTimeseriesOperations(deps: ServiceDeps) {
         status,
         timeseries,
         errors: Object.keys(errors).length > 0 ? errors : null,
-        computed_at: latest?.toISOString() ?? null,
-        created_at: (first?.createdAt ?? experiment.createdAt).toISOString(),
-        updated_at: (last?.updatedAt ?? experiment.updatedAt).toISOString(),
+        computed_at: drfDateTimeOrNull(latest),
+        created_at: drfDateTime(first?.createdAt ?? experiment.createdAt),
+        updated_at: drfDateTime(last?.updatedAt ?? experiment.updatedAt),
         recalculation_status: active?.status ?? null,
-        recalculation_created_at: active?.createdAt.toISOString() ?? null,
+        recalculation_created_at: drfDateTimeOrNull(active?.createdAt),
       };
     },
 

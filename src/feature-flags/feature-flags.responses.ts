@@ -8,6 +8,7 @@ import { z } from "zod";
 import { cohortSchema } from "../cohorts/cohorts.responses.js";
 import { scopeSatisfied } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
+import { drfDateTime, drfDateTimeOrNull } from "../rest/date-time.js";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
@@ -188,8 +189,8 @@ export function serializeFlag(
     deleted: flag.deleted,
     active: flag.active,
     created_by: flag.createdBy ? serializeUserBasic(flag.createdBy) : null,
-    created_at: flag.createdAt.toISOString(),
-    updated_at: flag.updatedAt.toISOString(),
+    created_at: drfDateTime(flag.createdAt),
+    updated_at: drfDateTime(flag.updatedAt),
     version: flag.version,
     last_modified_by: flag.lastModifiedBy ? serializeUserBasic(flag.lastModifiedBy) : null,
     is_simple_flag: isSimpleFlag(filters),
@@ -213,7 +214,7 @@ export function serializeFlag(
     status: status.status,
     evaluation_runtime: flag.evaluationRuntime,
     bucketing_identifier: flag.bucketingIdentifier,
-    last_called_at: flag.lastCalledAt?.toISOString() ?? null,
+    last_called_at: drfDateTimeOrNull(flag.lastCalledAt),
     _create_in_folder: flag.createInFolder,
     _should_create_usage_dashboard: flag.shouldCreateUsageDashboard,
   };

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_PAGE_SIZE } from "../config.js";
+import { drfDateTime } from "../rest/date-time.js";
 import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { cursorPageLink } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";
@@ -29,7 +30,7 @@ function serializeGroupType(type: GroupTypeRecord): z.output<typeof groupTypeSch
     name_plural: type.namePlural,
     detail_dashboard: null,
     default_columns: null,
-    created_at: type.createdAt.toISOString(),
+    created_at: drfDateTime(type.createdAt),
   };
 }
 
@@ -38,7 +39,7 @@ function serializeGroup(group: GroupRecord): z.output<typeof groupSchema> {
     group_type_index: group.groupTypeIndex,
     group_key: group.groupKey,
     group_properties: group.groupProperties as Record<string, unknown>,
-    created_at: group.createdAt.toISOString(),
+    created_at: drfDateTime(group.createdAt),
   };
 }
 

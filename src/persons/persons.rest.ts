@@ -5,6 +5,7 @@
  * persons.service.ts.
  */
 import { z } from "zod";
+import { drfDateTime, drfDateTimeOrNull } from "../rest/date-time.js";
 import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
 import { offsetPageQuerySchema, parseOffsetPage, uncountedPageLinks } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";
@@ -27,7 +28,7 @@ function serializePerson(person: PersonRecord): PersonResponse {
     name: personDisplayName(person.id, person.properties, person.distinctIds),
     distinct_ids: identifiedFirst(person.distinctIds),
     properties: person.properties as Record<string, unknown>,
-    created_at: person.createdAt.toISOString(),
+    created_at: drfDateTime(person.createdAt),
     uuid: person.uuid,
   };
 }
@@ -38,8 +39,8 @@ function serializeListedPerson(person: PersonRecord): ListedPersonResponse {
     type: "person",
     id: person.uuid,
     uuid: person.uuid,
-    created_at: person.createdAt.toISOString(),
-    last_seen_at: person.lastSeenAt?.toISOString() ?? null,
+    created_at: drfDateTime(person.createdAt),
+    last_seen_at: drfDateTimeOrNull(person.lastSeenAt),
     properties: person.properties as Record<string, unknown>,
     is_identified: person.isIdentified,
     name: personDisplayName(person.id, person.properties, person.distinctIds),

@@ -5,6 +5,7 @@
 
 import { z } from "zod";
 import type { Organization, Project } from "../generated/prisma/client.js";
+import { drfDateTime } from "../rest/date-time.js";
 import {
   offsetPageBody,
   offsetPageQuerySchema,
@@ -39,8 +40,8 @@ function serializeOrganization(
   return {
     id: organization.id,
     name: organization.name,
-    created_at: organization.createdAt.toISOString(),
-    updated_at: organization.updatedAt.toISOString(),
+    created_at: drfDateTime(organization.createdAt),
+    updated_at: drfDateTime(organization.updatedAt),
     membership_level: organization.membershipLevel,
     projects: organization.projects.map((p) => ({ id: p.id, name: p.name })),
     teams: organization.projects.map((p) => ({ id: p.id, name: p.name, api_token: p.apiToken })),

@@ -30,6 +30,7 @@ import {
   deleteLocked,
 } from "../event-definitions/definitions-base.js";
 import { nextVerification } from "../event-definitions/rules/verification.js";
+import { drfDateTimeOrNull } from "../rest/date-time.js";
 import {
   type PropertyDefinitionRecord,
   selectEventsWithProperty,
@@ -61,7 +62,7 @@ function snapshot(definition: PropertyDefinitionRecord): Record<string, unknown>
     is_numerical: definition.isNumerical,
     verified: definition.verified,
     verified_by: definition.verifiedById,
-    verified_at: definition.verifiedAt?.toISOString() ?? null,
+    verified_at: drfDateTimeOrNull(definition.verifiedAt),
     hidden: definition.hidden,
   };
 }

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { ActivityEntry, ActivityPage } from "../core/activity-log.js";
+import { drfDateTime } from "./date-time.js";
 import { activityPageLinks } from "./pagination.js";
 
 /**
@@ -66,7 +67,7 @@ export function serializeActivityEntry(entry: ActivityEntry): z.output<typeof ac
     scope: entry.scope,
     item_id: entry.itemId,
     detail: entry.detail,
-    created_at: entry.createdAt.toISOString(),
+    created_at: drfDateTime(entry.createdAt),
   };
 }
 

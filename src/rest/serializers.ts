@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { ProjectRecord, UserBasic } from "../core/records.js";
+import { drfDateTime } from "./date-time.js";
 
 /** PostHog's `UserBasic` (the spec's user object inside `created_by` and `last_modified_by`). */
 export const userBasicSchema = z
@@ -58,7 +59,7 @@ export function serializeProject(project: ProjectRecord): z.output<typeof projec
     name: project.name,
     api_token: project.apiToken,
     timezone: project.timezone,
-    created_at: project.createdAt.toISOString(),
-    updated_at: project.updatedAt.toISOString(),
+    created_at: drfDateTime(project.createdAt),
+    updated_at: drfDateTime(project.updatedAt),
   };
 }

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { Organization, PersonalApiKey } from "../generated/prisma/client.js";
+import { drfDateTime, drfDateTimeOrNull } from "../rest/date-time.js";
 import type { RestModule } from "../rest/route.js";
 import { projectSchema, serializeProject, serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 
@@ -47,8 +48,8 @@ export function serializeApiKey(key: PersonalApiKey): z.output<typeof apiKeySche
     label: key.label,
     value: null,
     mask_value: key.maskValue,
-    created_at: key.createdAt.toISOString(),
-    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    created_at: drfDateTime(key.createdAt),
+    last_used_at: drfDateTimeOrNull(key.lastUsedAt),
     user_id: key.userId,
     scopes: key.scopes,
     scoped_teams: key.scopedTeams,

@@ -4,6 +4,7 @@
  * secret can only appear where a schema names it), the OpenAPI document names them.
  */
 import { z } from "zod";
+import { drfDateTime } from "../rest/date-time.js";
 import { paginatedListSchema } from "../rest/pagination.js";
 import { serializeUserBasic, userBasicSchema } from "../rest/serializers.js";
 import type { DeliveryRecord, WebhookRecord, WebhookWithSecret } from "./webhooks.queries.js";
@@ -61,8 +62,8 @@ export function serializeWebhook(w: WebhookRecord): z.output<typeof webhookSchem
     enabled: w.enabled,
     description: w.description,
     created_by: w.createdBy ? serializeUserBasic(w.createdBy) : null,
-    created_at: w.createdAt.toISOString(),
-    updated_at: w.updatedAt.toISOString(),
+    created_at: drfDateTime(w.createdAt),
+    updated_at: drfDateTime(w.updatedAt),
   };
 }
 
@@ -82,6 +83,6 @@ export function serializeDelivery(d: DeliveryRecord): z.output<typeof deliverySc
     status_code: d.statusCode,
     response_time_ms: d.responseTimeMs,
     error: d.error,
-    created_at: d.createdAt.toISOString(),
+    created_at: drfDateTime(d.createdAt),
   };
 }

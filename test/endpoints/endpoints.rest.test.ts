@@ -8,6 +8,7 @@
  * endpoints: run.rest.test.ts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { drfDateTime } from "../../src/rest/date-time.js";
 import { describeEachBackend, statementsOf, type TestServer } from "../support/server.js";
 
 const FAMILIES = ["environments", "projects"] as const;
@@ -504,7 +505,7 @@ describeEachBackend("saved-query endpoints over REST", (server) => {
           complete: true,
           error: false,
           query_async: false,
-          results: [[name, new Date(now - day).toISOString()]],
+          results: [[name, drfDateTime(new Date(now - day))]],
         });
         // No names: PostHog answers a complete status with results unset (null), without querying.
         const none = await times([]);

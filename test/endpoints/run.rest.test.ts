@@ -9,6 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { capture, sendFixture } from "../queries/trends/fixture.js";
+import { drfDateTime } from "../../src/rest/date-time.js";
 import { itWhere } from "../support/it-where.js";
 import { describeEachBackend, startTestServer } from "../support/server.js";
 import { lockTable, type TableLock } from "../support/table-lock.js";
@@ -349,7 +350,7 @@ describeEachBackend(
             where: { endpointName: name },
             orderBy: { executedAt: "desc" },
           });
-          expect(times.body.query_status.results).toEqual([[name, latest.executedAt.toISOString()]]);
+          expect(times.body.query_status.results).toEqual([[name, drfDateTime(latest.executedAt)]]);
         });
 
         it("needs endpoint:read only", async () => {

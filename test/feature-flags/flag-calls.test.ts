@@ -7,6 +7,7 @@
 import type { PostHog } from "posthog-node";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { FLAG_CALL_ROLLUP } from "../../src/feature-flags/flag-calls.js";
+import { drfDateTime } from "../../src/rest/date-time.js";
 import { posthogNodeClient } from "../support/capture.js";
 import { createFlag, flagsPath } from "../support/flags.js";
 import { itWhere } from "../support/it-where.js";
@@ -90,7 +91,7 @@ describeEachBackend(
       expect((await flagRow(quiet.id)).lastCalledAt).toBeNull();
       expect(await status(called.id)).toEqual({ status: "active", reason: "Flag was called today" });
       const record = await s.request("GET", flagsPath(s, `${called.id}/`));
-      expect(record.body.last_called_at).toBe(latest!.timestamp.toISOString());
+      expect(record.body.last_called_at).toBe(drfDateTime(latest!.timestamp));
     });
 
     it("writes nothing, and keeps the revision, when no flag's last call moved", async () => {

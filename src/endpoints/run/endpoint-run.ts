@@ -38,6 +38,7 @@ import type { ServiceDeps } from "../../core/services.js";
 import { parseInput } from "../../core/validation.js";
 import type { PrismaClient } from "../../generated/prisma/client.js";
 import type { QueryService } from "../../queries/query.service.js";
+import { drfDateTime } from "../../rest/date-time.js";
 import { type EndpointRecord, type EndpointVersionRecord, selectVersion } from "../endpoints.queries.js";
 import { forbidExtraFields } from "../endpoints.schemas.js";
 import type { MaterializationService } from "../materialization/materialization.service.js";
@@ -121,7 +122,7 @@ function shape(
     name: options.name,
     execution_id: options.executionId,
     endpoint_version: options.version.version,
-    endpoint_version_created_at: options.version.createdAt.toISOString(),
+    endpoint_version_created_at: drfDateTime(options.version.createdAt),
   };
 }
 
@@ -244,7 +245,7 @@ export function createEndpointRunner<K>(
         ? await materialization.freshMaterializedResult(ctx, version, now)
         : null;
     if (stored) {
-      const materializedAt = stored.materializedAt.toISOString();
+      const materializedAt = drfDateTime(stored.materializedAt);
       const response = {
         results: stored.results,
         columns: stored.columns,

@@ -6,6 +6,7 @@
  * fails every day (`failed`, `errors`); PostHog's 400s, 404 and the scopes.
  */
 import { beforeAll, expect, it } from "vitest";
+import { drfDateTime } from "../../../src/rest/date-time.js";
 import { describeEachBackend } from "../../support/server.js";
 import { type CaptureEvent, capture, event, exposure, meanMetric } from "./fixture.js";
 
@@ -140,7 +141,7 @@ describeEachBackend("experiment timeseries over REST", (server) => {
       status: "pending",
       timeseries: { "2020-01-01": null, "2020-01-02": null, "2020-01-03": null },
       recalculation_status: "pending",
-      recalculation_created_at: pending.createdAt.toISOString(),
+      recalculation_created_at: drfDateTime(pending.createdAt),
     });
   });
 
