@@ -8,8 +8,8 @@
  * 429 at the per-project cap with a run held in flight by a table lock (PostgreSQL).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { capture, sendFixture } from "../queries/trends/fixture.js";
 import { drfDateTime } from "../../src/rest/date-time.js";
+import { capture, sendFixture } from "../queries/trends/fixture.js";
 import { itWhere } from "../support/it-where.js";
 import { describeEachBackend, startTestServer } from "../support/server.js";
 import { lockTable, type TableLock } from "../support/table-lock.js";
