@@ -23,51 +23,34 @@ import type { Actor } from "../core/auth/actor.js";
 import type { ProjectAccess } from "../core/context.js";
 import type { CachedAnswer, ResponseCache } from "./response-cache.js";
 
+/** `Cache-Control` of every tagged answer (200 or 304): the client keeps it but asks again each time. */
+export const CONDITIONAL_CACHE_CONTROL = "private, no-cache";
+
 /** Width of the time slot an ETag is valid for (ms): how late a time-derived field may be noticed. */
 export const ETAG_TIME_BUCKET_MS = 60_000;
 
 /**
- * The weak ETag of a project-path GET: `W/"<revision>-<22 base64url chars of SHA-256>"` over the
- * absolute URL, the sorted scopes, the user id and the time slot of `now`.
+ * The weak ETag of a GET on a path whose project (`project`, authorized with the route's scope by
+ * the door) is the path's own: `W/"<revision>-<22 base64url chars of SHA-256>"` over the absolute
+ * URL, the actor's sorted scopes, its user id and the time slot of `now`.
  */
 export function projectEntityTag(input: {
-  revision: bigint;
-  url: URL;
-  scopes: readonly string[];
-  userId: number;
-  now: Date;
-}): string {
-  const slot = Math.floor(input.now.getTime() / ETAG_TIME_BUCKET_MS);
-  const digest = createHash("sha256")
-    .update(JSON.stringify([input.url.href, [...input.scopes].sort(), input.userId, slot]))
-    .digest("base64url")
-    .slice(0, 22);
-  return `W/"${input.revision}-${digest}"`;
-}
-
-/** What the door answers a conditional GET before its handler runs, or undefined: run it. */
-export type ConditionalAnswer =
-  | { kind: "not-modified"; etag: string }
-  | { kind: "kept"; etag: string; answer: CachedAnswer };
-
-/**
- * The ETag of a GET on a path whose project (`project`, authorized with the route's scope by the
- * door) is the path's own, for `actor` at `now`.
- */
-export function projectReadTag(options: {
   project: ProjectAccess;
   url: URL;
   actor: Actor;
   now: Date;
 }): string {
-  return projectEntityTag({
-    revision: options.project.revision,
-    url: options.url,
-    scopes: options.actor.apiKey.scopes,
-    userId: options.actor.user.id,
-    now: options.now,
-  });
+  const slot = Math.floor(input.now.getTime() / ETAG_TIME_BUCKET_MS);
+  const scopes = [...input.actor.apiKey.scopes].sort();
+  const digest = createHash("sha256")
+    .update(JSON.stringify([input.url.href, scopes, input.actor.user.id, slot]))
+    .digest("base64url")
+    .slice(0, 22);
+  return `W/"${input.project.revision}-${digest}"`;
 }
+
+/** What the door answers a conditional GET before its handler runs, or undefined: run it. */
+export type ConditionalAnswer = { kind: "not-modified" } | { kind: "kept"; answer: CachedAnswer };
 
 /**
  * What the door answers a GET tagged `etag` without running its handler: 304 when `If-None-Match`
@@ -89,8 +72,8 @@ export function answerBeforeRead(
     ifNoneMatch.trim() !== "*" &&
     fresh({ "if-none-match": ifNoneMatch }, { etag })
   ) {
-    return { kind: "not-modified", etag };
+    return { kind: "not-modified" };
   }
   const kept = cache?.get(etag);
-  return kept && { kind: "kept", etag, answer: kept };
+  return kept && { kind: "kept", answer: kept };
 }

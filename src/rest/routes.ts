@@ -5,7 +5,7 @@ import type { ServiceContext } from "../core/context.js";
 import { DomainError, MethodNotAllowedError, ProjectNotFoundError } from "../core/errors.js";
 import { parseIntegerId } from "../core/validation.js";
 import { FORM_BODY_ROUTE_CONFIG } from "./body-parsers.js";
-import { answerBeforeRead, projectReadTag } from "./conditional.js";
+import { answerBeforeRead, CONDITIONAL_CACHE_CONTROL, projectEntityTag } from "./conditional.js";
 import { JSON_TYPE, KnownAnswers } from "./known-answers.js";
 import { admit, checkQuery, type DoorDeps, type RequestParts } from "./request-context.js";
 import { ResponseCache } from "./response-cache.js";
@@ -152,11 +152,11 @@ export function registerRestRoutes(
           if (conditional) {
             // The door decides ETag and 304 from the project's revision before the handler runs.
             const project = await authorizeProject(ctx, pathId(params, "project_id"), route.scopes[0]!);
-            etag = projectReadTag({ project, url, actor: ctx.actor, now: deps.now?.() ?? new Date() });
+            etag = projectEntityTag({ project, url, actor: ctx.actor, now: deps.now?.() ?? new Date() });
             const early = answerBeforeRead(request.headers, etag, deps.responses);
-            if (early) reply.header("ETag", etag).header("Cache-Control", "private, no-cache");
-            if (early?.kind === "not-modified") return reply.status(304).send();
             if (early) {
+              reply.header("ETag", etag).header("Cache-Control", CONDITIONAL_CACHE_CONTROL);
+              if (early.kind === "not-modified") return reply.status(304).send();
               return reply.status(200).headers(early.answer.headers).type(JSON_TYPE).send(early.answer.body);
             }
           }
@@ -169,7 +169,7 @@ export function registerRestRoutes(
             ctx,
           });
         }
-        if (etag) reply.header("ETag", etag).header("Cache-Control", "private, no-cache");
+        if (etag) reply.header("ETag", etag).header("Cache-Control", CONDITIONAL_CACHE_CONTROL);
         if (result.headers) reply.headers(result.headers);
         const status = result.status ?? 200;
         if (etag && deps.responses && status === 200) {
