@@ -30,3 +30,13 @@ export interface ServiceDeps {
    */
   data?: DataAccess;
 }
+
+/**
+ * `deps.data`, for a service that reads outside a request's context when it is used.
+ * @throws Error naming `service` when the services were built without a database (route tables
+ *   built for documentation only: see `ServiceDeps.data`).
+ */
+export function databaseOf(deps: ServiceDeps, service: string): DataAccess {
+  if (!deps.data) throw new Error(`the ${service} was built without a database`);
+  return deps.data;
+}

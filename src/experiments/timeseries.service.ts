@@ -33,7 +33,7 @@ import {
 } from "../core/context.js";
 import { NotFoundError, publicMessage, ValidationError } from "../core/errors.js";
 import type { JobQueue } from "../core/jobs/jobs.js";
-import type { ServiceDeps } from "../core/services.js";
+import { databaseOf, type ServiceDeps } from "../core/services.js";
 import { parseInput } from "../core/validation.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { runReadOnly } from "../queries/run-sql.js";
@@ -115,10 +115,7 @@ const recalculateBodySchema = z.looseObject({});
 /** Creates the timeseries operations of the experiment service. */
 export function createTimeseriesOperations(deps: ServiceDeps) {
   let queue: JobQueue | null = null;
-  const data = (): DataAccess => {
-    if (!deps.data) throw new Error("experiment timeseries need the database (ServiceDeps.data)");
-    return deps.data;
-  };
+  const data = (): DataAccess => databaseOf(deps, "experiment timeseries service");
 
   async function enqueue(recalculationId: string): Promise<void> {
     if (!queue) throw new Error("the job queue is not started: a timeseries recalculation cannot be queued");

@@ -25,7 +25,7 @@
  * PostHog's, whose property-defs-rs records what it consumed), and writing them adds one statement
  * to the request, not a transaction.
  */
-import type { ServiceDeps } from "../core/services.js";
+import { databaseOf, type ServiceDeps } from "../core/services.js";
 import type { SqlStatements } from "../db/sql-transaction.js";
 import { CatalogueCache } from "./catalogue-cache.js";
 import { applyGroupState, touchesGroups } from "./group-state.js";
@@ -142,8 +142,7 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
   return {
     async capture(projectId, payload, request) {
       // Where capture writes: one transaction, or single statements in the steady state (module header).
-      if (!deps.data) throw new Error("the ingestion service was built without a database");
-      const sql = deps.data;
+      const sql = databaseOf(deps, "ingestion service");
       const now = deps.now();
       const events = readCaptureEvents(payload, {
         ...request,

@@ -25,7 +25,7 @@ import { NotFoundError } from "../core/errors.js";
 import { enqueueInTransaction } from "../core/jobs/in-transaction.js";
 import { DEFAULT_MAX_ATTEMPTS, type JobRun } from "../core/jobs/jobs.js";
 import type { OffsetPage } from "../core/paging.js";
-import type { ServiceDeps } from "../core/services.js";
+import { databaseOf, type ServiceDeps } from "../core/services.js";
 import { inIdOrder, parseInput } from "../core/validation.js";
 import { sendWebhook } from "./delivery/send.js";
 import { newWebhookSecret, signedHeaders } from "./delivery/signing.js";
@@ -293,8 +293,7 @@ export function createWebhookService(deps: ServiceDeps) {
      * @throws Error (the receiver's failure) to have the queue retry it after its back-off.
      */
     async deliver(job: DeliveryJob, run: JobRun): Promise<DeliveryResult> {
-      if (!deps.data) throw new Error("the webhook service was built without a database");
-      const db = deps.data.prisma;
+      const db = databaseOf(deps, "webhook service").prisma;
       const webhook = await findDeliveryTarget(db, job.projectId, job.webhookId);
       if (!webhook) return { delivered: false, skipped: "the webhook was deleted" };
       if (!webhook.enabled) return { delivered: false, skipped: "the webhook is disabled" };

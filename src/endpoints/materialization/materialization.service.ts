@@ -27,7 +27,7 @@ import type { DataAccess, ProjectAccess, ServiceContext } from "../../core/conte
 import { createServiceContext } from "../../core/context.js";
 import { publicMessage, ValidationError } from "../../core/errors.js";
 import type { JobQueue } from "../../core/jobs/jobs.js";
-import type { ServiceDeps } from "../../core/services.js";
+import { databaseOf, type ServiceDeps } from "../../core/services.js";
 import { MAX_SELECT_RETURNED_ROWS } from "../../lib/hogql/limits.js";
 import { readProject } from "../../projects/projects.queries.js";
 import type { QueryService } from "../../queries/query.service.js";
@@ -91,10 +91,7 @@ export interface MaterializedVersion {
 export function createMaterializationService(deps: ServiceDeps, queries: QueryService) {
   let queue: JobQueue | null = null;
   const scale = deps.config.materializationIntervalScale;
-  const data = (): DataAccess => {
-    if (!deps.data) throw new Error("the materialization service needs the database (ServiceDeps.data)");
-    return deps.data;
-  };
+  const data = (): DataAccess => databaseOf(deps, "materialization service");
   /** `frequency`'s interval in ms, scaled by the test-only `materializationIntervalScale`. */
   const intervalMs = (frequency: string) => syncIntervalMs(frequency) * scale;
 

@@ -25,7 +25,7 @@ import { authorizeProject, authorizeProjectStream } from "../../core/auth/access
 import type { DataAccess, ServiceContext } from "../../core/context.js";
 import { ProjectNotFoundError } from "../../core/errors.js";
 import { andThen, type MaybePromise } from "../../core/maybe-promise.js";
-import type { ServiceDeps } from "../../core/services.js";
+import { databaseOf, type ServiceDeps } from "../../core/services.js";
 import { readCriteria, storedCriteria } from "../../lib/property-filters/cohort-definitions.js";
 import type { EvaluationCohort } from "../evaluation/engine/types.js";
 import type {
@@ -191,10 +191,7 @@ interface DefinitionsLoad {
  */
 export function createFlagDefinitionsService(deps: ServiceDeps): FlagDefinitionsService {
   const cache = new Map<number, DefinitionsLoad>();
-  const data = (): DataAccess => {
-    if (!deps.data) throw new Error("the flag definitions service was built without a database");
-    return deps.data;
-  };
+  const data = (): DataAccess => databaseOf(deps, "flag definitions service");
 
   const atRevision = (projectId: number, revision: bigint): Promise<ProjectDefinitions> => {
     const cached = cache.get(projectId);

@@ -23,7 +23,7 @@
 import { authorizeProject } from "../../core/auth/access.js";
 import type { DataAccess, ServiceContext } from "../../core/context.js";
 import { DomainError, ValidationError } from "../../core/errors.js";
-import type { ServiceDeps } from "../../core/services.js";
+import { databaseOf, type ServiceDeps } from "../../core/services.js";
 import { parseInput } from "../../core/validation.js";
 import type { SqlReader } from "../../db/sql-reader.js";
 import type { FlagDefinitionsService } from "../delivery/definitions.js";
@@ -123,10 +123,7 @@ export function createFlagEvaluationService(
    * when there is a database to follow, else straight on `reader`.
    */
   const subjects = deps.data ? subjectCacheOf(deps.data) : null;
-  const data = (): DataAccess => {
-    if (!deps.data) throw new Error("the flag evaluation service was built without a database");
-    return deps.data;
-  };
+  const data = (): DataAccess => databaseOf(deps, "flag evaluation service");
   const readStored = (reader: SqlReader, query: SubjectQuery): Promise<StoredSubject> =>
     subjects
       ? subjects.read(query, () => readSubject(reader, query))
