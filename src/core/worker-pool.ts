@@ -126,6 +126,9 @@ export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): Work
     else running -= 1;
   };
 
+  /** Resolves once a worker (the replacement of an ended one) has answered a warm-up; never rejects. */
+  const replaced = (): Promise<unknown> => piscina!.run(WORKER_WARM_UP).catch((error: unknown) => error);
+
   const refusal = (error: unknown): unknown => {
     if (!(error instanceof Error)) return error;
     if (error.name === "AbortError") {
@@ -150,14 +153,20 @@ export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): Work
       ready ??= start();
       await ready;
       await acquire();
+      let ended = false;
       try {
         // A task that waited its turn past close() is not a task that ran out of time.
         if (closed) throw new Error("The worker pool is closed.");
         return (await piscina!.run(task, { signal: AbortSignal.timeout(timeoutMs) })) as Result;
       } catch (error) {
-        throw refusal(error);
+        const answer = refusal(error);
+        ended = answer instanceof ValidationError;
+        throw answer;
       } finally {
-        release();
+        // A refused task ended its worker; piscina starts another. The slot stays taken until the
+        // new worker has answered its warm-up, so no later task's time budget pays for its boot.
+        if (ended && !closed) void replaced().finally(release);
+        else release();
       }
     },
     async close() {

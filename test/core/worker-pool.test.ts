@@ -55,6 +55,19 @@ describe("worker pool", () => {
     expect(after).not.toBe(before);
   });
 
+  it("does not charge the next task for the boot of the worker that replaces a stopped one", async () => {
+    const p = poolOf({ threads: 1, timeoutMs: 500 });
+    await p.run({ kind: "thread" });
+    // The replacement takes 1.5 s to load, three times the budget of the task that comes next.
+    process.env.POOL_TEST_BOOT_MS = "1500";
+    try {
+      expect((await refusal(p.run({ kind: "spin" }))).code).toBe("max_time");
+      expect(await p.run({ kind: "thread" })).toEqual(expect.any(Number));
+    } finally {
+      delete process.env.POOL_TEST_BOOT_MS;
+    }
+  });
+
   it("stops a worker past its heap, and runs the next task on a fresh one", async () => {
     const p = poolOf({ threads: 1, maxMemoryMb: 32, timeoutMs: 60_000 });
     const before = await p.run({ kind: "thread" });
