@@ -62,7 +62,14 @@ import { createHogQLQueryKind } from "./queries/hogql-query.js";
 import { queryRoutes } from "./queries/queries.rest.js";
 import { createQueryService } from "./queries/query.service.js";
 import { createQueryWorkers } from "./queries/query-workers.js";
+import "./scheduled-changes/graphql/index.js";
 import { createTrendsQueryKind } from "./queries/trends/trends-query-kind.js";
+import { scheduledChangeJobs } from "./scheduled-changes/scheduled-changes.jobs.js";
+import { scheduledChangeRoutes } from "./scheduled-changes/scheduled-changes.rest.js";
+import {
+  createScheduledChangeService,
+  stampScheduledChangeTrigger,
+} from "./scheduled-changes/scheduled-changes.service.js";
 import "./property-definitions/graphql/index.js";
 import { createPropertyDefinitionService } from "./property-definitions/property-definitions.service.js";
 import "./projects/projects.graphql.js";
@@ -78,6 +85,9 @@ import { webhookJobs } from "./webhooks/webhooks.jobs.js";
 import { webhookRoutes } from "./webhooks/webhooks.rest.js";
 import { createWebhookService, enqueueWebhookDeliveries } from "./webhooks/webhooks.service.js";
 
+// A flag's entry written while a scheduled change applies carries PostHog's trigger; registered
+// before the webhooks' listener, so that it sees the entry as stored.
+onActivityRecorded(stampScheduledChangeTrigger);
 // Every activity entry of a delivered kind enqueues its webhook deliveries in its own transaction.
 // Registered once per process: the listener holds no state, it works in the transaction it is handed.
 onActivityRecorded(enqueueWebhookDeliveries);
@@ -132,6 +142,7 @@ export function createServices(
     propertyDefinitions: createPropertyDefinitionService(deps),
     queries,
     queryWorkers,
+    scheduledChanges: createScheduledChangeService(deps, { featureFlags }),
     users: createUserService(),
     webhooks: createWebhookService(deps),
   };
@@ -159,6 +170,7 @@ export const REST_MODULES: readonly RestModule[] = [
   dashboardRoutes,
   experimentRoutes,
   webhookRoutes,
+  scheduledChangeRoutes,
 ];
 
 /** Every domain's event-stream module (Server-Sent Events on the REST door's authentication: rest/event-streams.ts). */
@@ -186,12 +198,19 @@ export function rateLimitSettings(config: RateLimitConfig): RateLimitSettings {
 }
 
 /** Every domain's jobs (scheduled and queued work, run by the server's job queue: src/core/jobs/). */
-export const JOB_MODULES: readonly JobModule[] = [featureFlagJobs, endpointJobs, webhookJobs, experimentJobs];
+export const JOB_MODULES: readonly JobModule[] = [
+  featureFlagJobs,
+  endpointJobs,
+  webhookJobs,
+  experimentJobs,
+  scheduledChangeJobs,
+];
 
-/** Hands the started job queue to the services that enqueue work themselves (endpoint materialization, experiment timeseries). */
+/** Hands the started job queue to the services that enqueue work themselves (endpoint materialization, experiment timeseries, scheduled changes). */
 export async function attachJobQueue(services: Services, queue: JobQueue): Promise<void> {
   await services.endpointMaterialization.attachQueue(queue);
   await services.experiments.attachTimeseriesQueue(queue);
+  await services.scheduledChanges.attachQueue(queue);
 }
 
 /**

@@ -94,3 +94,22 @@ export function readerOf(ctx: ReadingContext): SqlReader {
   const open = openOn(ctx.db);
   return open ? prismaReader(open.tx) : ctx.reader;
 }
+
+/**
+ * Runs `fn` inside a savepoint of the transaction `tx` (PostgreSQL's `SAVEPOINT`): when `fn` throws,
+ * what it wrote is rolled back to the savepoint and the error rethrown, and the transaction goes on
+ * (a scheduled change's run records the failure of the change it could not apply). Returns what `fn`
+ * returns, its writes kept.
+ * @throws what `fn` throws, after the rollback to the savepoint.
+ */
+export async function inSavepoint<T>(tx: Prisma.TransactionClient, fn: () => Promise<T>): Promise<T> {
+  await tx.$executeRawUnsafe("SAVEPOINT signalbox_savepoint");
+  try {
+    const result = await fn();
+    await tx.$executeRawUnsafe("RELEASE SAVEPOINT signalbox_savepoint");
+    return result;
+  } catch (error) {
+    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT signalbox_savepoint");
+    throw error;
+  }
+}

@@ -89,6 +89,11 @@ interface AuditCase {
   idempotent?: true;
 }
 
+/** Why a scheduled change's own writes log nothing (products/feature_flags/backend/api/scheduled_change.py). */
+const SCHEDULE_WRITE =
+  "a schedule's own write: PostHog's ScheduledChange has no ModelActivityMixin and its viewset logs nothing " +
+  "(the flag change a run applies logs, with its trigger: test/scheduled-changes/)";
+
 /** Writes that log nothing by PostHog's design, by `METHOD path`, with the reason. */
 const NO_ACTIVITY: Record<string, string> = {
   "DELETE /api/projects/:project_id/feature_flags/:id/":
@@ -112,6 +117,10 @@ const NO_ACTIVITY: Record<string, string> = {
   "POST /api/projects/:project_id/experiments/:id/recalculate_timeseries/":
     "a job trigger: records a recalculation request of derived data, as PostHog's, which logs none",
   "POST /graphql": "the GraphQL door: its mutations are walked below, each by its field",
+  "POST /api/projects/:project_id/scheduled_changes/": SCHEDULE_WRITE,
+  "PATCH /api/projects/:project_id/scheduled_changes/:id/": SCHEDULE_WRITE,
+  "PUT /api/projects/:project_id/scheduled_changes/:id/": SCHEDULE_WRITE,
+  "DELETE /api/projects/:project_id/scheduled_changes/:id/": SCHEDULE_WRITE,
 };
 
 /** Paths outside the route tables and the SDK's whose write methods answer 405, with what they serve. */
@@ -128,6 +137,9 @@ const NO_ACTIVITY_MUTATIONS: Record<string, string> = {
     "REST's enrich_usage_dashboard (insight tiles: PostHog logs no activity for them)",
   updateGroupType:
     "the group types' update_metadata (GroupTypeMapping rows: PostHog logs no activity for them)",
+  createScheduledChange: SCHEDULE_WRITE,
+  updateScheduledChange: SCHEDULE_WRITE,
+  deleteScheduledChange: SCHEDULE_WRITE,
 };
 
 /** The SDK paths (a project's public token, no user): capture and flag evaluation, which PostHog logs no activity for. */

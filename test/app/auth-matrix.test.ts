@@ -45,6 +45,7 @@ import {
   createHoldout,
   createPropertyDefinition,
   createSavedMetric,
+  createScheduledChange,
   createSchemaPropertyGroup,
   createTenancy,
   createWebhook,
@@ -174,6 +175,7 @@ describeEachBackend("REST auth matrix", (server) => {
         experiment_holdouts: t.holdout,
         experiment_saved_metrics: t.savedMetric,
         webhooks: t.webhook,
+        scheduled_changes: t.scheduledChange,
       },
       name: t.endpoint,
       version_number: 1,
@@ -242,6 +244,10 @@ describeEachBackend("REST auth matrix", (server) => {
     }
     if (collection === "webhooks") {
       return { ...own, ids: { ...own.ids, webhooks: await createWebhook(s, t.project) } };
+    }
+    if (collection === "scheduled_changes") {
+      const created = await createScheduledChange(s, t.project, t.flag);
+      return { ...own, ids: { ...own.ids, scheduled_changes: created } };
     }
     return own;
   };
@@ -402,6 +408,7 @@ describeEachBackend("REST auth matrix", (server) => {
               experiment_holdouts: t.otherHoldout,
               experiment_saved_metrics: t.otherSavedMetric,
               webhooks: t.otherWebhook,
+              scheduled_changes: t.otherScheduledChange,
             },
             name: t.otherEndpoint,
           };
@@ -470,6 +477,7 @@ interface NodeIds {
   dashboard: number;
   experiment: number;
   webhook: number;
+  scheduledChange: number;
 }
 
 /**
@@ -495,6 +503,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   Dashboard: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.dashboard}` },
   Experiment: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.experiment}` },
   Webhook: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.webhook}` },
+  ScheduledChange: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.scheduledChange}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -527,6 +536,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       dashboard: t.dashboard,
       experiment: t.experiment,
       webhook: t.webhook,
+      scheduledChange: t.scheduledChange,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -547,6 +557,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       endpoint?: string;
       experiment?: number;
       webhook?: number;
+      scheduledChange?: number;
       foreignObjects?: boolean;
     } = {},
   ) => {
@@ -569,6 +580,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         dashboard: foreign ? t.otherDashboard : t.dashboard,
         experiment: overrides.experiment ?? (foreign ? t.otherExperiment : t.experiment),
         webhook: overrides.webhook ?? (foreign ? t.otherWebhook : t.webhook),
+        scheduledChange: overrides.scheduledChange ?? (foreign ? t.otherScheduledChange : t.scheduledChange),
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -666,6 +678,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       "endpoint",
       "experiment",
       "webhook",
+      "scheduledChange",
     ];
     const projectScoped = target.nodeType
       ? (NODE_FIXTURES[target.nodeType.name]?.projectOwned ?? false)
@@ -713,6 +726,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
           launched ? { start_date: new Date().toISOString() } : {},
         );
         const webhook = await createWebhook(s, t.project);
+        // Of the fresh flag, which an update's `featureFlagId` names (another flag is a refused move).
+        const scheduledChange = await createScheduledChange(s, t.project, flag);
         const response = await execute(
           documentFor(
             target,
@@ -725,6 +740,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
               endpoint,
               experiment,
               webhook,
+              scheduledChange,
             }),
           ),
           key,

@@ -45,6 +45,7 @@ import {
   createEventDefinition,
   createEventSchema,
   createPropertyDefinition,
+  createScheduledChange,
   createSchemaPropertyGroup,
   createTenancy,
   createWebhook,
@@ -66,6 +67,7 @@ const OBJECT_KINDS = [
   "endpoint",
   "experiment",
   "webhook",
+  "scheduledChange",
 ];
 
 /** Every field with arguments once (node reads are one target per Node type: keep the first). */
@@ -104,6 +106,8 @@ interface Fixtures {
   experiment: number;
   /** A webhook's id (disabled: a property enqueues no delivery). */
   webhook: number;
+  /** A scheduled change of `flag` (due in 2099: it never applies). */
+  scheduledChange: number;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -203,7 +207,9 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       // draft instead (a fixture write), which is all a property can have changed.
       experiment: await resetExperiment(t.experiment),
       webhook: await createWebhook(server(), t.project),
+      scheduledChange: 0,
     };
+    fixtures.scheduledChange = await createScheduledChange(server(), t.project, fixtures.flag);
     fixtures.eventSchema = await createEventSchema(
       server(),
       t.project,
@@ -258,6 +264,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       if (kind === "person") return fc.constant(String(fixtures.person));
       if (kind === "experiment") return fc.constant(String(fixtures.experiment));
       if (kind === "webhook") return fc.constant(String(fixtures.webhook));
+      if (kind === "scheduledChange") return fc.constant(String(fixtures.scheduledChange));
       // Event definitions, groups, event schemas and endpoints: by `id`, or as the `<kind>Id` an input refers to.
       for (const uuidKind of ["eventDefinition", "schemaPropertyGroup", "eventSchema", "endpoint"] as const) {
         if (kind === uuidKind || name === `${uuidKind}Id`) return fc.constant(fixtures[uuidKind]);
@@ -365,6 +372,7 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         endpoint: fixtures.endpoint,
         experiment: fixtures.experiment,
         webhook: fixtures.webhook,
+        scheduledChange: fixtures.scheduledChange,
       },
       node: "",
       key: freshKey,

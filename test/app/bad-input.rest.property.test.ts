@@ -46,6 +46,7 @@ import {
   createHoldout,
   createPropertyDefinition,
   createSavedMetric,
+  createScheduledChange,
   createSchemaPropertyGroup,
   createTenancy,
   createWebhook,
@@ -126,6 +127,8 @@ describeEachBackend("REST routes under generated bad input", (server) => {
   watchProcessFailures();
   let own: PathValues;
   let vocabulary: string[];
+  /** The flag the scheduled changes of the properties target (no write route changes it). */
+  let scheduledFlag: number;
   /** Per write route: whether it reads its body (false: it answers 405 or 501 whatever the body). */
   const readsBody = new Map<RestRoute, boolean>();
 
@@ -136,6 +139,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
   beforeAll(async () => {
     const s = server();
     const t = await createTenancy(s, "fuzz");
+    scheduledFlag = t.flag;
     const rich = await createRichFlag(t.project);
     own = {
       project_id: t.project,
@@ -153,6 +157,7 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         experiment_holdouts: t.holdout,
         experiment_saved_metrics: t.savedMetric,
         webhooks: t.webhook,
+        scheduled_changes: t.scheduledChange,
       },
       name: t.endpoint,
       version_number: 1,
@@ -219,6 +224,9 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         break;
       case "webhooks":
         ids.webhooks = await createWebhook(s, project);
+        break;
+      case "scheduled_changes":
+        ids.scheduled_changes = await createScheduledChange(s, project, scheduledFlag);
         break;
     }
     const name = route.path.includes(":name")

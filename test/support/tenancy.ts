@@ -63,6 +63,9 @@ export interface Tenancy {
   /** A webhook (disabled: fixtures deliver nothing) of the bootstrap project and one of `otherProject`. */
   webhook: number;
   otherWebhook: number;
+  /** A scheduled change (due in 2099: it never applies) of `flag`, and one of `otherFlag`. */
+  scheduledChange: number;
+  otherScheduledChange: number;
   /** Another organization the user is a member of (with no projects). */
   secondOrganization: string;
   /** An organization the user is not a member of. */
@@ -140,6 +143,8 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     otherSavedMetric: await savedMetric(otherProject, `${label} other metric`),
     webhook: await createWebhook(s, s.projectId),
     otherWebhook: await createWebhook(s, otherProject),
+    scheduledChange: await createScheduledChange(s, s.projectId, flag.id),
+    otherScheduledChange: await createScheduledChange(s, otherProject, otherFlag.id),
     secondOrganization: second.id,
     foreignOrganization: foreign.organizationId,
     foreignProject,
@@ -279,6 +284,23 @@ export async function createSavedMetric(s: TestServer, project: number, name: st
 export async function createWebhook(s: TestServer, project: number): Promise<number> {
   const created = await s.request("POST", `/api/projects/${project}/webhooks/`, {
     body: { url: "http://10.0.0.1/fixture", kinds: ["feature_flag.deleted"], enabled: false },
+  });
+  expect(created.status, created.text).toBe(201);
+  return created.body.id;
+}
+
+/**
+ * Creates a scheduled change of flag `flagId` through REST, turning it off in 2099 (so that it never
+ * applies during a test); returns its id.
+ */
+export async function createScheduledChange(s: TestServer, project: number, flagId: number): Promise<number> {
+  const created = await s.request("POST", `/api/projects/${project}/scheduled_changes/`, {
+    body: {
+      record_id: flagId,
+      model_name: "FeatureFlag",
+      payload: { operation: "update_status", value: false },
+      scheduled_at: "2099-01-01T00:00:00Z",
+    },
   });
   expect(created.status, created.text).toBe(201);
   return created.body.id;

@@ -8,14 +8,7 @@ import { parseIntegerObjectId, parseProjectOwnedLocalId, projectOwnedLocalId } f
 import { implementNode, projectOwnedLoader } from "../../graphql/node.js";
 import { UserRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import {
-  FLAG_PARTS,
-  type FlagColumn,
-  type FlagPart,
-  type FlagPartKey,
-  type FlagRecord,
-  type FlagRecordWith,
-} from "../feature-flags.queries.js";
+import { FLAG_PARTS, type FlagPart, type FlagPartKey, type FlagRecord } from "../feature-flags.queries.js";
 import { remoteConfigPayload } from "../rules/remote-config.js";
 import { isSimpleFlag, simpleRolloutPercentage } from "../rules/status.js";
 import { effectiveFilters } from "../rules/stored-filters.js";
@@ -26,26 +19,9 @@ import {
   FeatureFlagStatusEnum,
 } from "./enums.js";
 import { FiltersRef } from "./filters.type.js";
+import { FeatureFlagRef, type FlagView } from "./refs.js";
 
-/**
- * The parts whose fields are named after them and show them as read: the columns that are never
- * null, the users and the tag lists. Their fields need no resolver (graphql-jit reads them inline).
- */
-type InlinePart =
-  | { [C in FlagColumn]: null extends FlagRecord[C] ? never : C }[FlagColumn]
-  | "createdBy"
-  | "lastModifiedBy"
-  | "tags"
-  | "evaluationTags";
-
-/**
- * A flag as `FeatureFlag` resolves it: a whole record (single reads, nodes, mutations), or a page's
- * record with only the parts its selection shows (`flagPartsFor`). The inline parts are typed as
- * present: a page brings the part of every selected field named after one (a missing one would show
- * as null, which test/graphql/feature-flags.graphql.test.ts rules out field by field). Everything
- * else, and every part a computed field reads, goes through `part`, which fails on a missing one.
- */
-export type FlagView = FlagRecordWith<InlinePart> & Partial<Pick<FlagRecord, FlagPartKey>>;
+export { FeatureFlagRef, type FlagView };
 
 /**
  * The parts each computed `FeatureFlag` field reads (feature-flags.queries.ts `FlagPart`). A field
@@ -123,8 +99,8 @@ async function loadProjectDashboards(
   return keys.map((key) => found.get(key) ?? null);
 }
 
-/** The `FeatureFlag` object type. */
-export const FeatureFlagRef = builder.objectRef<FlagView>("FeatureFlag").implement({
+/** The `FeatureFlag` object type (its ref is ./refs.ts's). */
+builder.objectType(FeatureFlagRef, {
   description:
     "A feature flag of a project (PostHog's FeatureFlag, posthog-behavior.md §2.1–2.2). `key` is unique among " +
     "the project's non-deleted flags; every write bumps `version`.",
