@@ -2,7 +2,7 @@
  * The `{filters}` placeholder of a HogQLQuery (`filters: {properties, dateRange, filterTestAccounts}`,
  * PostHog `posthog/hogql/filters.py`) as SQL over an events row and its current person: the
  * property filters through the shared filter-to-SQL translation (src/lib/property-filters/to-sql.ts, PostHog's
- * null semantics), AND the date range (`date_from` inclusive, `date_to` inclusive; relative values
+ * null semantics), AND the date range (`date_from` inclusive, `date_to` exclusive, as filters.py compares them; relative values
  * such as `-7d` in the project's timezone; `all` or absent: unbounded). `filterTestAccounts` adds
  * nothing: projects here have no test-account filters configured. With nothing set it is TRUE.
  */
@@ -83,7 +83,7 @@ export async function prepareFilters(
     if (group)
       parts.push(toSql(group, { projectId, now, targets: { event, person }, cohorts, semantics: "query" }));
     if (fromSql) parts.push(Prisma.sql`${Prisma.raw(event)}.timestamp >= ${fromSql}`);
-    if (toSqlBound) parts.push(Prisma.sql`${Prisma.raw(event)}.timestamp <= ${toSqlBound}`);
+    if (toSqlBound) parts.push(Prisma.sql`${Prisma.raw(event)}.timestamp < ${toSqlBound}`);
     return parts.length === 0 ? Prisma.sql`TRUE` : Prisma.join(parts, " AND ");
   };
 }

@@ -337,6 +337,13 @@ describeEachBackend("HogQLQuery", (server) => {
           },
         }),
       ).toEqual([[3]]); // Paris midnight to Paris midnight: alice's 23:30Z on the 20th is the 21st there
+      // `date_to` is exclusive (posthog/hogql/filters.py: `timestamp < date_to`): the signup at 13:00 sharp is out.
+      const signups = (date_to: string) =>
+        rows("SELECT count() FROM events WHERE {filters} AND event = 'signup'", {
+          filters: { dateRange: { date_from: "2026-11-22", date_to } },
+        });
+      expect(await signups("2026-11-22T13:00:00")).toEqual([[0]]);
+      expect(await signups("2026-11-22T13:00:01")).toEqual([[1]]);
     });
   });
 
