@@ -33,8 +33,10 @@ import {
 } from "./composition.js";
 import type { Config, Limits } from "./config.js";
 import { dataAccessOf } from "./core/context.js";
+import { countedJob, watchQueueDepth } from "./core/jobs/job-metrics.js";
 import type { JobDeps, JobQueue } from "./core/jobs/jobs.js";
 import { startJobQueue } from "./core/jobs/start.js";
+import { watchPool } from "./core/pool-metrics.js";
 import { RateLimits } from "./core/rate-limit.js";
 import type { Services } from "./core/services.js";
 import type { Database } from "./db/database.js";
@@ -43,6 +45,7 @@ import { runWithSqlStats, type SqlStats, serverTiming } from "./db/sql-stats.js"
 import { registerGraphQLRoutes } from "./graphql/route.js";
 import { createGraphQLServer } from "./graphql/server.js";
 import { attachGraphQLWebSocket } from "./graphql/websocket.js";
+import { serveMetrics } from "./metrics-endpoint.js";
 import { registerBodyParsers } from "./rest/body-parsers.js";
 import { httpServerOptions, registerErrorHandlers } from "./rest/error-handlers.js";
 import { registerEventStreamRoutes } from "./rest/event-streams.js";
@@ -109,14 +112,16 @@ export function openApiDocument(routes: readonly RestRoute[]): OpenAPIObject {
  * which those jobs may use), before its owner closes the database.
  */
 async function startJobs(app: FastifyInstance, database: Database, config: Config, deps: JobDeps) {
-  const definitions = JOB_MODULES.flatMap((module) => module(deps));
+  const definitions = JOB_MODULES.flatMap((module) => module(deps)).map(countedJob);
   const jobs = await startJobQueue(database, definitions, config.jobs, app.log.child({ component: "jobs" }));
+  const unwatch = watchQueueDepth(jobs);
   app.log.info(
     { runner: jobs.kind, jobs: definitions.map((definition) => definition.name) },
     "job queue started",
   );
   app.decorate("jobs", jobs);
   app.addHook("onClose", async () => {
+    unwatch();
     await jobs.stop();
     await closeServices(deps.services);
   });
@@ -205,6 +210,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerBodyParsers(app, config.limits);
   registerErrorHandlers(app, config.limits);
+  serveMetrics(app, config.metrics, config.host);
+  const unwatchPool = watchPool(database.pool);
+  app.addHook("onClose", async () => unwatchPool());
 
   trackServedRoutes(app);
   app.decorateRequest("sqlStats", null as unknown as SqlStats);

@@ -74,6 +74,8 @@ const rateFromEnv = z.string().transform((text, ctx) => {
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_TOKEN: z.string().min(16, "Too short: at least 16 characters").optional(),
   HOST: z.string().min(1).default("127.0.0.1"),
   DATABASE_URL: z
     .string()
@@ -344,6 +346,12 @@ export interface Config {
   /** Grace period for in-flight requests on SIGTERM, in ms. */
   shutdownTimeoutMs: number;
   /**
+   * Where the Prometheus exposition (`GET /metrics`, src/core/metrics.ts) is served: on a port of
+   * its own (`METRICS_PORT`, on `HOST`; 0 picks a free one), and/or on the service's port behind
+   * `Authorization: Bearer <METRICS_TOKEN>` (at least 16 characters). Neither set: not served (404).
+   */
+  metrics: { port: number | undefined; token: string | undefined };
+  /**
    * How often flag calls (`$feature_flag_called` events) are rolled up into `last_called_at`, in ms
    * (default 30 minutes, PostHog's schedule; src/feature-flags/flag-calls.ts).
    */
@@ -427,6 +435,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    metrics: { port: e.METRICS_PORT, token: e.METRICS_TOKEN },
     flagCallRollupIntervalMs: e.FLAG_CALL_ROLLUP_INTERVAL_MS,
     skipCatalogueUpdates: e.SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP,
     materializationIntervalScale: e.ENDPOINT_MATERIALIZATION_INTERVAL_SCALE,

@@ -7,6 +7,7 @@
  * `NoContent`, for `navigator.sendBeacon`, whose answer nobody reads).
  */
 import type { SdkModule, SdkRoute } from "../sdk/routes.js";
+import { countCapturedEvents } from "./capture-metrics.js";
 
 const EVENT_PATHS = ["/e/", "/i/v0/e/", "/capture/", "/track/", "/engage/"] as const;
 
@@ -22,11 +23,12 @@ export const ingestionSdkRoutes: SdkModule = (services, limits) => {
         : "Capture events: one event, a list, or a batch, as PostHog's SDKs send them",
     bodyLimitBytes,
     handler: async ({ projectId, payload, query, path: routePath }) => {
-      await services.ingestion.capture(projectId, payload, {
+      const outcome = await services.ingestion.capture(projectId, payload, {
         path: routePath,
         query,
         maxJsonDepth: limits.maxJsonDepth,
       });
+      countCapturedEvents(outcome.received, outcome.stored);
       if (query.get("beacon") === "1" || query.get("beacon") === "true")
         return { status: 204, body: undefined };
       return { body: { status: "Ok" } };

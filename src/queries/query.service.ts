@@ -14,6 +14,7 @@ import type { ProjectAccess, ServiceContext } from "../core/context.js";
 import { TooManyRequestsError, ValidationError } from "../core/errors.js";
 import type { ServiceDeps } from "../core/services.js";
 import type { QueryKind, QueryResponse } from "./query-kinds.js";
+import { countedRun } from "./query-metrics.js";
 import { runReadOnly } from "./run-sql.js";
 
 declare module "../core/services.js" {
@@ -55,27 +56,29 @@ export function createQueryService(deps: ServiceDeps, kinds: readonly QueryKind[
         { attr: "kind" },
       );
     }
-    const running = inFlight.get(project.id) ?? 0;
-    if (running >= ctx.limits.queryMaxConcurrentPerProject) throw new TooManyRequestsError();
-    inFlight.set(project.id, running + 1);
-    const timeoutMs = options.timeoutMs ?? ctx.limits.queryTimeoutMs;
-    try {
-      return await kind.run(
-        {
-          ctx,
-          now: deps.now,
-          execute: (sql, timezone) =>
-            runReadOnly(ctx.db, sql, { timeoutMs, timezone, maxCost: ctx.limits.queryMaxCost }),
-        },
-        project,
-        query,
-        { limit: options.limit, offset: options.offset, timeoutMs },
-      );
-    } finally {
-      const left = (inFlight.get(project.id) ?? 1) - 1;
-      if (left <= 0) inFlight.delete(project.id);
-      else inFlight.set(project.id, left);
-    }
+    return countedRun(kind.kind, async () => {
+      const running = inFlight.get(project.id) ?? 0;
+      if (running >= ctx.limits.queryMaxConcurrentPerProject) throw new TooManyRequestsError();
+      inFlight.set(project.id, running + 1);
+      const timeoutMs = options.timeoutMs ?? ctx.limits.queryTimeoutMs;
+      try {
+        return await kind.run(
+          {
+            ctx,
+            now: deps.now,
+            execute: (sql, timezone) =>
+              runReadOnly(ctx.db, sql, { timeoutMs, timezone, maxCost: ctx.limits.queryMaxCost }),
+          },
+          project,
+          query,
+          { limit: options.limit, offset: options.offset, timeoutMs },
+        );
+      } finally {
+        const left = (inFlight.get(project.id) ?? 1) - 1;
+        if (left <= 0) inFlight.delete(project.id);
+        else inFlight.set(project.id, left);
+      }
+    });
   }
 
   return {

@@ -22,6 +22,7 @@ import type { FastifyBaseLogger } from "fastify";
 import FindMyWay from "find-my-way";
 import { levels } from "pino";
 import { andThen, type MaybePromise } from "../core/maybe-promise.js";
+import { observeHttpRequest } from "../core/metrics.js";
 import { runWithSqlStats, type SqlStats, serverTiming } from "../db/sql-stats.js";
 import { admit, checkQuery, type DoorDeps } from "./request-context.js";
 import type { RestReply, RestRoute } from "./route.js";
@@ -106,7 +107,7 @@ export class KnownAnswers {
     }
     if (!(outcome instanceof Promise) && (outcome.body === undefined || Buffer.isBuffer(outcome.body))) {
       this.answered++;
-      this.write(request, response, outcome as RestReply & { body: Buffer | undefined }, started);
+      this.write(request, response, route, outcome as RestReply & { body: Buffer | undefined }, started);
       return true;
     }
     const handed = Promise.resolve(outcome);
@@ -140,6 +141,7 @@ export class KnownAnswers {
   private write(
     request: IncomingMessage,
     response: ServerResponse,
+    route: RestRoute,
     reply: RestReply & { body: Buffer | undefined },
     started: number,
   ): void {
@@ -151,6 +153,7 @@ export class KnownAnswers {
     headers["server-timing"] = NO_STATEMENTS;
     if (reply.body) headers["content-length"] = reply.body.length;
     response.writeHead(status, headers).end(reply.body);
+    observeHttpRequest(route.path, "GET", status, performance.now() - started);
     if ((levels.values[this.log.level] ?? Number.POSITIVE_INFINITY) <= levels.values["info"]!) {
       const log = this.log.child({ reqId: requestId });
       log.info(

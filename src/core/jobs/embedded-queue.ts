@@ -22,9 +22,11 @@ import {
   definitionsByName,
   type EnqueueOptions,
   InProcessRuns,
+  type JobCounts,
   type JobDefinition,
   type JobLogger,
   type JobQueue,
+  jobCountsSql,
   parsePayload,
   runAtOf,
   scheduleKey,
@@ -222,6 +224,10 @@ export async function startEmbeddedQueue(options: EmbeddedQueueOptions): Promise
   return {
     kind: "embedded",
     enqueue,
+    async counts() {
+      const [counts] = await autocommit.rows<JobCounts>(Prisma.raw(jobCountsSql("job_queue")));
+      return counts ?? { due: 0, scheduled: 0, running: 0 };
+    },
     async runNow(name, payload) {
       if (stopped) throw new Error(`the job queue is stopped: ${name} cannot run`);
       const definition = definitionOf(name);

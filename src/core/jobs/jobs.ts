@@ -103,6 +103,28 @@ export interface JobQueue {
   runNow(name: string, payload?: unknown): Promise<unknown>;
   /** Stops taking jobs and waits for those in progress; idempotent. */
   stop(): Promise<void>;
+  /** How many jobs the queue holds now (every process's, on PostgreSQL), by state (the metrics' queue depth). */
+  counts(): Promise<JobCounts>;
+}
+
+/**
+ * A queue's jobs by state: `due` (waiting, their time come), `scheduled` (waiting for a later
+ * time: a delayed job, a schedule's next run, a retry's back-off), `running` (taken by a worker).
+ * Jobs given up (out of attempts) are in none.
+ */
+export interface JobCounts {
+  due: number;
+  scheduled: number;
+  running: number;
+}
+
+/** The statement that counts `table`'s jobs by state (both runners' tables have these columns). */
+export function jobCountsSql(table: string): string {
+  return `SELECT
+    count(*) FILTER (WHERE locked_at IS NULL AND run_at <= now())::int AS due,
+    count(*) FILTER (WHERE locked_at IS NULL AND run_at > now())::int AS scheduled,
+    count(*) FILTER (WHERE locked_at IS NOT NULL)::int AS running
+    FROM ${table} WHERE attempts < max_attempts OR locked_at IS NOT NULL`;
 }
 
 /** What a domain's jobs are built from: the services, the database's transactions, the configuration. */

@@ -18,9 +18,11 @@ import {
   definitionsByName,
   type EnqueueOptions,
   InProcessRuns,
+  type JobCounts,
   type JobDefinition,
   type JobLogger,
   type JobQueue,
+  jobCountsSql,
   parsePayload,
   runAtOf,
   scheduleKey,
@@ -225,6 +227,10 @@ export async function startPostgresQueue(options: PostgresQueueOptions): Promise
   return {
     kind: "postgres",
     enqueue,
+    async counts() {
+      const { rows } = await pool.query<JobCounts>(jobCountsSql("graphile_worker.jobs"));
+      return rows[0] ?? { due: 0, scheduled: 0, running: 0 };
+    },
     async runNow(name, payload) {
       if (stopped) throw new Error(`the job queue is stopped: ${name} cannot run`);
       const definition = definitionOf(name);

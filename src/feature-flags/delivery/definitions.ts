@@ -36,6 +36,7 @@ import type {
 import { flagCohortIds, type InliningCohort, UnreadableFlagError } from "../rules/cohort-inlining.js";
 import { effectiveFilters } from "../rules/stored-filters.js";
 import { type DefinitionRows, readDefinitionRows } from "./definitions.queries.js";
+import { countDefinitionsRead } from "./delivery-metrics.js";
 import { localEvaluationBody } from "./local-evaluation.js";
 
 /** Flag definitions per project revision, cached per process. */
@@ -195,7 +196,11 @@ export function createFlagDefinitionsService(deps: ServiceDeps): FlagDefinitions
 
   const atRevision = (projectId: number, revision: bigint): Promise<ProjectDefinitions> => {
     const cached = cache.get(projectId);
-    if (cached && cached.revision >= revision) return cached.loaded;
+    if (cached && cached.revision >= revision) {
+      countDefinitionsRead(true);
+      return cached.loaded;
+    }
+    countDefinitionsRead(false);
     const loaded = readDefinitionRows(data().reader, projectId).then((rows) =>
       buildProjectDefinitions(projectId, revision, rows),
     );
@@ -222,8 +227,10 @@ export function createFlagDefinitionsService(deps: ServiceDeps): FlagDefinitions
     localEvaluation(ctx, projectId, sendCohorts) {
       return andThen(authorizeProject(ctx, projectId, "feature_flag:read"), (project) => {
         const cached = cache.get(projectId);
-        if (cached?.value && cached.revision >= project.revision)
+        if (cached?.value && cached.revision >= project.revision) {
+          countDefinitionsRead(true);
           return cached.value.localEvaluation(sendCohorts);
+        }
         return atRevision(projectId, project.revision).then((loaded) => loaded.localEvaluation(sendCohorts));
       });
     },

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { SdkModule, SdkReply, SdkRequest, SdkRoute } from "../../sdk/routes.js";
+import { countFlagRequest, evaluatedCount } from "./delivery-metrics.js";
 import { type FlagsResponseShape, flagsResponseBody, responseShape } from "./flags-response.js";
 import { flagsConfig, remoteConfig, remoteConfigScript } from "./remote-config.js";
 
@@ -62,6 +63,7 @@ export const flagsSdkRoutes: SdkModule = (services, limits) => {
     if (outcome.loadError !== null) {
       request.log.error({ err: outcome.loadError }, "flag evaluation could not read stored data");
     }
+    countFlagRequest("remote", evaluatedCount(outcome.results));
     return {
       body: flagsResponseBody(shape, {
         results: outcome.results,

@@ -24,6 +24,7 @@ import type { RestModule, RestReply, RestRoute } from "../../rest/route.js";
 import { pathId } from "../../rest/routes.js";
 import type { LocalEvaluationBytes } from "../evaluation/project-definitions.js";
 import { minimalFlagSchema } from "../feature-flags.responses.js";
+import { countFlagRequest } from "./delivery-metrics.js";
 
 /** What PostHog sends with the payload and its 304s (rust/feature-flags flag_definitions.rs). */
 const CACHE_CONTROL = "private, must-revalidate";
@@ -64,6 +65,7 @@ function bareTag(value: string): string {
 
 /** The 200 or 304 answer of `payload` to a request with `headers`. */
 function answer(payload: LocalEvaluationBytes, ifNoneMatch: string | undefined): RestReply {
+  countFlagRequest("local");
   const headers = { ETag: payload.etag, "Cache-Control": CACHE_CONTROL };
   if (ifNoneMatch !== undefined && bareTag(ifNoneMatch) === bareTag(payload.etag)) {
     return { status: 304, body: undefined, headers };

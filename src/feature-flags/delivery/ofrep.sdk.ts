@@ -16,6 +16,7 @@
  */
 import fresh from "fresh";
 import type { SdkModule, SdkReply, SdkRequest, SdkRoute } from "../../sdk/routes.js";
+import { countFlagRequest, evaluatedCount } from "./delivery-metrics.js";
 import { bulkEtag, flagNotFound, ofrepErrorReply, ofrepResult } from "./ofrep.js";
 
 /** The OFREP routes of the SDK door. */
@@ -33,6 +34,7 @@ export const ofrepSdkRoutes: SdkModule = (services, limits) => {
     if (outcome.loadError !== null) {
       request.log.error({ err: outcome.loadError }, "flag evaluation could not read stored data");
     }
+    countFlagRequest("ofrep", evaluatedCount(outcome.results));
     return outcome;
   };
 

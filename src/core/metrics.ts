@@ -1,0 +1,79 @@
+/**
+ * The process's Prometheus metrics (prom-client), served at `/metrics` (src/app.ts): one registry
+ * for the process, on which every module defines its own metrics where the thing it counts happens
+ * (`metricsRegistry`), as prom-client's metrics are meant to be declared. Core defines the ones that
+ * belong to no domain: HTTP requests by route template, method and status with their latency
+ * (`observeHttpRequest`), the event loop's utilisation, and Node's process metrics (prom-client's
+ * `collectDefaultMetrics`: CPU, memory, heap, handles, GC, event-loop lag), started once per process
+ * (`startProcessMetrics`).
+ *
+ * Names follow Prometheus's conventions: base units (seconds, bytes), `_total` on counters, the
+ * `signalbox_` prefix on ours. Label values are bounded: route templates (never raw URLs), methods,
+ * status codes, the names of our own jobs and limits.
+ */
+import { performance } from "node:perf_hooks";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/** The registry every module's metrics are defined on. */
+export const metricsRegistry = new Registry();
+
+/** The content type of the exposition (`GET /metrics`), Prometheus's text format 0.0.4. */
+export const METRICS_CONTENT_TYPE = metricsRegistry.contentType;
+
+/** The route label of a request that matched no route (a 404): raw URLs never become labels. */
+export const UNMATCHED_ROUTE = "unmatched";
+
+const httpRequests = new Counter({
+  name: "signalbox_http_requests_total",
+  help: "HTTP requests answered, by route template, method and status code.",
+  labelNames: ["route", "method", "status"] as const,
+  registers: [metricsRegistry],
+});
+
+const httpDuration = new Histogram({
+  name: "signalbox_http_request_duration_seconds",
+  help: "Time from a request's arrival to its answer, in seconds, by route template, method and status code.",
+  labelNames: ["route", "method", "status"] as const,
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+/**
+ * Counts one answered request and its latency. `route` is the route's template (`/api/projects/:project_id/feature_flags/`),
+ * `UNMATCHED_ROUTE` for none; `durationMs` in ms.
+ */
+export function observeHttpRequest(route: string, method: string, status: number, durationMs: number): void {
+  const labels = { route, method, status: String(status) };
+  httpRequests.inc(labels);
+  httpDuration.observe(labels, durationMs / 1000);
+}
+
+let processMetricsStarted = false;
+
+/**
+ * Starts the process-wide metrics once (later calls do nothing): Node's default metrics with the
+ * `signalbox_` prefix left off (their conventional names: `process_cpu_seconds_total`,
+ * `nodejs_eventloop_lag_seconds`, ...), and `nodejs_eventloop_utilization_ratio`, the share of
+ * time the event loop was busy since the previous scrape (0 to 1).
+ */
+export function startProcessMetrics(): void {
+  if (processMetricsStarted) return;
+  processMetricsStarted = true;
+  collectDefaultMetrics({ register: metricsRegistry });
+  let last = performance.eventLoopUtilization();
+  new Gauge({
+    name: "nodejs_eventloop_utilization_ratio",
+    help: "Share of time the event loop was busy (0 to 1) since the previous scrape.",
+    registers: [metricsRegistry],
+    collect() {
+      const now = performance.eventLoopUtilization();
+      this.set(performance.eventLoopUtilization(now, last).utilization);
+      last = now;
+    },
+  });
+}
+
+/** The exposition of every metric, in Prometheus's text format (`METRICS_CONTENT_TYPE`). */
+export function metricsText(): Promise<string> {
+  return metricsRegistry.metrics();
+}
