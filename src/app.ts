@@ -55,6 +55,7 @@ import type { RestRoute } from "./rest/route.js";
 import { registerRestRoutes } from "./rest/routes.js";
 import { registerSdkRoutes, type SdkRoute } from "./sdk/routes.js";
 import { trackServedRoutes } from "./served-routes.js";
+import { buildInfo } from "./version.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -185,6 +186,25 @@ function idleConnectionSweeper(server: http.Server): () => void {
   };
 }
 
+/** Paths whose requests are logged at `debug`: probes and scrapes, which come every few seconds. */
+const QUIET_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"]);
+
+/**
+ * Logs each answered request in one line, "request completed" with the request (core/logger.ts's
+ * `req` serializer: the URL's credentials redacted), its status and its time in ms, at `info`
+ * (`QUIET_PATHS` at `debug`). Requests answered before routing log themselves (rest/known-answers.ts).
+ */
+function logRequests(app: FastifyInstance): void {
+  app.addHook("onResponse", (request, reply, done) => {
+    const quiet = QUIET_PATHS.has(request.routeOptions.url ?? "");
+    request.log[quiet ? "debug" : "info"](
+      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      "request completed",
+    );
+    done();
+  });
+}
+
 /** Builds the HTTP app (not yet listening). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database, logger } = options;
@@ -205,11 +225,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    // One line a request, written when it is answered (logRequests below), not fastify's two.
+    disableRequestLogging: true,
     ...serverOptions,
     routerOptions: { ignoreTrailingSlash: true, ...serverOptions.routerOptions },
   });
   registerBodyParsers(app, config.limits);
   registerErrorHandlers(app, config.limits);
+  logRequests(app);
   serveMetrics(app, config.metrics, config.host);
   const unwatchPool = watchPool(database.pool);
   app.addHook("onClose", async () => unwatchPool());
@@ -259,7 +282,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, payload);
   });
 
-  app.get("/healthz", async () => ({ status: "ok" }));
+  const { version, commit } = buildInfo();
+  app.get("/healthz", async () => ({ status: "ok", version, commit }));
   app.get("/readyz", async (_request, reply) => {
     const readiness = await checkReadiness(database.prisma, expectedMigrations);
     return reply

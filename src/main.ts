@@ -5,24 +5,25 @@
  * with DATABASE_URL, PostgreSQL (migrated by `signalbox migrate`). Configuration: src/config.ts.
  */
 import { Command, InvalidArgumentError } from "commander";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import { buildApp } from "./app.js";
 import { type AdminCommand, type AdminResult, runAdminCommand } from "./cli/admin-commands.js";
 import { AdminCommandError, listenAdminSocket, sendAdminCommand } from "./cli/admin-socket.js";
 import { type Config, loadConfig } from "./config.js";
 import { DomainError } from "./core/errors.js";
 import { migrateJobQueue } from "./core/jobs/postgres-queue.js";
-import { createLogger } from "./core/logger.js";
+import { createLogger, logDestination } from "./core/logger.js";
 import { DataDirectoryLockedError } from "./db/data-dir-lock.js";
 import { type Database, type DatabaseSource, openDatabase } from "./db/database.js";
 import { applyMigrations, migrationStatus } from "./db/migrations.js";
+import { buildInfo } from "./version.js";
 
 /** An error the CLI reports as one line, without a stack. */
 class CliError extends Error {}
 
 /** The process's logger (core/logger.ts: no credential in any line) on stdout, or stderr for CLI commands. */
 function logger(config: Config, toStderr: boolean): Logger {
-  return createLogger(config.logLevel, pino.destination(toStderr ? 2 : 1));
+  return createLogger(config.logLevel, logDestination(toStderr ? 2 : 1));
 }
 
 /** The configured database: PostgreSQL at `DATABASE_URL`, else the embedded one in `DATA_DIR`. */
@@ -72,7 +73,7 @@ async function serve(): Promise<void> {
   // The embedded database admits only this process: CLI commands reach it through the admin socket.
   const closeAdminSocket =
     database.kind === "embedded" ? await listenAdminSocket(config.dataDir, database.prisma) : null;
-  log.info({ database: database.description, graphql: "/graphql" }, "signalbox serving");
+  log.info({ ...buildInfo(), database: database.description, graphql: "/graphql" }, "signalbox serving");
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -11,7 +11,9 @@
  *   or secret this service issues or reads (`phx_…`, `pha_…`, `phc_…`, `whsec_…`), wherever it
  *   is: a message, an error's text or stack, an ORM error quoting its call's arguments.
  */
+import tty from "node:tty";
 import pino, { type DestinationStream, type Logger } from "pino";
+import pretty from "pino-pretty";
 
 /** What a redacted value reads as. */
 const CENSOR = "[Redacted]";
@@ -77,14 +79,17 @@ interface LoggedRequest {
 }
 
 /**
- * The process's logger at `level`, writing to `destination` (see the module comment). fastify
- * takes its `req` serializer over its own, and child loggers inherit all three layers.
+ * The process's logger at `level`, writing to `destination` (see the module comment): one JSON
+ * object a line, its `time` in ISO 8601 (UTC) and its `level` by name (`info`, `error`, ...).
+ * fastify takes its `req` serializer over its own, and child loggers inherit all three layers.
  */
 export function createLogger(level: string, destination: DestinationStream): Logger {
   return pino(
     {
       level,
       base: { service: "signalbox" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACT_PATHS, censor: CENSOR },
       serializers: {
         req: (request: LoggedRequest) => ({
@@ -99,4 +104,21 @@ export function createLogger(level: string, destination: DestinationStream): Log
     },
     destination,
   );
+}
+
+/**
+ * The destination of the process's log on file descriptor `fd` (1 stdout, 2 stderr): pino-pretty's
+ * readable lines (colours, local times, the fields indented below) when it is a terminal, JSON lines
+ * otherwise. The redaction layers run before either (they see the JSON line).
+ */
+export function logDestination(fd: 1 | 2): DestinationStream {
+  if (!tty.isatty(fd)) return pino.destination(fd);
+  return pretty({
+    destination: fd,
+    // Written as it is logged, so the lines before a process.exit() are all on the terminal.
+    sync: true,
+    colorize: true,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: "pid,hostname,service",
+  });
 }

@@ -13,7 +13,7 @@
  * here handed over (`takeOver`): fastify's handler answers it, errors in PostHog's shape included,
  * and nothing runs twice (no second key lookup, rate-limit count or load). A request with a body
  * is left to fastify untouched (its `personal_api_key` field would be a credential).
- * Logged as fastify logs a request ("incoming request", "request completed" at `info`), with the
+ * Logged as the app logs a request (one "request completed" line at `info`: src/app.ts), with the
  * socket's peer as `remoteAddress` (fastify's `trustProxy` resolution is not repeated here).
  */
 import { randomUUID } from "node:crypto";
@@ -155,22 +155,18 @@ export class KnownAnswers {
     response.writeHead(status, headers).end(reply.body);
     observeHttpRequest(route.path, "GET", status, performance.now() - started);
     if ((levels.values[this.log.level] ?? Number.POSITIVE_INFINITY) <= levels.values["info"]!) {
-      const log = this.log.child({ reqId: requestId });
-      log.info(
+      this.log.child({ reqId: requestId }).info(
         {
           req: {
             method: request.method,
             url: request.url,
-            headers: request.headers,
             host: request.headers.host,
             ip: request.socket.remoteAddress,
             socket: request.socket,
           },
+          res: { statusCode: status },
+          responseTime: performance.now() - started,
         },
-        "incoming request",
-      );
-      log.info(
-        { res: { statusCode: status }, responseTime: performance.now() - started },
         "request completed",
       );
     }

@@ -2,10 +2,10 @@ import { expect, it } from "vitest";
 import { describeEachBackend } from "../support/server.js";
 
 describeEachBackend("operability", (server) => {
-  it("answers /healthz while the process is up", async () => {
+  it("answers /healthz while the process is up, naming its version and commit", async () => {
     const response = await server().request("GET", "/healthz", { key: null });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: "ok" });
+    expect(response.body).toMatchObject({ status: "ok", version: expect.any(String) });
   });
 
   it("answers /readyz when the database answers and every migration is applied", async () => {

@@ -76,7 +76,7 @@ describe("signalbox serve after a SIGKILL on the embedded database", () => {
 
     const second = serve();
     const port = await second.listening;
-    const takeover = logRecords(second).find((record) => record.level === 40 && "deadPid" in record);
+    const takeover = logRecords(second).find((record) => record.level === "warn" && "deadPid" in record);
     expect(takeover).toMatchObject({ deadPid: first.child.pid, dataDir });
     const flags = await (await get(port, flagsPath)).json();
     expect(flags.results.map((flag: { key: string }) => flag.key)).toEqual(["survives-a-crash"]);

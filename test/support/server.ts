@@ -173,7 +173,10 @@ export async function startTestServer(
       for (const line of String(chunk).split("\n").filter(Boolean)) {
         logLines.push(line);
         const record = JSON.parse(line) as Record<string, unknown>;
-        if ((record["level"] as number) >= pino.levels.values["error"]!) errorLogs.push(record);
+        // Levels are written by name (core/logger.ts).
+        if ((pino.levels.values[record["level"] as string] ?? 0) >= pino.levels.values["error"]!) {
+          errorLogs.push(record);
+        }
       }
       done();
     },
