@@ -15,8 +15,10 @@ import type { Socket } from "node:net";
 import fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
+  LogController,
 } from "fastify";
 import type { OpenAPIObject } from "openapi3-ts/oas31";
 import type { Logger } from "pino";
@@ -190,19 +192,25 @@ function idleConnectionSweeper(server: http.Server): () => void {
 const QUIET_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /**
- * Logs each answered request in one line, "request completed" with the request (core/logger.ts's
- * `req` serializer: the URL's credentials redacted), its status and its time in ms, at `info`
- * (`QUIET_PATHS` at `debug`). Requests answered before routing log themselves (rest/known-answers.ts).
+ * fastify's request log lines, one a request: nothing when it arrives, and when it is answered
+ * "request completed" with the request (core/logger.ts's `req` serializer: the URL's credentials
+ * redacted), its status and its time in ms, at `info` (`QUIET_PATHS` at `debug`), or "request
+ * errored" at `error` when its answer failed. Requests answered before routing log the same line
+ * themselves (rest/known-answers.ts).
  */
-function logRequests(app: FastifyInstance): void {
-  app.addHook("onResponse", (request, reply, done) => {
-    const quiet = QUIET_PATHS.has(request.routeOptions.url ?? "");
-    request.log[quiet ? "debug" : "info"](
-      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
-      "request completed",
-    );
-    done();
-  });
+class RequestLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+    if (error) request.log.error({ ...line, err: error }, "request errored");
+    else if (QUIET_PATHS.has(request.routeOptions.url ?? "")) request.log.debug(line, "request completed");
+    else request.log.info(line, "request completed");
+  }
 }
 
 /** Builds the HTTP app (not yet listening). */
@@ -225,14 +233,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     return503OnClosing: true,
-    // One line a request, written when it is answered (logRequests below), not fastify's two.
-    disableRequestLogging: true,
+    logController: new RequestLogController(),
     ...serverOptions,
     routerOptions: { ignoreTrailingSlash: true, ...serverOptions.routerOptions },
   });
   registerBodyParsers(app, config.limits);
   registerErrorHandlers(app, config.limits);
-  logRequests(app);
   serveMetrics(app, config.metrics, config.host);
   const unwatchPool = watchPool(database.pool);
   app.addHook("onClose", async () => unwatchPool());
