@@ -9,12 +9,8 @@ import { FormBody } from "../core/form-body.js";
 import { activityRoutes } from "../rest/activity-routes.js";
 import { drfDateTime } from "../rest/date-time.js";
 import { forbiddenDestroyRoute } from "../rest/forbidden-destroy.js";
-import {
-  offsetPageBody,
-  offsetPageLinks,
-  offsetPageQuerySchema,
-  parseOffsetPage,
-} from "../rest/pagination.js";
+import { offsetListRoute } from "../rest/list-route.js";
+import { offsetPageLinks, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import type { MemberRecord } from "./cohorts.queries.js";
@@ -79,26 +75,17 @@ export const cohortRoutes: RestModule = (services, limits) => {
     }),
   });
   return [
-    {
-      method: "GET",
+    offsetListRoute(limits, {
       path: BASE,
       summary:
         "List the project's cohorts without soft-deleted ones, newest first: filters, limit/offset pages.",
       scopes: ["cohort:read"],
-      request: { query: cohortListQuerySchema },
-      responses: { 200: cohortPageSchema },
-      handler: async ({ params, query, url, ctx }) => {
-        const page = parseOffsetPage(query, limits);
-        return {
-          body: offsetPageBody(
-            url,
-            page,
-            await cohorts.list(ctx, pathId(params, "project_id"), Object.fromEntries(query), page),
-            serializeCohort,
-          ),
-        };
-      },
-    },
+      query: cohortListQuerySchema,
+      pageSchema: cohortPageSchema,
+      load: ({ ctx, projectId, query }, page) =>
+        cohorts.list(ctx, projectId, Object.fromEntries(query), page),
+      serialize: serializeCohort,
+    }),
     {
       method: "POST",
       path: BASE,

@@ -6,8 +6,9 @@
  * Dashboard writes (POST, PATCH, PUT, DELETE on `dashboards/`) are not built: they answer 501 with the reason.
  */
 import { errorBodySchema } from "../core/error-body.js";
+import { offsetListRoute } from "../rest/list-route.js";
 import { type NotBuiltOperation, notBuiltRoutes } from "../rest/not-built.js";
-import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { offsetPageQuerySchema } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import {
@@ -34,25 +35,15 @@ const NOT_BUILT: readonly NotBuiltOperation[] = [
 export const dashboardRoutes: RestModule = (services, limits) => {
   const dashboards = services.dashboards;
   return [
-    {
-      method: "GET",
+    offsetListRoute(limits, {
       path: BASE,
       summary: "List the project's dashboards without soft-deleted ones, oldest first: limit/offset pages.",
       scopes: ["dashboard:read"],
-      request: { query: offsetPageQuerySchema },
-      responses: { 200: dashboardPageSchema },
-      handler: async ({ params, query, url, ctx }) => {
-        const page = parseOffsetPage(query, limits);
-        return {
-          body: offsetPageBody(
-            url,
-            page,
-            await dashboards.list(ctx, pathId(params, "project_id"), page),
-            serializeDashboardBasic,
-          ),
-        };
-      },
-    },
+      query: offsetPageQuerySchema,
+      pageSchema: dashboardPageSchema,
+      load: ({ ctx, projectId }, page) => dashboards.list(ctx, projectId, page),
+      serialize: serializeDashboardBasic,
+    }),
     {
       method: "GET",
       path: `${BASE}:id/`,

@@ -3,14 +3,16 @@
  * PropertyDefinitionViewSet: list, retrieve, update, partial update, destroy): the door half of the
  * definitions' shared base, used by event-definitions.rest.ts and
  * property-definitions/property-definitions.rest.ts. Each kind gives its path, scopes, schemas,
- * serialiser, service, summaries and how it reads a list's page and filters from the query; what
- * only one kind has (create, `by_name`, code, metrics, `seen_together`) stays in its own route table.
+ * serialiser, service, summaries and how it reads a list's filters (and its page, when stricter than
+ * DRF's) from the query; what only one kind has (create, `by_name`, code, metrics, `seen_together`)
+ * stays in its own route table.
  */
 import { z } from "zod";
+import type { Limits } from "../config.js";
 import type { Scope } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
 import type { OffsetPage } from "../core/paging.js";
-import { offsetPageBody } from "../rest/pagination.js";
+import { offsetListRoute } from "../rest/list-route.js";
 import type { RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 
@@ -43,8 +45,8 @@ export interface DefinitionRoutes<R> {
   /** The list's summary and query parameters (for the OpenAPI document). */
   listSummary: string;
   listQuery: z.ZodObject;
-  /** The list's page from the query (`limit`, `offset`; strict or lenient as the kind's viewset is). */
-  page(query: URLSearchParams, ctx: ServiceContext): OffsetPage;
+  /** The list's page from the query, for a kind stricter than DRF's default (`parseOffsetPage`'s). */
+  page?(query: URLSearchParams, ctx: ServiceContext): OffsetPage;
   /** The list's filters from the query, under PostHog's names, for the service to parse. */
   filters(query: URLSearchParams): Record<string, unknown>;
   /** The update's body schema (PATCH and PUT alike: absent fields keep their value) and summary. */
@@ -53,21 +55,24 @@ export interface DefinitionRoutes<R> {
   deleteSummary: string;
 }
 
-/** `GET <base>`: one page of the project's definitions with DRF's `{count, next, previous, results}`. */
-export function definitionListRoute<R>(kind: DefinitionRoutes<R>): RestRoute {
-  return {
-    method: "GET",
+/**
+ * `GET <base>`: one page of the project's definitions with DRF's `{count, next, previous, results}`,
+ * `limit` clamped to `limits.maxPageSize`.
+ */
+export function definitionListRoute<R>(
+  kind: DefinitionRoutes<R>,
+  limits: Pick<Limits, "maxPageSize">,
+): RestRoute {
+  return offsetListRoute(limits, {
     path: kind.base,
     summary: kind.listSummary,
     scopes: [kind.read],
-    request: { query: kind.listQuery },
-    responses: { 200: kind.pageSchema },
-    handler: async ({ params, query, url, ctx }) => {
-      const page = kind.page(query, ctx);
-      const found = await kind.service.list(ctx, pathId(params, "project_id"), kind.filters(query), page);
-      return { body: offsetPageBody(url, page, found, kind.serialize) };
-    },
-  };
+    query: kind.listQuery,
+    pageSchema: kind.pageSchema,
+    page: kind.page,
+    load: ({ ctx, projectId, query }, page) => kind.service.list(ctx, projectId, kind.filters(query), page),
+    serialize: kind.serialize,
+  });
 }
 
 /**

@@ -108,7 +108,7 @@ export const eventDefinitionRoutes: RestModule = (services, limits) => {
     deleteSummary: "Delete an event definition for good (capture recreates it when it sees the name again).",
   };
   return [
-    definitionListRoute(kind),
+    definitionListRoute(kind, limits),
     {
       method: "POST",
       path: BASE,

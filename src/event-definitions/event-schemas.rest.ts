@@ -5,7 +5,8 @@
  * destroy): request parsing and PostHog's shapes. Behaviour lives in event-schemas.service.ts.
  */
 import { z } from "zod";
-import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { offsetListRoute } from "../rest/list-route.js";
+import { offsetPageQuerySchema } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import {
@@ -57,25 +58,15 @@ export const eventSchemaRoutes: RestModule = (services, limits) => {
     },
   });
   return [
-    {
-      method: "GET",
+    offsetListRoute(limits, {
       path: GROUPS,
       summary: "List the project's schema property groups by name, each with its properties and events.",
       scopes: ["event_definition:read"],
-      request: { query: offsetPageQuerySchema },
-      responses: { 200: schemaPropertyGroupPageSchema },
-      handler: async ({ params, query, url, ctx }) => {
-        const page = parseOffsetPage(query, limits);
-        return {
-          body: offsetPageBody(
-            url,
-            page,
-            await schemas.listGroups(ctx, pathId(params, "project_id"), page),
-            serializeSchemaPropertyGroup,
-          ),
-        };
-      },
-    },
+      query: offsetPageQuerySchema,
+      pageSchema: schemaPropertyGroupPageSchema,
+      load: ({ ctx, projectId }, page) => schemas.listGroups(ctx, projectId, page),
+      serialize: serializeSchemaPropertyGroup,
+    }),
     {
       method: "POST",
       path: GROUPS,
@@ -117,32 +108,23 @@ export const eventSchemaRoutes: RestModule = (services, limits) => {
         return { status: 204, body: undefined };
       },
     },
-    {
-      method: "GET",
+    offsetListRoute(limits, {
       path: EVENT_SCHEMAS,
       summary: "List the project's event schemas (event definition and property group), newest first.",
       scopes: ["event_definition:read"],
-      request: {
-        query: offsetPageQuerySchema.extend({
-          event_definition: z.string().optional().describe("Only this event definition's (its UUID)."),
-        }),
-      },
-      responses: { 200: eventSchemaPageSchema },
-      handler: async ({ params, query, url, ctx }) => {
-        const page = parseOffsetPage(query, limits);
-        const filters = query.has("event_definition")
-          ? { event_definition: query.get("event_definition") }
-          : {};
-        return {
-          body: offsetPageBody(
-            url,
-            page,
-            await schemas.listEventSchemas(ctx, pathId(params, "project_id"), filters, page),
-            serializeEventSchema,
-          ),
-        };
-      },
-    },
+      query: offsetPageQuerySchema.extend({
+        event_definition: z.string().optional().describe("Only this event definition's (its UUID)."),
+      }),
+      pageSchema: eventSchemaPageSchema,
+      load: ({ ctx, projectId, query }, page) =>
+        schemas.listEventSchemas(
+          ctx,
+          projectId,
+          query.has("event_definition") ? { event_definition: query.get("event_definition") } : {},
+          page,
+        ),
+      serialize: serializeEventSchema,
+    }),
     {
       method: "POST",
       path: EVENT_SCHEMAS,

@@ -6,11 +6,15 @@
  */
 import { z } from "zod";
 import { cohortSchema, serializeCohort } from "../cohorts/cohorts.responses.js";
+import type { ServiceContext } from "../core/context.js";
 import { errorBodySchema } from "../core/error-body.js";
+import type { OffsetPage } from "../core/paging.js";
 import { featureFlagSchema, serializeFlag } from "../feature-flags/feature-flags.responses.js";
+import { type CrudService, crudRoutes } from "../rest/crud-routes.js";
 import { drfDateTime } from "../rest/date-time.js";
 import { forbiddenDestroyRoute } from "../rest/forbidden-destroy.js";
-import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { offsetListRoute } from "../rest/list-route.js";
+import { offsetPageQuerySchema } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import {
@@ -144,118 +148,60 @@ export const experimentRoutes: RestModule = (services, limits) => {
   const flags = services.featureFlags;
   const project = (params: Record<string, string>) => pathId(params, "project_id");
   const id = (params: Record<string, string>) => pathId(params, "id");
-  const crud = (
+  /** A holdout's or saved metric's routes: its list, then `crudRoutes`', summaries named by `noun`. */
+  const objectRoutes = <R>(
     base: string,
     noun: string,
     scope: "experiment_holdout" | "experiment_saved_metric",
-    schema: z.ZodType,
-    page: z.ZodType,
-    body: z.ZodType,
-    ops: {
-      list: (
-        ctx: Parameters<RestRoute["handler"]>[0]["ctx"],
-        p: number,
-        pg: { limit: number; offset: number },
-      ) => Promise<{
-        count: number;
-        results: unknown[];
-      }>;
-      get: (ctx: Parameters<RestRoute["handler"]>[0]["ctx"], p: number, id: number) => Promise<unknown>;
-      create: (ctx: Parameters<RestRoute["handler"]>[0]["ctx"], p: number, body: unknown) => Promise<unknown>;
-      update: (
-        ctx: Parameters<RestRoute["handler"]>[0]["ctx"],
-        p: number,
-        id: number,
-        body: unknown,
-        partial: boolean,
-      ) => Promise<unknown>;
-      remove: (ctx: Parameters<RestRoute["handler"]>[0]["ctx"], p: number, id: number) => Promise<void>;
-      serialize: (record: never) => unknown;
+    schemas: { record: z.ZodType; page: z.ZodType; body: z.ZodType },
+    service: CrudService<R, R> & {
+      list(
+        ctx: ServiceContext,
+        projectId: number,
+        page: OffsetPage,
+      ): Promise<{ count: number; results: R[] }>;
     },
-  ): RestRoute[] => {
-    const out = (record: unknown) => ops.serialize(record as never);
-    return [
-      {
-        method: "GET",
-        path: base,
-        summary: `List the project's ${noun}s, newest first; limit/offset pages.`,
-        scopes: [`${scope}:read`],
-        request: { query: offsetPageQuerySchema },
-        responses: { 200: page },
-        handler: async ({ params, url, ctx }) => {
-          const pg = parseOffsetPage(url.searchParams, limits);
-          return { body: offsetPageBody(url, pg, await ops.list(ctx, project(params), pg), out) };
-        },
+    serialize: (record: R) => unknown,
+  ): RestRoute[] => [
+    offsetListRoute(limits, {
+      path: base,
+      summary: `List the project's ${noun}s, newest first; limit/offset pages.`,
+      scopes: [`${scope}:read`],
+      query: offsetPageQuerySchema,
+      pageSchema: schemas.page,
+      load: ({ ctx, projectId }, page) => service.list(ctx, projectId, page),
+      serialize,
+    }),
+    ...crudRoutes({
+      base,
+      read: `${scope}:read`,
+      write: `${scope}:write`,
+      service,
+      record: { schema: schemas.record, serialize },
+      bodies: { create: schemas.body, patch: schemas.body, put: schemas.body },
+      summaries: {
+        create: `Create a ${noun}.`,
+        get: `One ${noun}.`,
+        patch: `Change a ${noun} (fields optional).`,
+        put: `Replace a ${noun}'s fields.`,
+        remove: `Delete a ${noun}.`,
       },
-      {
-        method: "POST",
-        path: base,
-        summary: `Create a ${noun}.`,
-        scopes: [`${scope}:write`],
-        request: { body },
-        responses: { 201: schema },
-        handler: async ({ params, body: b, ctx }) => ({
-          status: 201,
-          body: out(await ops.create(ctx, project(params), b)),
-        }),
-      },
-      {
-        method: "GET",
-        path: `${base}:id/`,
-        summary: `One ${noun}.`,
-        scopes: [`${scope}:read`],
-        responses: { 200: schema },
-        handler: async ({ params, ctx }) => ({ body: out(await ops.get(ctx, project(params), id(params))) }),
-      },
-      ...(["PATCH", "PUT"] as const).map(
-        (method): RestRoute => ({
-          method,
-          path: `${base}:id/`,
-          summary: method === "PATCH" ? `Change a ${noun} (fields optional).` : `Replace a ${noun}'s fields.`,
-          scopes: [`${scope}:write`],
-          request: { body },
-          responses: { 200: schema },
-          handler: async ({ params, body: b, ctx }) => ({
-            body: out(await ops.update(ctx, project(params), id(params), b, method === "PATCH")),
-          }),
-        }),
-      ),
-      {
-        method: "DELETE",
-        path: `${base}:id/`,
-        summary: `Delete a ${noun}.`,
-        scopes: [`${scope}:write`],
-        responses: { 204: null },
-        handler: async ({ params, ctx }) => {
-          await ops.remove(ctx, project(params), id(params));
-          return { status: 204, body: undefined };
-        },
-      },
-    ];
-  };
+    }),
+  ];
 
   return [
-    {
-      method: "GET",
+    offsetListRoute(limits, {
       path: BASE,
       summary:
         "List the project's experiments, newest first: not deleted, archived only with archived=true; status, " +
         "created_by_id, search, order (incl. duration, status); limit/offset pages.",
       scopes: ["experiment:read"],
-      request: { query: listQuery },
-      responses: { 200: experimentPageSchema },
-      handler: async ({ params, query, url, ctx }) => {
-        const page = parseOffsetPage(query, limits);
-        return {
-          body: offsetPageBody(
-            url,
-            page,
-            await experiments.list(ctx, project(params), Object.fromEntries(query), page),
-            (x) => serializeExperiment(x, ctx),
-          ),
-        };
-      },
-    },
+      query: listQuery,
+      pageSchema: experimentPageSchema,
+      load: ({ ctx, projectId, query }, page) =>
+        experiments.list(ctx, projectId, Object.fromEntries(query), page),
+      serialize: serializeExperiment,
+    }),
     {
       method: "POST",
       path: BASE,
@@ -410,29 +356,33 @@ export const experimentRoutes: RestModule = (services, limits) => {
         }),
       }),
     },
-    ...crud(HOLDOUTS, "holdout", "experiment_holdout", holdoutSchema, holdoutPageSchema, holdoutBodySchema, {
-      list: (ctx, p, pg) => experiments.listHoldouts(ctx, p, pg),
-      get: (ctx, p, i) => experiments.getHoldout(ctx, p, i),
-      create: (ctx, p, b) => experiments.createHoldout(ctx, p, b),
-      update: (ctx, p, i, b, partial) => experiments.updateHoldout(ctx, p, i, b, partial),
-      remove: (ctx, p, i) => experiments.deleteHoldout(ctx, p, i),
-      serialize: serializeHoldout,
-    }),
-    ...crud(
+    ...objectRoutes(
+      HOLDOUTS,
+      "holdout",
+      "experiment_holdout",
+      { record: holdoutSchema, page: holdoutPageSchema, body: holdoutBodySchema },
+      {
+        list: experiments.listHoldouts,
+        get: experiments.getHoldout,
+        create: experiments.createHoldout,
+        update: experiments.updateHoldout,
+        remove: experiments.deleteHoldout,
+      },
+      serializeHoldout,
+    ),
+    ...objectRoutes(
       SAVED_METRICS,
       "saved metric",
       "experiment_saved_metric",
-      savedMetricSchema,
-      savedMetricPageSchema,
-      savedMetricBodySchema,
+      { record: savedMetricSchema, page: savedMetricPageSchema, body: savedMetricBodySchema },
       {
-        list: (ctx, p, pg) => experiments.listSavedMetrics(ctx, p, pg),
-        get: (ctx, p, i) => experiments.getSavedMetric(ctx, p, i),
-        create: (ctx, p, b) => experiments.createSavedMetric(ctx, p, b),
-        update: (ctx, p, i, b, partial) => experiments.updateSavedMetric(ctx, p, i, b, partial),
-        remove: (ctx, p, i) => experiments.deleteSavedMetric(ctx, p, i),
-        serialize: serializeSavedMetric,
+        list: experiments.listSavedMetrics,
+        get: experiments.getSavedMetric,
+        create: experiments.createSavedMetric,
+        update: experiments.updateSavedMetric,
+        remove: experiments.deleteSavedMetric,
       },
+      serializeSavedMetric,
     ),
   ];
 };

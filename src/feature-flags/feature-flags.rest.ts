@@ -13,7 +13,8 @@ import { type DomainError, NotFoundError, ProjectNotFoundError, ValidationError 
 import { USAGE_DASHBOARD_ERROR } from "../dashboards/dashboards.service.js";
 import { activityRoutes } from "../rest/activity-routes.js";
 import { forbiddenDestroyRoute } from "../rest/forbidden-destroy.js";
-import { offsetPageBody, offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { offsetListRoute } from "../rest/list-route.js";
+import { offsetPageQuerySchema } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import { minimalFlag } from "./delivery/local-evaluation.js";
@@ -95,25 +96,15 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
   const flags = services.featureFlags;
   const record = (flag: FlagRecord, ctx: ServiceContext) => serializeFlag(flag, ctx, flags.status(flag));
   return [
-    {
-      method: "GET",
+    offsetListRoute(limits, {
       path: BASE,
       summary: "List the project's flags without soft-deleted ones: filters, order, limit/offset pages.",
       scopes: ["feature_flag:read"],
-      request: { query: flagListQuerySchema },
-      responses: { 200: featureFlagPageSchema },
-      handler: async ({ params, query, url, ctx }) => {
-        const page = parseOffsetPage(query, limits);
-        return {
-          body: offsetPageBody(
-            url,
-            page,
-            await flags.list(ctx, pathId(params, "project_id"), Object.fromEntries(query), page),
-            (f) => record(f, ctx),
-          ),
-        };
-      },
-    },
+      query: flagListQuerySchema,
+      pageSchema: featureFlagPageSchema,
+      load: ({ ctx, projectId, query }, page) => flags.list(ctx, projectId, Object.fromEntries(query), page),
+      serialize: record,
+    }),
     {
       method: "POST",
       path: BASE,

@@ -10,7 +10,7 @@ import {
   definitionItemRoutes,
   definitionListRoute,
 } from "../event-definitions/definitions-base.routes.js";
-import { offsetPageQuerySchema, parseOffsetPage } from "../rest/pagination.js";
+import { offsetPageQuerySchema } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
 import type { PropertyDefinitionRecord } from "./property-definitions.queries.js";
@@ -86,7 +86,6 @@ export const propertyDefinitionRoutes: RestModule = (services, limits) => {
       "List the project's property definitions of one kind (event, person, group, session): search, names, " +
       "numerical, feature-flag, event-name, excluded, core and hidden filters; limit/offset pages.",
     listQuery: listQuerySchema,
-    page: (query) => parseOffsetPage(query, limits),
     filters: (query) => Object.fromEntries(query),
     updateBody: updatePropertyDefinitionSchema as z.ZodType<PropertyDefinitionUpdate>,
     updateSummary:
@@ -95,7 +94,7 @@ export const propertyDefinitionRoutes: RestModule = (services, limits) => {
     deleteSummary: "Delete a property definition for good (capture records it again when it sees the name).",
   };
   return [
-    definitionListRoute(kind),
+    definitionListRoute(kind, limits),
     {
       method: "GET",
       path: `${BASE}seen_together/`,

@@ -41,13 +41,14 @@ import type { ActorUser } from "../core/auth/actor.js";
 import type { Scope } from "../core/auth/scopes.js";
 import { createServiceContext, type DataAccess, type ServiceContext } from "../core/context.js";
 import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
+import { idRecordReads } from "../core/id-record-reads.js";
 import type { JobQueue } from "../core/jobs/jobs.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { ProjectRecord } from "../core/records.js";
 import { MAX_DECISIONS, RowMoved } from "../core/row-lock.js";
 import { databaseOf, type ServiceDeps } from "../core/services.js";
 import { inSavepoint, readerOf, transactional } from "../core/transactional.js";
-import { inIdOrder, parseInput, parseIntegerId } from "../core/validation.js";
+import { parseInput, parseIntegerId } from "../core/validation.js";
 import { readFlag } from "../feature-flags/feature-flags.queries.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
 import type { Prisma, ScheduledChange } from "../generated/prisma/client.js";
@@ -65,7 +66,6 @@ import {
   createScheduledChangeSchema,
   type ModelName,
   type RecurrenceInterval,
-  type ScheduledChangeFilters,
   updateScheduledChangeSchema,
 } from "./scheduled-changes.schemas.js";
 import {
@@ -182,12 +182,13 @@ export function createScheduledChangeService(deps: ServiceDeps, others: Schedule
   /** How long until `at` on the service clock, in ms, at least 0 (the queue counts on its own clock). */
   const msUntil = (at: Date) => Math.max(0, at.getTime() - deps.now().getTime());
 
-  /** The scheduled change `id` of the project. @throws NotFoundError */
-  async function find(ctx: ServiceContext, projectId: number, id: number): Promise<ScheduledChangeRecord> {
-    const found = await findScheduledChange(ctx.db, projectId, id);
-    if (!found) throw new NotFoundError();
-    return found;
-  }
+  const reads = idRecordReads("feature_flag:read", {
+    findOne: findScheduledChange,
+    selectMany: selectScheduledChanges,
+    selectPage: selectScheduledChangePage,
+  });
+  /** The scheduled change `id` of the project, unchecked (for the writes). @throws NotFoundError */
+  const { find } = reads;
 
   /**
    * The id of the flag a schedule targets (`_check_target_edit_permission`): `recordId` names a
@@ -378,53 +379,29 @@ export function createScheduledChangeService(deps: ServiceDeps, others: Schedule
      * One page of the project's scheduled changes in creation order, filtered by exact `model_name`
      * and `record_id` when given: `{count, results}`. Scope `feature_flag:read`.
      */
-    async list(
-      ctx: ServiceContext,
-      projectId: number,
-      filters: ScheduledChangeFilters,
-      page: OffsetPage,
-    ): Promise<{ count: number; results: ScheduledChangeRecord[] }> {
-      const project = await authorizeProject(ctx, projectId, "feature_flag:read");
-      return selectScheduledChangePage(ctx.db, project.id, filters, page);
-    },
+    list: reads.list,
 
     /**
      * One page of the scheduled changes of flag `flagId` (GraphQL `FeatureFlag.scheduledChanges`), in
      * creation order. Scope `feature_flag:read`.
      */
-    async listForFlag(
+    listForFlag(
       ctx: ServiceContext,
       projectId: number,
       flagId: number,
       page: OffsetPage,
     ): Promise<{ count: number; results: ScheduledChangeRecord[] }> {
-      const project = await authorizeProject(ctx, projectId, "feature_flag:read");
-      return selectScheduledChangePage(
-        ctx.db,
-        project.id,
-        { modelName: "FeatureFlag", recordId: String(flagId) },
-        page,
-      );
+      return reads.list(ctx, projectId, { modelName: "FeatureFlag", recordId: String(flagId) }, page);
     },
 
     /** One scheduled change. Scope `feature_flag:read`. @throws NotFoundError */
-    async get(ctx: ServiceContext, projectId: number, id: number): Promise<ScheduledChangeRecord> {
-      await authorizeProject(ctx, projectId, "feature_flag:read");
-      return find(ctx, projectId, id);
-    },
+    get: reads.get,
 
     /**
      * Scheduled changes of project `projectId` by id, in order, null where none (GraphQL's `node`,
      * `nodes`). One statement after the project check. Scope `feature_flag:read`.
      */
-    async getMany(
-      ctx: ServiceContext,
-      projectId: number,
-      ids: readonly number[],
-    ): Promise<(ScheduledChangeRecord | null)[]> {
-      await authorizeProject(ctx, projectId, "feature_flag:read");
-      return inIdOrder(ids, await selectScheduledChanges(ctx.db, projectId, ids));
-    },
+    getMany: reads.getMany,
 
     /**
      * Schedules a change (`POST`): PostHog's field rules, then `checkSchedule`'s, then the target flag

@@ -21,12 +21,12 @@
 import { type ActivityListener, changesBetween, recordActivity } from "../core/activity-log.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import { NotFoundError } from "../core/errors.js";
+import { idRecordReads } from "../core/id-record-reads.js";
 import { enqueueInTransaction } from "../core/jobs/in-transaction.js";
 import { DEFAULT_MAX_ATTEMPTS, type JobRun } from "../core/jobs/jobs.js";
 import type { OffsetPage } from "../core/paging.js";
 import { databaseOf, type ServiceDeps } from "../core/services.js";
-import { inIdOrder, parseInput } from "../core/validation.js";
+import { parseInput } from "../core/validation.js";
 import { sendWebhook } from "./delivery/send.js";
 import { newWebhookSecret, signedHeaders } from "./delivery/signing.js";
 import { kindOf, subscribedBy } from "./rules/kinds.js";
@@ -103,38 +103,26 @@ export type DeliveryResult =
 export function createWebhookService(deps: ServiceDeps) {
   const settings = deps.config.webhooks;
 
-  /** The webhook `id` of the project. @throws NotFoundError */
-  async function find(ctx: ServiceContext, projectId: number, id: number): Promise<WebhookRecord> {
-    const found = await findWebhook(ctx.db, projectId, id);
-    if (!found) throw new NotFoundError();
-    return found;
-  }
+  const reads = idRecordReads("webhook:read", {
+    findOne: findWebhook,
+    selectMany: selectWebhooks,
+    selectPage: selectWebhookPage,
+  });
+  /** The webhook `id` of the project, unchecked (for the writes). @throws NotFoundError */
+  const { find } = reads;
 
   return {
     /** One page of the project's webhooks, newest first: `{count, results}`. Scope `webhook:read`. */
-    async list(ctx: ServiceContext, projectId: number, page: OffsetPage) {
-      const project = await authorizeProject(ctx, projectId, "webhook:read");
-      return selectWebhookPage(ctx.db, project.id, page);
-    },
+    list: reads.list,
 
     /** One webhook (without its secret in any door). Scope `webhook:read`. @throws NotFoundError */
-    async get(ctx: ServiceContext, projectId: number, id: number): Promise<WebhookRecord> {
-      await authorizeProject(ctx, projectId, "webhook:read");
-      return find(ctx, projectId, id);
-    },
+    get: reads.get,
 
     /**
      * Webhooks of project `projectId` by id, in order, null where the project has none with that id
      * (GraphQL's `node`/`nodes`). One statement after the project check. Scope `webhook:read`.
      */
-    async getMany(
-      ctx: ServiceContext,
-      projectId: number,
-      ids: readonly number[],
-    ): Promise<(WebhookRecord | null)[]> {
-      await authorizeProject(ctx, projectId, "webhook:read");
-      return inIdOrder(ids, await selectWebhooks(ctx.db, projectId, ids));
-    },
+    getMany: reads.getMany,
 
     /**
      * Creates a webhook with a new `whsec_` secret, returned this once as `revealedSecret`.
