@@ -43,10 +43,28 @@ const httpDuration = new Histogram({
  * `UNMATCHED_ROUTE` for none; `durationMs` in ms.
  */
 export function observeHttpRequest(route: string, method: string, status: number, durationMs: number): void {
-  const labels = { route, method, status: String(status) };
-  httpRequests.inc(labels);
-  httpDuration.observe(labels, durationMs / 1000);
+  const key = `${method} ${status} ${route}`;
+  let series = httpSeries.get(key);
+  if (!series) {
+    const labels = { route, method, status: String(status) };
+    series = { requests: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
+    httpSeries.set(key, series);
+  }
+  series.requests.inc();
+  series.duration.observe(durationMs / 1000);
 }
+
+/**
+ * The bound series of each route, method and status seen (route templates and status codes are
+ * few): a request counts without prom-client hashing its labels again, on the path SDKs poll.
+ */
+const httpSeries = new Map<
+  string,
+  {
+    requests: ReturnType<typeof httpRequests.labels>;
+    duration: ReturnType<typeof httpDuration.labels>;
+  }
+>();
 
 let processMetricsStarted = false;
 

@@ -42,6 +42,7 @@ import type { FlagResult } from "../../src/feature-flags/evaluation/evaluation.s
 import { flagStatus, isSimpleFlag, simpleRolloutPercentage } from "../../src/feature-flags/rules/status.js";
 import { effectiveFilters } from "../../src/feature-flags/rules/stored-filters.js";
 import { personDisplayName } from "../../src/persons/rules/display-name.js";
+import { drfDateTime } from "../../src/rest/date-time.js";
 
 /** The driver the baseline runs on: positional-parameter SQL returning rows, and a transaction. */
 export interface Sql {
@@ -217,7 +218,8 @@ function flagFromRow(row: Record<string, unknown>): FlagRow {
   };
 }
 
-const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
+/** A date-time as the REST door writes it (DRF's format: src/rest/date-time.ts). */
+const iso = (value: Date | string) => drfDateTime(value instanceof Date ? value : new Date(value));
 
 /** The flag record with PostHog's field order, as `serializeFlag` writes it. */
 function flagJson(flag: FlagRow, caller: Caller, now: Date) {
@@ -233,7 +235,7 @@ function flagJson(flag: FlagRow, caller: Caller, now: Date) {
     deleted: flag.deleted,
     active: flag.active,
     created_by: flag.created_by,
-    created_at: createdAt.toISOString(),
+    created_at: iso(createdAt),
     updated_at: iso(flag.updated_at),
     version: flag.version,
     last_modified_by: flag.last_modified_by,
@@ -258,7 +260,7 @@ function flagJson(flag: FlagRow, caller: Caller, now: Date) {
     status: flagStatus({ ...flag, createdAt, lastCalledAt }, now).status,
     evaluation_runtime: flag.evaluation_runtime,
     bucketing_identifier: flag.bucketing_identifier,
-    last_called_at: lastCalledAt?.toISOString() ?? null,
+    last_called_at: lastCalledAt === null ? null : iso(lastCalledAt),
     _create_in_folder: flag.create_in_folder,
     _should_create_usage_dashboard: flag.should_create_usage_dashboard,
   };
@@ -290,8 +292,8 @@ function personJson(row: PersonRow) {
     type: "person",
     id: row.uuid,
     uuid: row.uuid,
-    created_at: new Date(row.created_at).toISOString(),
-    last_seen_at: row.last_seen_at === null ? null : new Date(row.last_seen_at).toISOString(),
+    created_at: iso(row.created_at),
+    last_seen_at: row.last_seen_at === null ? null : iso(row.last_seen_at),
     properties: row.properties,
     is_identified: row.is_identified,
     name: personDisplayName(BigInt(row.id), row.properties, row.distinct_ids),
