@@ -72,7 +72,11 @@ const rateFromEnv = z.string().transform((text, ctx) => {
   }
 });
 
-const envSchema = z.object({
+/**
+ * Every setting, by its environment variable, with its parsing and default: what `loadConfig`
+ * reads, and what `signalbox config` and docs/configuration.md show (src/config-settings.ts).
+ */
+export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_TOKEN: z.string().min(16, "Too short: at least 16 characters").optional(),
