@@ -77,6 +77,7 @@ import { createProjectService } from "./projects/projects.service.js";
 import type { EventStreamModule } from "./rest/event-streams.js";
 import type { RestModule } from "./rest/route.js";
 import type { SdkModule } from "./sdk/routes.js";
+import { organizationMemberRoutes } from "./users/organization-members.rest.js";
 import { userRoutes } from "./users/users.rest.js";
 import "./users/users.graphql.js";
 import { createUserService } from "./users/users.service.js";
@@ -157,6 +158,7 @@ export async function closeServices(services: Services): Promise<void> {
 export const REST_MODULES: readonly RestModule[] = [
   projectRoutes,
   userRoutes,
+  organizationMemberRoutes,
   featureFlagRoutes,
   localEvaluationRoutes,
   cohortRoutes,

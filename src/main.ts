@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * The `signalbox` command line: `serve`, `migrate`, `bootstrap`, `keys create`.
+ * The `signalbox` command line: `serve`, `migrate`, `bootstrap`, `keys create`, `projects create`,
+ * `users create`, `users list`.
  * With no DATABASE_URL every command uses the embedded database in DATA_DIR (migrated automatically);
  * with DATABASE_URL, PostgreSQL (migrated by `signalbox migrate`). Configuration: src/config.ts.
  */
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import type { Logger } from "pino";
 import { buildApp } from "./app.js";
 import { type AdminCommand, type AdminResult, runAdminCommand } from "./cli/admin-commands.js";
@@ -16,6 +17,7 @@ import { createLogger, logDestination } from "./core/logger.js";
 import { DataDirectoryLockedError } from "./db/data-dir-lock.js";
 import { type Database, type DatabaseSource, openDatabase } from "./db/database.js";
 import { applyMigrations, migrationStatus } from "./db/migrations.js";
+import { NEW_USER_LEVELS } from "./users/users.schemas.js";
 import { buildInfo } from "./version.js";
 
 /** An error the CLI reports as one line, without a stack. */
@@ -231,6 +233,53 @@ projects
     const result = await admin({
       name: "projects-create",
       options: { email: options.email, name: options.name },
+    });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  });
+
+const users = program.command("users").description("Manage users and their organization memberships.");
+users
+  .command("create")
+  .description(
+    "Create a user and make it a member of an organization (the bootstrap one by default). Prints JSON: user_id, uuid, distinct_id, email, first_name, organization_id, membership_id, level, joined_at. An e-mail that already has a user is refused.",
+  )
+  .requiredOption("--email <email>", "the user's e-mail")
+  .option("--first-name <name>", "the user's first name (default: the e-mail's local part)")
+  .addOption(
+    new Option("--level <level>", "membership level: member (1) or admin (8)")
+      .choices(NEW_USER_LEVELS)
+      .default("member"),
+  )
+  .option("--organization <id>", "the organization's id (default: the bootstrap organization)")
+  .action(
+    async (options: {
+      email: string;
+      firstName?: string;
+      level: (typeof NEW_USER_LEVELS)[number];
+      organization?: string;
+    }) => {
+      const result = await admin({
+        name: "users-create",
+        options: {
+          email: options.email,
+          level: options.level,
+          ...(options.firstName !== undefined ? { firstName: options.firstName } : {}),
+          ...(options.organization !== undefined ? { organizationId: options.organization } : {}),
+        },
+      });
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    },
+  );
+users
+  .command("list")
+  .description(
+    "Print an organization's members (the bootstrap organization by default) as JSON: organization_id and members, newest first.",
+  )
+  .option("--organization <id>", "the organization's id (default: the bootstrap organization)")
+  .action(async (options: { organization?: string }) => {
+    const result = await admin({
+      name: "users-list",
+      options: options.organization !== undefined ? { organizationId: options.organization } : {},
     });
     process.stdout.write(`${JSON.stringify(result)}\n`);
   });

@@ -1,5 +1,6 @@
 /**
- * The CLI's administrative commands (`bootstrap`, `keys create`, `projects create`) as plain functions over a database,
+ * The CLI's administrative commands (`bootstrap`, `keys create`, `projects create`, `users create`,
+ * `users list`) as plain functions over a database,
  * so that the same code runs in the CLI process or, when a server holds the embedded data directory,
  * inside that server through the admin socket (src/cli/admin-socket.ts).
  */
@@ -9,7 +10,14 @@ import { parseInput } from "../core/validation.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { createProjectForUser, type NewProject } from "../projects/create-project.js";
 import { type BootstrapResult, bootstrap } from "../users/bootstrap.js";
-import { createPersonalApiKey } from "../users/users.service.js";
+import { newUserSchema } from "../users/users.schemas.js";
+import {
+  type CreatedUser,
+  createPersonalApiKey,
+  createUser,
+  listOrganizationMembers,
+  type MemberList,
+} from "../users/users.service.js";
 
 /** `bootstrap`'s options. */
 export const bootstrapCommandSchema = z.object({
@@ -33,18 +41,32 @@ export const createProjectCommandSchema = z.object({
   name: z.string().min(1),
 });
 
+/** `users create`'s options: the user's e-mail, first name, level and organization (users.schemas.ts). */
+export const createUserCommandSchema = newUserSchema;
+
+/** `users list`'s options: the organization (absent: the first one, `bootstrap`'s). */
+export const listUsersCommandSchema = z.object({ organizationId: z.string().optional() });
+
 /** An administrative command and its options. */
 export type AdminCommand =
   | { name: "bootstrap"; options: z.infer<typeof bootstrapCommandSchema> }
   | { name: "keys-create"; options: z.infer<typeof createKeyCommandSchema> }
-  | { name: "projects-create"; options: z.infer<typeof createProjectCommandSchema> };
+  | { name: "projects-create"; options: z.infer<typeof createProjectCommandSchema> }
+  | { name: "users-create"; options: z.input<typeof createUserCommandSchema> }
+  | { name: "users-list"; options: z.infer<typeof listUsersCommandSchema> };
 
-/** What a command prints: bootstrap's JSON object, the new key, or the new project. */
-export type AdminResult = BootstrapResult | { personal_api_key: string } | NewProject;
+/** What a command prints: bootstrap's JSON object, the new key, the new project, the new user, or the members. */
+export type AdminResult =
+  | BootstrapResult
+  | { personal_api_key: string }
+  | NewProject
+  | CreatedUser
+  | MemberList;
 
 /**
  * Runs an administrative command against `db`.
- * @throws ValidationError for bad options, an unknown user, or a key the user may not have.
+ * @throws ValidationError for bad options, an unknown user, or a key the user may not have; for
+ *   `users create`, an e-mail that has a user (nothing written) or an unknown organization.
  */
 export async function runAdminCommand(db: PrismaClient, command: AdminCommand): Promise<AdminResult> {
   switch (command.name) {
@@ -52,6 +74,10 @@ export async function runAdminCommand(db: PrismaClient, command: AdminCommand): 
       return bootstrap(db, parseInput(bootstrapCommandSchema, command.options));
     case "projects-create":
       return createProjectForUser(db, parseInput(createProjectCommandSchema, command.options));
+    case "users-create":
+      return createUser(db, parseInput(createUserCommandSchema, command.options));
+    case "users-list":
+      return listOrganizationMembers(db, parseInput(listUsersCommandSchema, command.options).organizationId);
     case "keys-create": {
       const options = parseInput(createKeyCommandSchema, command.options);
       const user = await db.user.findUnique({ where: { email: options.email } });

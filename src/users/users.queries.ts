@@ -1,12 +1,13 @@
 /**
  * How users and personal API keys are read: the read model of the users service's answers (the
  * caller's user with its organizations and their projects, a batch of users, the caller's key).
- * One Prisma read per record or batch. Who may see whom is the service's `where`
+ * One Prisma read per record or batch, and an organization's members (posthog/api/organization_member.py)
+ * a page at a time. Who may see whom is the service's `where`
  * (users.service.ts), given here as is; writes, and the reads a write decides from, are
  * users.store.ts's.
  *
  * Invariant: every statement is narrowed by the caller's own user or key id, or by the
- * organizations the caller may reach.
+ * organizations the caller may reach (the service decides that before a member page is read).
  */
 import { USER_BASIC_SELECT, type UserBasic } from "../core/records.js";
 import type { PersonalApiKey, Prisma } from "../generated/prisma/client.js";
@@ -50,4 +51,86 @@ export function selectVisibleUsers(
 /** Personal API key `id`'s row (its hash and mask, never its value). @throws Prisma's P2025 when there is none. */
 export function readPersonalApiKey(db: Db, id: string): Promise<PersonalApiKey> {
   return db.personalApiKey.findUniqueOrThrow({ where: { id } });
+}
+
+/** PostHog's internal bot users (`INTERNAL_BOT_EMAIL_SUFFIX`, posthog/constants.py), never listed as members. */
+const INTERNAL_BOT_EMAIL_SUFFIX = "@posthogbot.user";
+
+/** One membership of an organization with its user: what a member list shows. */
+export interface MemberRecord {
+  /** The membership's id (a UUID): PostHog's `OrganizationMembership.id`. */
+  id: string;
+  /** PostHog's `OrganizationMembership.Level`: 1 member, 8 admin, 15 owner. */
+  level: number;
+  /** When the membership was made (PostHog's `joined_at`). */
+  joinedAt: Date;
+  user: UserBasic;
+}
+
+/**
+ * How a member list is ordered: a field and its direction, as PostHog's `?order=` names them
+ * (`-joined_at` by default). Ties go to the membership id, so pages never overlap.
+ */
+export type MemberOrder = { field: "joined_at" | "level" | "first_name" | "email"; descending: boolean };
+
+/** Which members a list shows besides the organization's active, non-bot users: `email`, exactly. */
+export interface MemberFilter {
+  email?: string;
+}
+
+function memberWhere(organizationId: string, filter: MemberFilter): Prisma.OrganizationMembershipWhereInput {
+  return {
+    organizationId,
+    user: {
+      isActive: true,
+      NOT: { email: { endsWith: INTERNAL_BOT_EMAIL_SUFFIX } },
+      ...(filter.email !== undefined ? { email: filter.email } : {}),
+    },
+  };
+}
+
+function memberOrderBy(order: MemberOrder): Prisma.OrganizationMembershipOrderByWithRelationInput[] {
+  const direction = order.descending ? "desc" : "asc";
+  const first: Prisma.OrganizationMembershipOrderByWithRelationInput =
+    order.field === "joined_at"
+      ? { createdAt: direction }
+      : order.field === "level"
+        ? { level: direction }
+        : order.field === "first_name"
+          ? { user: { firstName: direction } }
+          : { user: { email: direction } };
+  return [first, { id: "asc" }];
+}
+
+/**
+ * A page of organization `organizationId`'s members (active users, PostHog's bots left out,
+ * narrowed by `filter`) in `order`, each with its user, and how many there are over all pages.
+ * `page` absent: every member. Two statements (the page and the count), run together.
+ */
+export async function selectMemberPage(
+  db: Db,
+  organizationId: string,
+  filter: MemberFilter,
+  order: MemberOrder,
+  page?: { limit: number; offset: number },
+): Promise<{ count: number; results: MemberRecord[] }> {
+  const where = memberWhere(organizationId, filter);
+  const [count, rows] = await Promise.all([
+    db.organizationMembership.count({ where }),
+    db.organizationMembership.findMany({
+      where,
+      orderBy: memberOrderBy(order),
+      ...(page ? { skip: page.offset, take: page.limit } : {}),
+      select: { id: true, level: true, createdAt: true, user: { select: USER_BASIC_SELECT } },
+    }),
+  ]);
+  return {
+    count,
+    results: rows.map((row) => ({ id: row.id, level: row.level, joinedAt: row.createdAt, user: row.user })),
+  };
+}
+
+/** Whether organization `id` (a UUID) exists. One statement. */
+export async function organizationExists(db: Db, id: string): Promise<boolean> {
+  return (await db.organization.count({ where: { id } })) > 0;
 }

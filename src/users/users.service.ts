@@ -1,25 +1,43 @@
 /**
  * The caller's own identity: `GET /api/users/@me/` and `GET /api/personal_api_keys/@current`
- * (posthog/api/user.py, posthog/api/personal_api_key.py), and issuing keys for the CLI.
+ * (posthog/api/user.py, posthog/api/personal_api_key.py); an organization's members,
+ * `GET /api/organizations/:id/members/` (posthog/api/organization_member.py); and, for the CLI,
+ * issuing keys, creating users with their membership and listing an organization's members.
  */
 
 import { canReachProject } from "../core/auth/access.js";
 import { generatePersonalApiKey, hashApiKey, maskApiKey, randomToken } from "../core/auth/api-keys.js";
 import { requireScope, validateScopes } from "../core/auth/scopes.js";
 import type { ServiceContext } from "../core/context.js";
-import { ValidationError } from "../core/errors.js";
+import { NotFoundError, PermissionDeniedError, ValidationError } from "../core/errors.js";
 import type { UserBasic } from "../core/records.js";
-import { inIdOrder } from "../core/validation.js";
-import type {
-  Organization,
-  PersonalApiKey,
+import { inIdOrder, isUuid } from "../core/validation.js";
+import {
+  type Organization,
+  type PersonalApiKey,
   Prisma,
-  PrismaClient,
-  Project,
-  User,
+  type PrismaClient,
+  type Project,
+  type User,
 } from "../generated/prisma/client.js";
-import { readPersonalApiKey, readUserWithOrganizations, selectVisibleUsers } from "./users.queries.js";
-import { insertPersonalApiKey, selectMemberOrganizationIds } from "./users.store.js";
+import {
+  type MemberFilter,
+  type MemberOrder,
+  type MemberRecord,
+  organizationExists,
+  readPersonalApiKey,
+  readUserWithOrganizations,
+  selectMemberPage,
+  selectVisibleUsers,
+} from "./users.queries.js";
+import { DEFAULT_MEMBER_ORDER, MEMBERSHIP_LEVELS, type NewUser } from "./users.schemas.js";
+import {
+  insertPersonalApiKey,
+  insertUserWithMembership,
+  selectFirstOrganizationId,
+  selectMemberOrganizationIds,
+  userEmailTaken,
+} from "./users.store.js";
 
 /** The user behind the key with the project and organizations it works in. */
 export interface MeRecord {
@@ -93,6 +111,145 @@ export async function createPersonalApiKey(
   return { key, record };
 }
 
+/** What `users create` prints: the new user and its membership (PostHog's names). */
+export interface CreatedUser {
+  user_id: number;
+  uuid: string;
+  distinct_id: string;
+  email: string;
+  first_name: string;
+  organization_id: string;
+  /** The membership's id (a UUID). */
+  membership_id: string;
+  /** PostHog's `OrganizationMembership.Level`: 1 member, 8 admin. */
+  level: number;
+  /** When the membership was made, ISO 8601. */
+  joined_at: string;
+}
+
+/** One member as `users list` prints it. */
+export interface ListedMember {
+  user_id: number;
+  uuid: string;
+  email: string;
+  first_name: string;
+  membership_id: string;
+  level: number;
+  joined_at: string;
+}
+
+/** What `users list` prints: the organization listed and its members, newest membership first. */
+export interface MemberList {
+  organization_id: string;
+  members: ListedMember[];
+}
+
+/** PostHog's refusal of an e-mail that has an account (posthog/api/signup.py). */
+const emailTaken = () =>
+  new ValidationError("There is already an account with this email address.", {
+    attr: "email",
+    code: "unique",
+  });
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+/**
+ * The organization a CLI command names (`--organization`), or the first one (`bootstrap`'s).
+ * @throws ValidationError for an id that is not a UUID or names no organization, or when there is none yet.
+ */
+async function organizationFor(db: Prisma.TransactionClient | PrismaClient, id?: string): Promise<string> {
+  if (id === undefined) {
+    const first = await selectFirstOrganizationId(db);
+    if (!first) {
+      throw new ValidationError("There is no organization yet. Run 'signalbox bootstrap' first.", {
+        attr: "organization",
+      });
+    }
+    return first;
+  }
+  if (!isUuid(id) || !(await organizationExists(db, id))) {
+    throw new ValidationError(`No organization with id ${id}.`, { attr: "organization" });
+  }
+  return id.toLowerCase();
+}
+
+/**
+ * Creates a user (fresh uuid and distinct id, as bootstrap.ts makes them) and its membership of
+ * the organization at `user.level` (PostHog's levels: member 1, admin 8), in one transaction.
+ * @throws ValidationError `There is already an account with this email address.` (attr `email`,
+ *   code `unique`) when the e-mail has a user, nothing written; or `organizationFor`'s refusals.
+ */
+export async function createUser(db: PrismaClient, user: NewUser): Promise<CreatedUser> {
+  const level = MEMBERSHIP_LEVELS[user.level];
+  const firstName = user.firstName ?? user.email.split("@")[0] ?? "";
+  const fresh = { uuid: crypto.randomUUID(), distinctId: crypto.randomUUID() };
+  try {
+    return await db.$transaction(async (tx) => {
+      const organizationId = await organizationFor(tx, user.organizationId);
+      if (await userEmailTaken(tx, user.email)) throw emailTaken();
+      const created = await insertUserWithMembership(tx, {
+        ...fresh,
+        email: user.email,
+        firstName,
+        organizationId,
+        level,
+      });
+      return {
+        user_id: created.userId,
+        uuid: fresh.uuid,
+        distinct_id: fresh.distinctId,
+        email: user.email,
+        first_name: firstName,
+        organization_id: organizationId,
+        membership_id: created.membershipId,
+        level,
+        joined_at: created.joinedAt.toISOString(),
+      };
+    });
+  } catch (error) {
+    // Another writer took the e-mail between the check and the insert.
+    if (isUniqueViolation(error)) throw emailTaken();
+    throw error;
+  }
+}
+
+/**
+ * Every member of the organization (`organizationId`, or the first one), newest membership first,
+ * as the REST list shows them (active users, PostHog's bots left out). For the CLI: no key, no scope.
+ * @throws ValidationError as `organizationFor`.
+ */
+export async function listOrganizationMembers(
+  db: PrismaClient,
+  organizationId?: string,
+): Promise<MemberList> {
+  const organization = await organizationFor(db, organizationId);
+  const { results } = await selectMemberPage(db, organization, {}, DEFAULT_MEMBER_ORDER);
+  return {
+    organization_id: organization,
+    members: results.map((m) => ({
+      user_id: m.user.id,
+      uuid: m.user.uuid,
+      email: m.user.email,
+      first_name: m.user.firstName,
+      membership_id: m.id,
+      level: m.level,
+      joined_at: m.joinedAt.toISOString(),
+    })),
+  };
+}
+
+/** What the member list reads: a page, its order, and the `email` filter. */
+export interface MemberListRequest {
+  page: { limit: number; offset: number };
+  order: MemberOrder;
+  filter: MemberFilter;
+}
+
+/** PostHog's answer to a non-member (DRF's default `PermissionDenied`: `OrganizationMemberPermissions` has no message). */
+export const NOT_AN_ORGANIZATION_MEMBER = "You do not have permission to perform this action.";
+
 /** Creates the users service. */
 export function createUserService() {
   return {
@@ -135,6 +292,44 @@ export function createUserService() {
       };
       const rows = await selectVisibleUsers(ctx.db, userIds, user.id, sharedOrganization);
       return inIdOrder(userIds, rows);
+    },
+
+    /**
+     * A page of organization `organizationId`'s members with their users (active users, PostHog's
+     * bots left out), as PostHog's `OrganizationMemberViewSet.list` answers; checks in PostHog's
+     * order (posthog/api/routing.py, posthog/permissions.py): the organization exists, the key's
+     * `scoped_teams` (none allowed on organization paths) and `scoped_organizations`, the scope
+     * `organization_member:read`, then membership. One statement to tell a missing organization
+     * from another's when the user is not a member, then the page and its count.
+     * @throws NotFoundError `Organization not found.` for a malformed or unknown id.
+     * @throws PermissionDeniedError for a key limited to projects or to other organizations, a key
+     *   without the scope, or a user who is not a member (`You do not have permission to perform this action.`).
+     */
+    async members(
+      ctx: ServiceContext,
+      organizationId: string,
+      request: MemberListRequest,
+    ): Promise<{ count: number; results: MemberRecord[] }> {
+      const { apiKey, organizationIds } = ctx.actor;
+      // PostHog parses the id as a UUID (routing.py `parents_query_dict`): either case names it.
+      const id = isUuid(organizationId) ? organizationId.toLowerCase() : null;
+      const member = id !== null && organizationIds.includes(id);
+      if (id === null || (!member && !(await organizationExists(ctx.db, id)))) {
+        throw new NotFoundError("Organization not found.");
+      }
+      if (apiKey.scopedTeams.length) {
+        throw new PermissionDeniedError(
+          "API keys with scoped projects are only supported on project-based endpoints.",
+        );
+      }
+      if (apiKey.scopedOrganizations.length && !apiKey.scopedOrganizations.includes(id)) {
+        throw new PermissionDeniedError(
+          `API key does not have access to the requested organization: ID ${id}.`,
+        );
+      }
+      requireScope(apiKey.scopes, "organization_member:read");
+      if (!member) throw new PermissionDeniedError(NOT_AN_ORGANIZATION_MEMBER);
+      return selectMemberPage(ctx.db, id, request.filter, request.order, request.page);
     },
 
     /**

@@ -107,6 +107,15 @@ const organizationLimit = (id: string) =>
 const missingScope = (scope: string) => `API key missing required scope '${scope}'`;
 const NOT_A_MEMBER = "You don't have access to the project.";
 
+/**
+ * Organization routes PostHog guards with `OrganizationMemberPermissions` over an unfiltered
+ * organization (posthog/permissions.py: no message, so DRF's default): another organization's id
+ * is a 403, where the organization's own route filters it away (404).
+ */
+const NOT_AN_ORGANIZATION_MEMBER: Record<string, string> = {
+  "/api/organizations/:organization_id/members/": "You do not have permission to perform this action.",
+};
+
 /** A valid scope on none of `needed`'s objects: what a key "without the needed scope" holds. */
 function unrelatedScope(needed: readonly string[]): string {
   const objects = new Set(needed.map((scope) => scope.split(":")[0]));
@@ -381,9 +390,14 @@ describeEachBackend("REST auth matrix", (server) => {
       );
 
       itWhere(kinds.has("organization_id"))(
-        "answers an organization the user is not in with 404",
+        "answers an organization the user is not in with 404 (403 where PostHog checks membership)",
         async () => {
           const foreign = { ...own, organization_id: t.foreignOrganization };
+          const notMember = NOT_AN_ORGANIZATION_MEMBER[route.path];
+          if (notMember) {
+            await refused(route, "organization of others", foreign, server().key, 403, denied(notMember));
+            return;
+          }
           const notFound = errorBody("invalid_request", "not_found", "Organization not found.");
           await refused(route, "organization of others", foreign, server().key, 404, notFound);
         },

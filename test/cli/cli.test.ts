@@ -55,10 +55,43 @@ describe("signalbox CLI on the embedded database", { timeout: PROCESS_TEST_TIMEO
     expect(badProject.stderr).toContain('"x" is not a project id.');
   });
 
+  it("creates users in the bootstrap organization, lists them, and refuses a taken e-mail", async () => {
+    const created = await run([
+      "users",
+      "create",
+      "--email",
+      "ada@example.com",
+      "--first-name",
+      "Ada",
+      "--level",
+      "admin",
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const user = JSON.parse(created.stdout);
+    expect(user).toMatchObject({ email: "ada@example.com", first_name: "Ada", level: 8 });
+    expect(user.user_id).toEqual(expect.any(Number));
+    expect(user.uuid).toMatch(/^[0-9a-f-]{36}$/);
+    const taken = await run(["users", "create", "--email", "ada@example.com"]);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain("There is already an account with this email address.");
+    const badLevel = await run(["users", "create", "--email", "bob@example.com", "--level", "owner"]);
+    expect(badLevel.code).toBe(1);
+    expect(badLevel.stderr).toContain("Allowed choices are member, admin.");
+    const listed = await run(["users", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const { organization_id, members } = JSON.parse(listed.stdout);
+    expect(organization_id).toBe(user.organization_id);
+    expect(members.map((m: { email: string; level: number }) => [m.email, m.level])).toEqual([
+      ["ada@example.com", 8],
+      ["admin@signalbox.local", 15],
+    ]);
+  });
+
   it("prints help and rejects unknown commands", async () => {
     const help = await run(["--help"]);
     expect(help.code).toBe(0);
-    for (const command of ["serve", "migrate", "bootstrap", "keys"]) expect(help.stdout).toContain(command);
+    for (const command of ["serve", "migrate", "bootstrap", "keys", "users"])
+      expect(help.stdout).toContain(command);
     const unknown = await run(["frobnicate"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");

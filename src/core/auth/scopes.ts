@@ -19,6 +19,7 @@ export const SCOPE_OBJECTS = [
   "insight",
   "insight_variable",
   "organization",
+  "organization_member",
   "person",
   "project",
   "property_definition",
