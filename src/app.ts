@@ -101,12 +101,19 @@ function sdkRoutes(services: Services, limits: Limits): SdkRoute[] {
  * it (`npm run openapi` writes the file; test/rest/openapi.test.ts fails when it is stale).
  */
 export function openApiDocument(routes: readonly RestRoute[]): OpenAPIObject {
-  return buildOpenApiDocument(routes, {
-    title: "Signalbox",
-    version: "1.0.0",
-    description:
-      "PostHog's REST paths for feature flags, projects and identity, with PostHog's fields, paging and error bodies. GraphQL is at /graphql.",
-  });
+  return buildOpenApiDocument(
+    routes,
+    {
+      title: "Signalbox",
+      version: buildInfo().version,
+      description:
+        "PostHog's REST paths for feature flags, experiments, cohorts, endpoints, event and property definitions, projects and identity, with PostHog's fields, paging and error bodies. GraphQL is at /graphql; the SDK paths (capture, /flags, OFREP) are PostHog's and OpenFeature's.",
+    },
+    [
+      { url: "/", description: "The server that serves this document (GET /api/schema/)" },
+      { url: "http://127.0.0.1:8000", description: "A local `npm start` (PORT 8000)" },
+    ],
+  );
 }
 
 /**

@@ -22,6 +22,7 @@ import type {
   ParameterObject,
   PathsObject,
   ResponsesObject,
+  ServerObject,
 } from "openapi3-ts/oas31";
 import { z } from "zod";
 import { MethodNotAllowedError } from "../core/errors.js";
@@ -104,6 +105,33 @@ function resourceSegments(path: string): string[] {
     : segments;
 }
 
+/**
+ * The operation's tag, one per resource: `route.tag`, else the first segment of its path after the
+ * project prefix of either family (`/api/projects/{project_id}/`, `/api/environments/{project_id}/`).
+ */
+function tagOf(route: RestRoute): string {
+  if (route.tag) return route.tag;
+  const segments = openApiPath(route.path).split("/").filter(Boolean).slice(1);
+  const scoped =
+    (segments[0] === "projects" || segments[0] === "environments") &&
+    segments[1] === "{project_id}" &&
+    segments.length > 2;
+  return (scoped ? segments[2] : segments[0]) ?? "api";
+}
+
+/**
+ * A route's summary as OpenAPI wants it: `summary`, its first sentence (up to the first `.`, `;` or
+ * `:` followed by a space, without it), and `description`, the whole text and the scopes it needs.
+ */
+function summaryAndDescription(route: RestRoute): { summary: string; description: string } {
+  const text = route.summary.trim();
+  const first = /^(.+?)[.;:](?:\s|$)/.exec(text)?.[1] ?? text;
+  const scopes = route.scopes.length
+    ? ` Needs a personal API key with ${route.scopes.map((scope) => `\`${scope}\``).join(" and ")}.`
+    : "";
+  return { summary: first, description: `${text}${/[.!?]$/.test(text) ? "" : "."}${scopes}` };
+}
+
 /** drf-spectacular's style: `feature_flags_list`, `feature_flags_partial_update`, `users_me_retrieve`. */
 function operationId(route: RestRoute): string {
   const segments = resourceSegments(route.path);
@@ -162,8 +190,8 @@ function operation(route: RestRoute, components: Components): OperationObject {
   const body = route.request?.body;
   return {
     operationId: operationId(route),
-    summary: route.summary,
-    tags: [resourceSegments(route.path)[0] ?? "api"],
+    ...summaryAndDescription(route),
+    tags: [tagOf(route)],
     ...(pathParameters.length + queryParameters.length > 0
       ? { parameters: [...pathParameters, ...queryParameters] }
       : {}),
@@ -186,11 +214,16 @@ function operation(route: RestRoute, components: Components): OperationObject {
 }
 
 /**
- * The OpenAPI 3.1 document of `routes`. Operation ids repeated by two routes get drf-spectacular's
+ * The OpenAPI 3.1 document of `routes`, served from `servers` (none: the document's host), its tags
+ * one per resource in name order. Operation ids repeated by two routes get drf-spectacular's
  * `_2` suffix, in route-table order, so the document is the same for the same table.
  * @throws Error when two different schemas carry the same name.
  */
-export function buildOpenApiDocument(routes: readonly RestRoute[], info: InfoObject): OpenAPIObject {
+export function buildOpenApiDocument(
+  routes: readonly RestRoute[],
+  info: InfoObject,
+  servers: ServerObject[] = [],
+): OpenAPIObject {
   const components = new Components();
   const paths: PathsObject = {};
   const seenIds = new Map<string, number>();
@@ -208,6 +241,8 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], info: InfoObj
   return {
     openapi: "3.1.0",
     info,
+    ...(servers.length > 0 ? { servers } : {}),
+    tags: [...new Set(routes.map(tagOf))].sort().map((name) => ({ name })),
     paths,
     components: {
       schemas,

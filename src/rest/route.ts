@@ -63,8 +63,16 @@ export interface ProjectFromToken {
 export interface RestRoute {
   method: HttpMethod;
   path: string;
-  /** One line on what the route does (the OpenAPI summary). */
+  /**
+   * What the route does: its first sentence is the OpenAPI summary, the whole text (with the scopes
+   * it needs) the operation's description (rest/openapi.ts).
+   */
   summary: string;
+  /**
+   * The resource the route belongs to (its OpenAPI tag) where its path does not say it: the default
+   * is the path's first segment after `/api/projects/{project_id}/` or `/api/environments/{project_id}/`.
+   */
+  tag?: string;
   /**
    * The scopes a personal API key needs here (PostHog's `required_scopes`, posthog-behavior.md §1.7
    * and decision 2); empty: any valid key. Documentation for clients and the auth-matrix test: the

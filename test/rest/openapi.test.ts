@@ -50,14 +50,36 @@ describe("the OpenAPI document", () => {
     expect(validator.version).toBe("3.1");
   });
 
-  it("documents every route of the route table once, with its summary and the key's scopes", () => {
+  it("documents every route of the route table once, with its summary, description, tag and the key's scopes", async () => {
     expect(operations(document)).toHaveLength(routes.length);
     for (const route of routes) {
       const op = operationOf(route);
       expect(op, `${route.method} ${route.path} is not in the document`).toBeDefined();
-      expect(op!.summary).toBe(route.summary);
+      // The summary is the route text's first sentence; the description is all of it, with the scopes.
+      expect(route.summary.startsWith(op!.summary!)).toBe(true);
+      expect(op!.summary!.length).toBeGreaterThan(0);
+      expect(op!.description!.startsWith(route.summary.trim())).toBe(true);
+      for (const scope of route.scopes) expect(op!.description).toContain(`\`${scope}\``);
       expect(op!.security).toEqual([{ PersonalAPIKeyAuth: [...route.scopes] }]);
+      expect(op!.tags).toHaveLength(1);
     }
+    // One tag per resource: the flag routes of every path family share one.
+    const tagOfPath = (p: string, method: string) =>
+      (document.paths?.[p] as Record<string, OperationObject> | undefined)?.[method]?.tags;
+    expect(tagOfPath("/flags/definitions/", "get")).toEqual(["feature_flags"]);
+    expect(tagOfPath("/api/feature_flag/local_evaluation/", "get")).toEqual(["feature_flags"]);
+    expect(tagOfPath("/api/environments/{project_id}/endpoints/", "get")).toEqual(["endpoints"]);
+    expect(document.tags?.map((tag) => tag.name)).toContain("feature_flags");
+    expect(document.tags?.map((tag) => tag.name)).not.toContain("feature_flag");
+    expect(document.tags?.map((tag) => tag.name)).not.toContain("environments");
+    expect(document.info.version).toBe(
+      (
+        JSON.parse(await fs.readFile(path.join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as {
+          version: string;
+        }
+      ).version,
+    );
+    expect(document.servers?.[0]?.url).toBe("/");
     const ids = operations(document).map(({ op }) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(document.components?.securitySchemes?.["PersonalAPIKeyAuth"]).toMatchObject({

@@ -93,6 +93,7 @@ export const localEvaluationRoutes: RestModule = (services) => {
       request: { query },
       responses: { 200: localEvaluationSchema, 304: null },
       conditional: false,
+      tag: "feature_flags",
       ...(options.projectFromToken ? { projectFromToken: options.projectFromToken } : {}),
       // What SDKs poll every 30 s: answered before routing once the key and the payload are held.
       answersFromMemory: true,
