@@ -414,9 +414,12 @@ export interface Config {
   rateLimits: RateLimitConfig;
 }
 
+/** A setting's value that does not parse: the CLI exits with code 3. */
+export class ConfigurationError extends Error {}
+
 /**
  * Reads the configuration from environment variables.
- * @throws Error listing every invalid variable.
+ * @throws ConfigurationError listing every invalid variable.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable counts as unset (`DATABASE_URL= npm start` uses the embedded database).
@@ -426,7 +429,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new Error(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+    throw new ConfigurationError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
   }
   const e = parsed.data;
   return {

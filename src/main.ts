@@ -5,12 +5,13 @@
  * With no DATABASE_URL every command uses the embedded database in DATA_DIR (migrated automatically);
  * with DATABASE_URL, PostgreSQL (migrated by `signalbox migrate`). Configuration: src/config.ts.
  */
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import type { Logger } from "pino";
 import { buildApp } from "./app.js";
 import { type AdminCommand, type AdminResult, runAdminCommand } from "./cli/admin-commands.js";
 import { AdminCommandError, listenAdminSocket, sendAdminCommand } from "./cli/admin-socket.js";
-import { type Config, loadConfig } from "./config.js";
+import { type Config, ConfigurationError, loadConfig } from "./config.js";
+import { settingRows } from "./config-settings.js";
 import { DomainError } from "./core/errors.js";
 import { migrateJobQueue } from "./core/jobs/postgres-queue.js";
 import { createLogger, logDestination } from "./core/logger.js";
@@ -137,10 +138,49 @@ function stringList(value: string): string[] {
     .filter(Boolean);
 }
 
+/**
+ * The exit codes (README, "Command line"): a command line commander refuses 2, a setting that does
+ * not parse 3, an embedded data directory another process holds 4, anything else that fails 1.
+ */
+const EXIT = { failure: 1, usage: 2, configuration: 3, dataDirectoryLocked: 4 } as const;
+
+const { version, commit } = buildInfo();
 const program = new Command()
   .name("signalbox")
   .description("PostHog-compatible feature flags and analytics configuration, over REST and GraphQL.")
-  .showHelpAfterError();
+  .version(commit ? `${version} (${commit})` : version, "-V, --version", "print the version (and commit)")
+  .showHelpAfterError()
+  // Commander's refusals come back as errors (subcommands inherit this), for exit code 2.
+  .exitOverride()
+  .addHelpText(
+    "after",
+    `
+Settings are environment variables: 'signalbox config' lists each with its default, meaning and
+effective value (docs/configuration.md). Exit codes: 0 done, ${EXIT.usage} usage, ${EXIT.configuration} configuration, ${EXIT.dataDirectoryLocked} data directory in use, ${EXIT.failure} other failures.`,
+  );
+
+program
+  .command("config")
+  .description(
+    "Print every setting with its effective value (secrets masked), its default and its meaning; --json for JSON.",
+  )
+  .option("--json", "print a JSON array of {name, value, default, source, description}")
+  .action((options: { json?: boolean }) => {
+    loadConfig();
+    const rows = settingRows();
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      return;
+    }
+    const width = Math.max(...rows.map((row) => row.name.length));
+    for (const row of rows) {
+      const value = row.value ?? "(unset)";
+      const note = row.source === "environment" ? ` (default ${row.default ?? "unset"})` : "";
+      process.stdout.write(
+        `${row.name.padEnd(width)}  ${value}${note}\n${" ".repeat(width + 2)}${row.description}\n`,
+      );
+    }
+  });
 
 program
   .command("serve")
@@ -284,22 +324,33 @@ users
     process.stdout.write(`${JSON.stringify(result)}\n`);
   });
 
+/** The exit code of a command that failed with `error` (see `EXIT`). */
+function exitCodeOf(error: unknown): number {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT.usage;
+  if (error instanceof ConfigurationError) return EXIT.configuration;
+  if (error instanceof DataDirectoryLockedError) return EXIT.dataDirectoryLocked;
+  return EXIT.failure;
+}
+
 program.parseAsync(process.argv).then(
   () => {
     // `serve` keeps running; one-shot commands exit with their code (PGlite may reset process.exitCode).
     if (program.args[0] !== "serve") process.exit(0);
   },
   (error: unknown) => {
-    const message =
-      error instanceof CliError ||
-      error instanceof DomainError ||
-      error instanceof AdminCommandError ||
-      error instanceof DataDirectoryLockedError
-        ? (error as Error).message
-        : error instanceof Error && error.message.startsWith("Invalid configuration")
-          ? error.message
+    const code = exitCodeOf(error);
+    // Commander has written its own message (and the help, for a usage error).
+    if (!(error instanceof CommanderError)) {
+      const message =
+        error instanceof CliError ||
+        error instanceof DomainError ||
+        error instanceof AdminCommandError ||
+        error instanceof DataDirectoryLockedError ||
+        error instanceof ConfigurationError
+          ? (error as Error).message
           : String((error as Error)?.stack ?? error);
-    process.stderr.write(`signalbox: ${message}\n`);
-    process.exit(1);
+      process.stderr.write(`signalbox: ${message}\n`);
+    }
+    process.exit(code);
   },
 );

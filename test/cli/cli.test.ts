@@ -51,7 +51,7 @@ describe("signalbox CLI on the embedded database", { timeout: PROCESS_TEST_TIMEO
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("Invalid scope: flags:everything");
     const badProject = await run(["keys", "create", "--scopes", "*", "--projects", "x"]);
-    expect(badProject.code).toBe(1);
+    expect(badProject.code).toBe(2);
     expect(badProject.stderr).toContain('"x" is not a project id.');
   });
 
@@ -75,7 +75,7 @@ describe("signalbox CLI on the embedded database", { timeout: PROCESS_TEST_TIMEO
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain("There is already an account with this email address.");
     const badLevel = await run(["users", "create", "--email", "bob@example.com", "--level", "owner"]);
-    expect(badLevel.code).toBe(1);
+    expect(badLevel.code).toBe(2);
     expect(badLevel.stderr).toContain("Allowed choices are member, admin.");
     const listed = await run(["users", "list"]);
     expect(listed.code, listed.stderr).toBe(0);
@@ -92,9 +92,37 @@ describe("signalbox CLI on the embedded database", { timeout: PROCESS_TEST_TIMEO
     expect(help.code).toBe(0);
     for (const command of ["serve", "migrate", "bootstrap", "keys", "users"])
       expect(help.stdout).toContain(command);
+    expect(help.stdout).toContain("'signalbox config' lists each");
     const unknown = await run(["frobnicate"]);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it("prints its version, and every setting with secrets masked; a bad setting exits 3", async () => {
+    const version = await run(["--version"]);
+    expect(version.code).toBe(0);
+    const { version: expected } = JSON.parse(
+      await fs.readFile(path.join(import.meta.dirname, "..", "..", "package.json"), "utf8"),
+    ) as { version: string };
+    expect(version.stdout.trim()).toMatch(
+      new RegExp(`^${expected.replace(/\./g, "\\.")}( \\([0-9a-f]+\\))?$`),
+    );
+    const config = await cli(["config", "--json"], {
+      DATA_DIR: dataDir,
+      METRICS_TOKEN: "metrics-token-that-is-secret",
+      PORT: "9100",
+    });
+    expect(config.code, config.stderr).toBe(0);
+    const rows = JSON.parse(config.stdout) as Array<{ name: string; value: string | null; source: string }>;
+    expect(rows.find((row) => row.name === "PORT")).toMatchObject({ value: "9100", source: "environment" });
+    expect(rows.find((row) => row.name === "METRICS_TOKEN")?.value).toBe("[Redacted]");
+    expect(config.stdout).not.toContain("metrics-token-that-is-secret");
+    const text = await run(["config"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("RATE_LIMIT_BURST");
+    const bad = await cli(["config"], { DATA_DIR: dataDir, PORT: "not-a-port" });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain("Invalid configuration");
   });
 
   it("lets one process hold the data directory: the server runs CLI commands, migrate is refused", async () => {
@@ -120,7 +148,7 @@ describe("signalbox CLI on the embedded database", { timeout: PROCESS_TEST_TIMEO
       expect(badScope.code).toBe(1);
       expect(badScope.stderr).toContain("Invalid scope: nope");
       const blocked = await run(["migrate"]);
-      expect(blocked.code).toBe(1);
+      expect(blocked.code).toBe(4);
       expect(blocked.stderr).toContain("is in use by another Signalbox process");
     } finally {
       const exited = new Promise<number | null>((resolve) => server.child.on("exit", resolve));

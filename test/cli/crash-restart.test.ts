@@ -90,7 +90,7 @@ describe("signalbox serve after a SIGKILL on the embedded database", () => {
     const [holder] = running;
     expect(holder).toBeDefined();
     const intruder = serve();
-    expect(await intruder.exited).toBe(1);
+    expect(await intruder.exited).toBe(4);
     expect(intruder.output()).toContain(`${IN_USE} (pid ${holder!.child.pid})`);
     expect((await get(await holder!.listening, flagsPath)).status).toBe(200);
   });
@@ -110,7 +110,7 @@ describe("signalbox serve after a SIGKILL on the embedded database", () => {
     const winners = outcomes.filter((outcome) => outcome.port !== null);
     expect(winners).toHaveLength(1);
     const loser = racers[outcomes.findIndex((outcome) => outcome.port === null)]!;
-    expect(await loser.exited).toBe(1);
+    expect(await loser.exited).toBe(4);
     expect(loser.output()).toContain(IN_USE);
     const flags = await (await get(winners[0]!.port!, flagsPath)).json();
     expect(flags.results.map((flag: { key: string }) => flag.key)).toEqual(["survives-a-crash"]);
