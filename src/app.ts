@@ -199,14 +199,16 @@ function idleConnectionSweeper(server: http.Server): () => void {
 const QUIET_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /**
- * fastify's request log lines, one a request: nothing when it arrives, and when it is answered
- * "request completed" with the request (core/logger.ts's `req` serializer: the URL's credentials
+ * fastify's request log lines, one a request at `info`: "request received" when it arrives only at
+ * `debug` (to follow a request that never finishes), and when it is answered "request completed" with the request (core/logger.ts's `req` serializer: the URL's credentials
  * redacted), its status and its time in ms, at `info` (`QUIET_PATHS` at `debug`), or "request
  * errored" at `error` when its answer failed. Requests answered before routing log the same line
  * themselves (rest/known-answers.ts).
  */
 class RequestLogController extends LogController {
-  override incomingRequest(): void {}
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, "request received");
+  }
 
   override requestCompleted(
     error: Error | null | undefined,

@@ -99,7 +99,12 @@ describe.each<Backend>(["pglite", "postgres"])("SIGTERM drains [%s]", (backendNa
     async () => {
       const { key, projectId } = backend!;
       // Loopback deliveries for the test's receiver; a grace period no slow machine reaches.
-      server = backend!.serve({ WEBHOOK_ALLOW_LOOPBACK: "true", SHUTDOWN_TIMEOUT_MS: "60000" });
+      // At debug, the server logs each request when it arrives ("request received"), with our request id.
+      server = backend!.serve({
+        WEBHOOK_ALLOW_LOOPBACK: "true",
+        SHUTDOWN_TIMEOUT_MS: "60000",
+        LOG_LEVEL: "debug",
+      });
       const port = await server.listening;
       const api = (path: string, method: string, body: unknown) =>
         fetch(`http://127.0.0.1:${port}/api/projects/${projectId}${path}`, {
@@ -131,7 +136,7 @@ describe.each<Backend>(["pglite", "postgres"])("SIGTERM drains [%s]", (backendNa
           body: { key: flagKey, name: `In flight at SIGTERM: ${flagKey}` },
         }),
       );
-      // Both requests reached the server (fastify logs each on arrival, with our request id).
+      // Both requests reached the server.
       await printed(server, '"reqId":"drained-1"');
       await printed(server, '"reqId":"drained-2"');
 
