@@ -91,6 +91,57 @@ export function startProcessMetrics(): void {
   });
 }
 
+/** How `runMetrics` names, explains and buckets one kind of run. */
+export interface RunMetricsOptions {
+  /** The runs' name in the metrics' names: `signalbox_<subject>_runs_total`, `signalbox_<subject>_run_duration_seconds`. */
+  subject: string;
+  /** The label that says which run (`job`, `kind`); the counter adds `outcome`. */
+  label: string;
+  /** The counter's and the histogram's help texts. */
+  runsHelp: string;
+  durationHelp: string;
+  /** The histogram's buckets, in seconds. */
+  buckets: number[];
+  /** The outcome label of a run that threw `error` (one that returned is `ok`). */
+  outcomeOf(error: unknown): string;
+}
+
+/**
+ * A counter of runs by `label` and outcome, and a histogram of their time by `label`, defined on the
+ * registry; returns the function that runs `run` under `value` and counts it. That function returns
+ * or throws what `run` does.
+ */
+export function runMetrics(
+  options: RunMetricsOptions,
+): <T>(value: string, run: () => Promise<T>) => Promise<T> {
+  const runs = new Counter({
+    name: `signalbox_${options.subject}_runs_total`,
+    help: options.runsHelp,
+    labelNames: [options.label, "outcome"],
+    registers: [metricsRegistry],
+  });
+  const duration = new Histogram({
+    name: `signalbox_${options.subject}_run_duration_seconds`,
+    help: options.durationHelp,
+    labelNames: [options.label],
+    buckets: options.buckets,
+    registers: [metricsRegistry],
+  });
+  return async (value, run) => {
+    const started = performance.now();
+    try {
+      const result = await run();
+      runs.labels(value, "ok").inc();
+      return result;
+    } catch (error) {
+      runs.labels(value, options.outcomeOf(error)).inc();
+      throw error;
+    } finally {
+      duration.labels(value).observe((performance.now() - started) / 1000);
+    }
+  };
+}
+
 /** The exposition of every metric, in Prometheus's text format (`METRICS_CONTENT_TYPE`). */
 export function metricsText(): Promise<string> {
   return metricsRegistry.metrics();

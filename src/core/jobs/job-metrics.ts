@@ -3,23 +3,18 @@
  * (`ok`, `failed`) with their time, and the queue's depth by state (`JobQueue.counts`, read when
  * scraped, of every process on PostgreSQL).
  */
-import { Counter, Gauge, Histogram } from "prom-client";
-import { metricsRegistry } from "../metrics.js";
+import { Gauge } from "prom-client";
+import { metricsRegistry, runMetrics } from "../metrics.js";
 import type { JobDefinition, JobQueue } from "./jobs.js";
 
-const runs = new Counter({
-  name: "signalbox_job_runs_total",
-  help: "Job runs in this process, by job and outcome (ok, failed: retried or given up).",
-  labelNames: ["job", "outcome"] as const,
-  registers: [metricsRegistry],
-});
-
-const duration = new Histogram({
-  name: "signalbox_job_run_duration_seconds",
-  help: "Time a job run took in this process, in seconds, by job.",
-  labelNames: ["job"] as const,
+/** Runs a job's handler under its name, counting its outcome (`ok`, `failed`) and time. */
+const countedRun = runMetrics({
+  subject: "job",
+  label: "job",
+  runsHelp: "Job runs in this process, by job and outcome (ok, failed: retried or given up).",
+  durationHelp: "Time a job run took in this process, in seconds, by job.",
   buckets: [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300],
-  registers: [metricsRegistry],
+  outcomeOf: () => "failed",
 });
 
 /** The queues whose depth a scrape reads (one per app; tests run several in one process). */
@@ -45,19 +40,7 @@ export function countedJob<P>(definition: JobDefinition<P>): JobDefinition<P> {
   const { name, handler } = definition;
   return {
     ...definition,
-    async handler(payload, run) {
-      const stop = duration.startTimer({ job: name });
-      try {
-        const result = await handler(payload, run);
-        runs.inc({ job: name, outcome: "ok" });
-        return result;
-      } catch (error) {
-        runs.inc({ job: name, outcome: "failed" });
-        throw error;
-      } finally {
-        stop();
-      }
-    },
+    handler: (payload, run) => countedRun(name, () => handler(payload, run)),
   };
 }
 
