@@ -15,12 +15,15 @@ export interface BuildInfo {
   commit: string | null;
 }
 
-/** The directory holding Signalbox's package.json, above this module. */
-function packageRoot(): string {
+/** The directory holding Signalbox's package.json, above this module, and the version it names. */
+function findPackage(): { root: string; version: string } {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const candidate = path.join(dir, "package.json");
-    if (existsSync(candidate) && JSON.parse(readFileSync(candidate, "utf8")).name === "signalbox") return dir;
+    if (existsSync(candidate)) {
+      const manifest = JSON.parse(readFileSync(candidate, "utf8")) as { name?: string; version: string };
+      if (manifest.name === "signalbox") return { root: dir, version: manifest.version };
+    }
     const parent = path.dirname(dir);
     if (parent === dir) throw new Error("Signalbox's package.json was not found above src/version.ts");
     dir = parent;
@@ -46,10 +49,7 @@ let cached: BuildInfo | null = null;
 /** This process's build (see the module comment). */
 export function buildInfo(): BuildInfo {
   if (cached) return cached;
-  const root = packageRoot();
-  const { version } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
-    version: string;
-  };
+  const { root, version } = findPackage();
   cached = { version, commit: process.env["SIGNALBOX_COMMIT"] || gitCommit(root) };
   return cached;
 }
