@@ -66,10 +66,8 @@ import "./scheduled-changes/graphql/index.js";
 import { createTrendsQueryKind } from "./queries/trends/trends-query-kind.js";
 import { scheduledChangeJobs } from "./scheduled-changes/scheduled-changes.jobs.js";
 import { scheduledChangeRoutes } from "./scheduled-changes/scheduled-changes.rest.js";
-import {
-  createScheduledChangeService,
-  stampScheduledChangeTrigger,
-} from "./scheduled-changes/scheduled-changes.service.js";
+import { stampScheduledChangeTrigger } from "./scheduled-changes/scheduled-changes.runs.js";
+import { createScheduledChangeService } from "./scheduled-changes/scheduled-changes.service.js";
 import "./property-definitions/graphql/index.js";
 import { createPropertyDefinitionService } from "./property-definitions/property-definitions.service.js";
 import "./projects/projects.graphql.js";

@@ -9,12 +9,12 @@
  * tries), so the queue retries neither job; a run is safe beside any other (exactly once: the row's claim).
  */
 import type { JobModule } from "../core/jobs/jobs.js";
-import { runJobSchema } from "./scheduled-changes.schemas.js";
 import {
   SCHEDULED_CHANGE_RUN_JOB,
   SCHEDULED_CHANGES_SWEEP_JOB,
   SWEEP_INTERVAL_MS,
-} from "./scheduled-changes.service.js";
+} from "./scheduled-changes.runs.js";
+import { runJobSchema } from "./scheduled-changes.schemas.js";
 
 /** The scheduled-change job definitions. */
 export const scheduledChangeJobs: JobModule = ({ services }) => [

@@ -11,7 +11,7 @@
  *   missed while late skipped), end dates, pausing, and one application however many runs race.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCHEDULED_CHANGES_SWEEP_JOB } from "../../src/scheduled-changes/scheduled-changes.service.js";
+import { SCHEDULED_CHANGES_SWEEP_JOB } from "../../src/scheduled-changes/scheduled-changes.runs.js";
 import { eventually } from "../support/eventually.js";
 import { createFlag } from "../support/flags.js";
 import { describeEachBackend, type TestServer } from "../support/server.js";

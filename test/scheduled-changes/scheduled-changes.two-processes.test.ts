@@ -14,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCHEDULED_CHANGES_SWEEP_JOB } from "../../src/scheduled-changes/scheduled-changes.service.js";
+import { SCHEDULED_CHANGES_SWEEP_JOB } from "../../src/scheduled-changes/scheduled-changes.runs.js";
 import { cli, type ServeProcess, spawnServe } from "../support/cli.js";
 import { adminQuery, databaseUrl, postgresAnswers } from "../support/postgres.js";
 
