@@ -66,7 +66,6 @@ import "./scheduled-changes/graphql/index.js";
 import { createTrendsQueryKind } from "./queries/trends/trends-query-kind.js";
 import { scheduledChangeJobs } from "./scheduled-changes/scheduled-changes.jobs.js";
 import { scheduledChangeRoutes } from "./scheduled-changes/scheduled-changes.rest.js";
-import { stampScheduledChangeTrigger } from "./scheduled-changes/scheduled-changes.runs.js";
 import { createScheduledChangeService } from "./scheduled-changes/scheduled-changes.service.js";
 import "./property-definitions/graphql/index.js";
 import { createPropertyDefinitionService } from "./property-definitions/property-definitions.service.js";
@@ -84,9 +83,6 @@ import { webhookJobs } from "./webhooks/webhooks.jobs.js";
 import { webhookRoutes } from "./webhooks/webhooks.rest.js";
 import { createWebhookService, enqueueWebhookDeliveries } from "./webhooks/webhooks.service.js";
 
-// A flag's entry written while a scheduled change applies carries PostHog's trigger; registered
-// before the webhooks' listener, so that it sees the entry as stored.
-onActivityRecorded(stampScheduledChangeTrigger);
 // Every activity entry of a delivered kind enqueues its webhook deliveries in its own transaction.
 // Registered once per process: the listener holds no state, it works in the transaction it is handed.
 onActivityRecorded(enqueueWebhookDeliveries);

@@ -2,6 +2,7 @@
  * The activity log: who changed what, field by field, written in the same transaction as the
  * change itself (posthog/models/activity_logging/activity_log.py, posthog-behavior.md §2.9).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { isDeepStrictEqual } from "node:util";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import { authorizeProject } from "./auth/access.js";
@@ -179,15 +180,49 @@ export function onActivityRecorded(listener: ActivityListener): () => void {
   return () => activityListeners.delete(listener);
 }
 
+/** The object a trigger is in force for: its model, project and id (as entries name them). */
+export interface TriggerTarget {
+  scope: ActivityScope;
+  projectId: number;
+  itemId: string;
+}
+
+const triggers = new AsyncLocalStorage<{ target: TriggerTarget; trigger: ActivityTrigger }>();
+
+/**
+ * Runs `work` with `trigger` in force for the entries about `target` written inside it (in this
+ * async context): each gets `detail.trigger` = `trigger`, as PostHog stamps a change a job applied
+ * (a scheduled change's `{job_type: "scheduled_change", ...}`, a version restore's). Entries about
+ * other objects, written by the same work (an experiment's, a dashboard's), keep none.
+ */
+export function withActivityTrigger<T>(
+  target: TriggerTarget,
+  trigger: ActivityTrigger,
+  work: () => Promise<T>,
+): Promise<T> {
+  return triggers.run({ target, trigger }, work);
+}
+
+/** The trigger in force for entries about `target` (see `withActivityTrigger`), or null. */
+export function activeTrigger(target: TriggerTarget): ActivityTrigger | null {
+  const current = triggers.getStore();
+  if (!current) return null;
+  const { scope, projectId, itemId } = current.target;
+  return scope === target.scope && projectId === target.projectId && itemId === target.itemId
+    ? current.trigger
+    : null;
+}
+
 /**
  * Writes an entry inside the caller's transaction, then runs the `ActivityListener`s in it. An
- * `updated` entry with no changes is not written (PostHog `log_activity`). Returns whether an entry was written.
+ * `updated` entry with no changes is not written (PostHog `log_activity`). The entry carries the
+ * trigger in force for its object (`withActivityTrigger`). Returns whether an entry was written.
  */
 export async function recordActivity(tx: Prisma.TransactionClient, entry: NewActivity): Promise<boolean> {
   if (entry.activity === "updated" && (entry.changes === null || entry.changes.length === 0)) return false;
   const detail: ActivityDetail = {
     changes: entry.changes,
-    trigger: null,
+    trigger: activeTrigger(entry),
     type: entry.type ?? null,
     name: entry.name,
     short_id: null,

@@ -17,6 +17,7 @@ import { offsetListRoute } from "../rest/list-route.js";
 import { offsetPageQuerySchema } from "../rest/pagination.js";
 import type { RestModule, RestRoute } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
+import { versionRoutes } from "../rest/version-routes.js";
 import {
   eligibleFlagsErrorSchema,
   experimentPageSchema,
@@ -281,6 +282,14 @@ export const experimentRoutes: RestModule = (services, limits) => {
       }),
     },
     forbiddenDestroyRoute(`${BASE}:id/`, "experiment:write", experiments.destroy),
+    ...versionRoutes(limits, {
+      base: BASE,
+      noun: "experiment",
+      scopes: { read: "experiment:read", write: "experiment:write" },
+      service: experiments,
+      serialize: serializeExperiment,
+      objectSchema: experimentSchema,
+    }),
     {
       method: "POST",
       path: `${BASE}:id/duplicate/`,

@@ -27,6 +27,7 @@ import { ValidationError } from "../core/errors.js";
 import { forbidDestroy } from "../core/forbid-destroy.js";
 import { checkNestingDepth } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
+import { versionOperations } from "../core/object-versions.js";
 import type { OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
@@ -41,6 +42,7 @@ import {
   experimentListWhere,
   readExperiment,
   sampleHasFeatureProperties,
+  selectExperiment,
   selectExperimentCounts,
   selectExperimentPage,
   selectExperiments,
@@ -97,10 +99,57 @@ export function experimentStatus(experiment: { startDate: Date | null; endDate: 
   return experiment.endDate ? "stopped" : "running";
 }
 
+/** Snapshot fields (the activity log's names) a restore copies that its update takes under the same name. */
+const RESTORED_FIELDS = [
+  "name",
+  "description",
+  "start_date",
+  "end_date",
+  "parameters",
+  "filters",
+  "archived",
+  "secondary_metrics",
+  "metrics",
+  "metrics_secondary",
+  "exposure_criteria",
+  "stats_config",
+  "conclusion",
+  "conclusion_comment",
+  "primary_metrics_ordered_uuids",
+  "secondary_metrics_ordered_uuids",
+];
+
+/**
+ * The update body that sets an experiment to a kept version's fields (core/object-versions.ts): the
+ * fields a PATCH takes, the holdout as `holdout_id` and the saved metrics as `saved_metrics_ids`;
+ * not `deleted` (a restore neither deletes nor undeletes). The update's rules decide what a running
+ * experiment may take back (its variants and holdout are frozen after launch).
+ */
+function experimentRestoreBody(snapshot: Record<string, unknown>): Record<string, unknown> {
+  const body: Record<string, unknown> = Object.fromEntries(
+    RESTORED_FIELDS.filter((f) => f in snapshot).map((f) => [f, snapshot[f]]),
+  );
+  if ("holdout" in snapshot) body["holdout_id"] = snapshot["holdout"];
+  if (Array.isArray(snapshot["saved_metrics"])) {
+    body["saved_metrics_ids"] = (snapshot["saved_metrics"] as Array<{ id: number; metadata: unknown }>).map(
+      ({ id, metadata }) => (metadata === null || metadata === undefined ? { id } : { id, metadata }),
+    );
+  }
+  return body;
+}
+
 /** Creates the experiment service. */
 export function createExperimentService(deps: ServiceDeps, others: ExperimentServiceCollaborators) {
   const { featureFlags, cohorts } = others;
   const { createOn, applyUpdate } = createExperimentWrites(deps, { featureFlags });
+  const versions = versionOperations({
+    scope: "Experiment",
+    readScope: "experiment:read",
+    writeScope: "experiment:write",
+    exists: async (ctx, projectId, id) => (await selectExperiment(ctx.db, projectId, id)) !== null,
+    restoreBody: experimentRestoreBody,
+    update: applyUpdate,
+  });
 
   return {
     /**
@@ -192,6 +241,17 @@ export function createExperimentService(deps: ServiceDeps, others: ExperimentSer
       await authorizeProject(ctx, projectId, "experiment:write");
       return applyUpdate(ctx, projectId, id, body);
     },
+
+    /** A page of an experiment's kept versions, highest first, with their changes (issue 27). Scope `experiment:read`. @throws NotFoundError */
+    versions: versions.versions,
+    /** One kept version of an experiment (issue 27). Scope `experiment:read`. @throws NotFoundError (experiment or version) */
+    version: versions.version,
+    /**
+     * Restores an experiment to kept version n (issue 27): an experiment PATCH of that version's
+     * fields (every rule, activity with the `version_restore` trigger, webhooks), returning the
+     * experiment as written. Scope `experiment:write`. @throws NotFoundError, ValidationError, as `update`.
+     */
+    restoreVersion: versions.restore,
 
     /** Hard delete, which PostHog refuses (core/forbid-destroy.ts). Scope `experiment:write` first. */
     destroy: forbidDestroy("experiment:write"),

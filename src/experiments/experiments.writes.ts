@@ -19,6 +19,7 @@ import { changesBetween, recordActivity, softDeleteActivity } from "../core/acti
 import type { ServiceContext } from "../core/context.js";
 import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
 import { jsonSourceText } from "../core/json-input.js";
+import { recordVersion } from "../core/object-versions.js";
 import { once } from "../core/once.js";
 import { RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import type { ServiceDeps } from "../core/services.js";
@@ -132,6 +133,27 @@ function snapshot(x: ExperimentRecord): Obj {
     secondary_metrics_ordered_uuids: x.secondaryMetricsOrderedUuids,
     saved_metrics: x.savedMetricLinks.map((l) => ({ id: l.savedMetricId, metadata: l.metadata })),
   };
+}
+
+/**
+ * Keeps `experiment`, as written in `tx` by `userId`, as its next version (core/object-versions.ts):
+ * the activity log's snapshot, numbered by the experiment's own counter.
+ */
+async function recordExperimentVersion(
+  tx: Prisma.TransactionClient,
+  experiment: ExperimentRecord,
+  activity: string,
+  userId: number | null,
+): Promise<void> {
+  await recordVersion(tx, {
+    scope: "Experiment",
+    projectId: experiment.projectId,
+    itemId: String(experiment.id),
+    version: "next",
+    activity,
+    snapshot: snapshot(experiment),
+    userId,
+  });
 }
 
 /** A stored metric order (`*_metrics_ordered_uuids`) as a list of uuids, null when none is stored. */
@@ -331,6 +353,7 @@ export function createExperimentWrites(deps: ServiceDeps, { featureFlags }: Expe
       name: input.name,
       changes: null,
     });
+    await recordExperimentVersion(tx, (await selectExperiment(tx, projectId, id))!, "created", userId);
     return id;
   }
 
@@ -498,15 +521,17 @@ export function createExperimentWrites(deps: ServiceDeps, { featureFlags }: Expe
       // The flag service joins this transaction (the flag's row is locked already).
       if (plan.launching) await featureFlags.activateAuthorized(ctx, projectId, locked.featureFlagId);
       const updated = (await selectExperiment(tx, projectId, id))!;
-      await recordActivity(tx, {
+      const activity = softDeleteActivity(locked, updated);
+      const written = await recordActivity(tx, {
         projectId,
         userId,
         scope: "Experiment",
         itemId: String(id),
-        activity: softDeleteActivity(locked, updated),
+        activity,
         name: updated.name,
         changes: changesBetween("Experiment", snapshot(locked), snapshot(updated)),
       });
+      if (written) await recordExperimentVersion(tx, updated, activity, userId);
     };
     // While a draft, new variants or a holdout rewrite the flag through the flag service's own update
     // (its rules, version and activity), joined into this transaction before the experiment's

@@ -17,6 +17,7 @@ import { offsetListRoute } from "../rest/list-route.js";
 import { offsetPageQuerySchema } from "../rest/pagination.js";
 import type { RestModule } from "../rest/route.js";
 import { pathId } from "../rest/routes.js";
+import { versionRoutes } from "../rest/version-routes.js";
 import { minimalFlag } from "./delivery/local-evaluation.js";
 import type { FlagRecord } from "./feature-flags.queries.js";
 import {
@@ -295,6 +296,14 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
         };
       },
     },
+    ...versionRoutes(limits, {
+      base: BASE,
+      noun: "flag",
+      scopes: { read: "feature_flag:read", write: "feature_flag:write" },
+      service: flags,
+      serialize: record,
+      objectSchema: featureFlagSchema,
+    }),
     ...activityRoutes(
       BASE,
       { one: "flag", many: "flags" },

@@ -16,6 +16,7 @@ import { NotFoundError, ValidationError } from "../core/errors.js";
 import { forbidDestroy } from "../core/forbid-destroy.js";
 import { checkNestingDepth, checkStorableString } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
+import { versionOperations } from "../core/object-versions.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
@@ -39,7 +40,7 @@ import {
 } from "./feature-flags.queries.js";
 import { flagListFiltersSchema, replaceFlagSchema, updateFlagSchema } from "./feature-flags.schemas.js";
 import { activateIfInactive, flagExists, readFlagIn, readFlagSummaries } from "./feature-flags.store.js";
-import { createFlagWrites, type FlagWriteCollaborators } from "./feature-flags.writes.js";
+import { createFlagWrites, type FlagWriteCollaborators, recordFlagVersion } from "./feature-flags.writes.js";
 import { type FlagCallRollup, rollUpFlagCalls } from "./flag-calls.js";
 import { readBlastRadiusQuery } from "./rules/blast-radius.js";
 import { bulkKeysBodySchema, readFlagIds } from "./rules/bulk-keys.js";
@@ -53,6 +54,30 @@ import {
 import { remoteConfigPayload } from "./rules/remote-config.js";
 import { staticCohortName } from "./rules/static-cohort.js";
 import { type FlagStatusResult, flagStatus } from "./rules/status.js";
+
+/**
+ * The fields of a kept version (core/object-versions.ts) a restore writes: what a flag PATCH sets,
+ * less `deleted` (a restore neither deletes nor undeletes), the usage dashboard and the encrypted
+ * payloads switch (not built). `filters` follow the PATCH rule: without `groups` they keep the
+ * stored ones (§2.5 rule 1).
+ */
+function flagRestoreBody(snapshot: Record<string, unknown>): Record<string, unknown> {
+  const fields = [
+    "name",
+    "key",
+    "filters",
+    "active",
+    "ensure_experience_continuity",
+    "rollback_conditions",
+    "has_enriched_analytics",
+    "is_remote_configuration",
+    "evaluation_runtime",
+    "bucketing_identifier",
+    "tags",
+    "evaluation_tags",
+  ];
+  return Object.fromEntries(fields.filter((f) => f in snapshot).map((f) => [f, snapshot[f]]));
+}
 
 /** The other domains' services the flag service calls (and, through it, its writes). */
 export interface FlagServiceCollaborators extends FlagWriteCollaborators {
@@ -94,6 +119,15 @@ export interface BlastRadius {
 export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceCollaborators) {
   const { cohorts } = others;
   const { createFlag, applyUpdate, updateLockedFilters } = createFlagWrites(others);
+  const versions = versionOperations({
+    scope: "FeatureFlag",
+    readScope: "feature_flag:read",
+    writeScope: "feature_flag:write",
+    exists: (ctx, projectId, id) => flagExists(ctx.db, projectId, id),
+    restoreBody: flagRestoreBody,
+    update: (ctx, projectId, id, body) =>
+      applyUpdate(ctx, projectId, id, parseInput(updateFlagSchema, body, ctx.limits), { kind: "posthog" }),
+  });
 
   /**
    * The non-deleted, active flags depending on each of `ids` (§2.6 `dependentFlags`), by key, from
@@ -451,6 +485,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
             { active: true, version: updated.version },
           ),
         });
+        await recordFlagVersion(tx, updated, "updated", userId);
       });
     },
 
@@ -495,6 +530,17 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       const input = parseInput(updateFlagSchema, body, ctx.limits);
       return applyUpdate(ctx, projectId, id, input, { kind: "expectedVersion", version: expectedVersion });
     },
+
+    /** A page of a flag's kept versions, highest first, with their changes (issue 27). Scope `feature_flag:read`. @throws NotFoundError */
+    versions: versions.versions,
+    /** One kept version of a flag (issue 27). Scope `feature_flag:read`. @throws NotFoundError (flag or version) */
+    version: versions.version,
+    /**
+     * Restores a flag to kept version n (issue 27): a flag PATCH of that version's fields (every
+     * rule, the version bump, activity with the `version_restore` trigger, webhooks), returning the
+     * flag as written. Scope `feature_flag:write`. @throws NotFoundError, ValidationError, as `update`.
+     */
+    restoreVersion: versions.restore,
 
     /** Hard delete, which PostHog refuses (spec row 5; core/forbid-destroy.ts). Scope `feature_flag:write` first. */
     destroy: forbidDestroy("feature_flag:write"),

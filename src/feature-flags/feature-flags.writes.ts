@@ -23,6 +23,7 @@ import type { CohortService } from "../cohorts/cohorts.service.js";
 import { changesBetween, recordActivity, softDeleteActivity } from "../core/activity-log.js";
 import type { ServiceContext } from "../core/context.js";
 import { ConflictError, NotImplementedError, ValidationError } from "../core/errors.js";
+import { recordVersion } from "../core/object-versions.js";
 import { RowMoved, retryWhileMoved } from "../core/row-lock.js";
 import { normalizeTags } from "../core/tags.js";
 import { clientOf, readerOf, transactional } from "../core/transactional.js";
@@ -85,6 +86,28 @@ function snapshot(flag: FlagRecord): Record<string, unknown> {
     tags: flag.tags,
     evaluation_tags: flag.evaluationTags,
   };
+}
+
+/**
+ * Keeps `flag`, as written in `tx` by `userId`, as its version `flag.version` (core/object-versions.ts):
+ * its `snapshot` less the version number, which numbers the row.
+ */
+export async function recordFlagVersion(
+  tx: Prisma.TransactionClient,
+  flag: FlagRecord,
+  activity: string,
+  userId: number | null,
+): Promise<void> {
+  const { version, ...fields } = snapshot(flag);
+  await recordVersion(tx, {
+    scope: "FeatureFlag",
+    projectId: flag.projectId,
+    itemId: String(flag.id),
+    version: flag.version,
+    activity,
+    snapshot: fields,
+    userId,
+  });
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -413,15 +436,17 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
       await replaceFlagTags(tx, projectId, current.id, next.evaluationTags, "evaluationTags");
     }
     const updated = await readFlagIn(tx, projectId, current.id);
+    const activity = softDeleteActivity(current, next);
     await recordActivity(tx, {
       projectId,
       userId,
       scope: "FeatureFlag",
       itemId: String(current.id),
-      activity: softDeleteActivity(current, next),
+      activity,
       name: updated.key,
       changes: changesBetween("FeatureFlag", snapshot(current), snapshot(updated)),
     });
+    await recordFlagVersion(tx, updated, activity, userId);
     return updated;
   }
 
@@ -521,7 +546,9 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
           name: flag.key,
           changes: [],
         });
-        return readFlagIn(tx, projectId, flag.id);
+        const created = await readFlagIn(tx, projectId, flag.id);
+        await recordFlagVersion(tx, created, "created", userId);
+        return created;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicateKey();

@@ -29,7 +29,8 @@ export const activityPageArgs = builder.args((t) => ({
   page: t.int({ defaultValue: 1, description: "The page to return, 1-based." }),
 }));
 
-const ActivityChangeRef = builder.objectRef<ActivityChange>("ActivityChange").implement({
+/** The `ActivityChange` object type: one field's change (also a version's changes: graphql/object-versions.graphql.ts). */
+export const ActivityChangeRef = builder.objectRef<ActivityChange>("ActivityChange").implement({
   description: "One field's change within an activity-log entry (PostHog `changes_between`).",
   fields: (t) => ({
     type: t.exposeString("type", { description: "The model that changed, e.g. `FeatureFlag`." }),

@@ -11,7 +11,7 @@ import { activityPageLinks } from "./pagination.js";
  * One field's change. Loose (`additionalProperties`), like `detail` itself: entries are stored JSON,
  * and the answer shows every key stored, not only the ones named here.
  */
-const activityChangeSchema = z.looseObject({
+export const activityChangeSchema = z.looseObject({
   type: z.string().describe("The model, e.g. `FeatureFlag`."),
   action: z.enum(["created", "changed", "deleted"]),
   field: z.string(),

@@ -18,7 +18,7 @@
  *   `{active: value}`, the filter operations rewrite the stored filters under the flag's row lock
  *   (rules/operations.ts), so every flag rule, the version bump, the activity entry, the change feed
  *   and webhooks apply. The activity entry carries PostHog's trigger, `{job_type: "scheduled_change",
- *   job_id, payload: {scheduled_change_id}}` (`stampScheduledChangeTrigger`).
+ *   job_id, payload: {scheduled_change_id}}` (core/activity-log.ts `withActivityTrigger`).
  * - **Failures** as PostHog classifies them (rules/failures.ts): unrecoverable ones end the schedule
  *   (`executed_at` set, the change never applied), recoverable ones are retried by the sweep until 5
  *   failures in all; `failure_reason` keeps PostHog's context, shown formatted.
@@ -26,9 +26,8 @@
  *   while late; past `end_date` the schedule ends; paused (`is_recurring` false, recurrence kept) it
  *   does not run.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import os from "node:os";
-import type { ActivityListener, ActivityTrigger } from "../core/activity-log.js";
+import { type ActivityTrigger, withActivityTrigger } from "../core/activity-log.js";
 import type { ActorUser } from "../core/auth/actor.js";
 import type { Scope } from "../core/auth/scopes.js";
 import { createServiceContext, type DataAccess, type ServiceContext } from "../core/context.js";
@@ -51,7 +50,6 @@ import {
   claimDueScheduledChange,
   readRunTarget,
   selectDueIds,
-  setActivityTrigger,
   writeRunOutcome,
 } from "./scheduled-changes.store.js";
 
@@ -93,34 +91,10 @@ export interface ScheduledChangeCollaborators {
   featureFlags: Pick<FeatureFlagService, "get" | "update" | "rewriteFiltersAuthorized">;
 }
 
-/** The scheduled change a run is applying in the current async context (see `stampScheduledChangeTrigger`). */
-const applying = new AsyncLocalStorage<{ id: number; projectId: number; recordId: string }>();
-
 /** PostHog's activity trigger of a change applied by scheduled change `id`. */
 export function scheduledChangeTrigger(id: number): ActivityTrigger {
   return { job_type: "scheduled_change", job_id: String(id), payload: { scheduled_change_id: id } };
 }
-
-/**
- * The `ActivityListener` that gives the flag's activity entry written while a run applies its
- * change PostHog's trigger (`handle_feature_flag_change` with `_scheduled_change_context`), in the
- * entry's transaction, before the listeners registered after it (webhooks) see the entry. Entries of
- * other scopes or records, or written outside a run, are left as they are (no statement).
- */
-export const stampScheduledChangeTrigger: ActivityListener = async (tx, entry) => {
-  const run = applying.getStore();
-  if (
-    !run ||
-    entry.scope !== "FeatureFlag" ||
-    entry.projectId !== run.projectId ||
-    entry.itemId !== run.recordId
-  ) {
-    return;
-  }
-  const trigger = scheduledChangeTrigger(run.id);
-  await setActivityTrigger(tx, entry.projectId, entry.id, trigger);
-  entry.detail.trigger = trigger;
-};
 
 /** The schedule fields rules/schedule.ts reads, of a stored row. */
 export function storedSchedule(row: ScheduledChange): StoredSchedule {
@@ -222,8 +196,9 @@ export function createScheduledChangeRuns(
     }
     if (!hasUser) throw new ScheduledChangeError("User matching query does not exist.", "DoesNotExist");
     const flagChange = flagChangeOf(change.payload);
-    await applying.run(
-      { id: change.id, projectId: change.projectId, recordId: String(flag.id) },
+    await withActivityTrigger(
+      { scope: "FeatureFlag", projectId: change.projectId, itemId: String(flag.id) },
+      scheduledChangeTrigger(change.id),
       async () => {
         if (flagChange.kind === "update") {
           await featureFlags.update(ctx, change.projectId, flag.id, flagChange.body);

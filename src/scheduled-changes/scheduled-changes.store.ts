@@ -7,7 +7,6 @@
  * Invariant: every statement filters by `project_id`, or by a row id read under it (a run's row,
  * whose project it then reads). A write takes the transaction it belongs to (`tx`).
  */
-import type { ActivityTrigger } from "../core/activity-log.js";
 import type { ActorUser } from "../core/auth/actor.js";
 import type { ProjectRecord } from "../core/records.js";
 import { USER_BASIC_SELECT } from "../core/records.js";
@@ -159,21 +158,4 @@ export async function writeRunOutcome(
   now: Date,
 ): Promise<void> {
   await tx.scheduledChange.update({ where: { id }, data: { ...outcome, updatedAt: now } });
-}
-
-/**
- * Sets activity-log entry `entryId`'s `detail.trigger` to `trigger`, in the transaction that wrote
- * it (`stampScheduledChangeTrigger`, an `ActivityListener`): the one write of this domain outside its
- * table. Core's `recordActivity` writes every entry with no trigger and takes none; until it takes
- * one, the entry a run's flag update writes is given PostHog's trigger here, before it commits.
- */
-export async function setActivityTrigger(
-  tx: Prisma.TransactionClient,
-  projectId: number,
-  entryId: string,
-  trigger: ActivityTrigger,
-): Promise<void> {
-  await tx.$executeRaw(Prisma.sql`UPDATE activity_logs
-    SET detail = jsonb_set(detail, '{trigger}', ${JSON.stringify(trigger)}::jsonb)
-    WHERE id = ${entryId}::uuid AND project_id = ${projectId}`);
 }

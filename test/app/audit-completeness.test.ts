@@ -445,6 +445,18 @@ describeEachBackend("audit completeness", (server) => {
     await restCall("PATCH", `feature_flags/${target.id}/`, { deleted: true })();
     return target;
   };
+  /** A flag changed once since its create: version 2, with version 1 kept to restore. */
+  const renamedFlag = async () => {
+    const target = await flag();
+    await restCall("PATCH", `feature_flags/${target.id}/`, { name: "Renamed", tags: ["renamed"] })();
+    return target;
+  };
+  /** An experiment changed once since its create: its version 1 kept to restore. */
+  const renamedExperiment = async () => {
+    const target = await experiment();
+    await restCall("PATCH", `experiments/${target.id}/`, { description: "Changed", conclusion: "won" })();
+    return target;
+  };
   /** The endpoint routes, the same on `/api/projects/` and `/api/environments/`. */
   const endpointCases = (prefix: string): Record<string, AuditCase> => {
     const base = `/api/${prefix}/:project_id/endpoints/`;
@@ -772,6 +784,14 @@ describeEachBackend("audit completeness", (server) => {
       ),
       entries: [created("Experiment"), ...NEW_FLAG.map((e) => ({ ...e, item: "new" }))],
     },
+    "POST /api/projects/:project_id/feature_flags/:id/versions/:version_number/restore/": {
+      prepare: on(renamedFlag, (f) => restCall("POST", `feature_flags/${f.id}/versions/1/restore/`)),
+      entries: [updated("FeatureFlag", ["name", "tags", "version"])],
+    },
+    "POST /api/projects/:project_id/experiments/:id/versions/:version_number/restore/": {
+      prepare: on(renamedExperiment, (x) => restCall("POST", `experiments/${x.id}/versions/1/restore/`)),
+      entries: [updated("Experiment", ["description", "conclusion"])],
+    },
     "PATCH /api/projects/:project_id/experiments/:id/": {
       idempotent: true,
       prepare: on(experiment, (x) =>
@@ -985,6 +1005,18 @@ describeEachBackend("audit completeness", (server) => {
         }),
       ),
       entries: [updated("FeatureFlag", ["name", "tags", "has_enriched_analytics", "filters", "version"])],
+    },
+    restoreFeatureFlagVersion: {
+      prepare: on(renamedFlag, (f) =>
+        gqlCall("restoreFeatureFlagVersion", { projectId: project, id: f.id, version: 1 }),
+      ),
+      entries: [updated("FeatureFlag", ["name", "tags", "version"])],
+    },
+    restoreExperimentVersion: {
+      prepare: on(renamedExperiment, (x) =>
+        gqlCall("restoreExperimentVersion", { projectId: project, id: x.id, version: 1 }),
+      ),
+      entries: [updated("Experiment", ["description", "conclusion"])],
     },
     deleteFeatureFlag: {
       prepare: on(flag, (f) => gqlCall("deleteFeatureFlag", { projectId: project, id: f.id })),

@@ -603,6 +603,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       // while a later test compares the database's rows.
       values: {
         personIds: [t.person.uuid],
+        // A kept version: every object's first (a restore of it to an unchanged object writes nothing).
+        version: 1,
         personId: t.person.uuid,
         hogql: "SELECT count() FROM events",
         isMaterialized: false,

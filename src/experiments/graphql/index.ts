@@ -8,3 +8,4 @@ import "./project-fields.js";
 import "./mutations.js";
 import "./subscriptions.js";
 import "./results.field.js";
+import "./versions.fields.js";

@@ -18,4 +18,5 @@ import "./create.mutation.js";
 import "./update.mutation.js";
 import "./deletion.mutations.js";
 import "./static-cohort.mutation.js";
+import "./versions.fields.js";
 import "./subscriptions.js";
