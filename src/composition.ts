@@ -8,6 +8,10 @@
  * Adding a domain: import its service factory, REST module and GraphQL types here (docs/architecture.md, "Adding a domain").
  */
 import type { GraphQLSchema } from "graphql";
+import { approvalJobs } from "./approvals/approvals.jobs.js";
+import { approvalRoutes } from "./approvals/approvals.rest.js";
+import "./approvals/graphql/index.js";
+import { createApprovalService, markChangeRequestsStale } from "./approvals/approvals.service.js";
 import { cohortRoutes } from "./cohorts/cohorts.rest.js";
 import "./cohorts/graphql/index.js";
 import { createCohortService } from "./cohorts/cohorts.service.js";
@@ -83,6 +87,8 @@ import { webhookJobs } from "./webhooks/webhooks.jobs.js";
 import { webhookRoutes } from "./webhooks/webhooks.rest.js";
 import { createWebhookService, enqueueWebhookDeliveries } from "./webhooks/webhooks.service.js";
 
+// A flag's change makes the change requests pending on it stale, in the same transaction.
+onActivityRecorded(markChangeRequestsStale);
 // Every activity entry of a delivered kind enqueues its webhook deliveries in its own transaction.
 // Registered once per process: the listener holds no state, it works in the transaction it is handed.
 onActivityRecorded(enqueueWebhookDeliveries);
@@ -107,15 +113,23 @@ export function createServices(
   ]);
   const dashboards = createDashboardService({ queries });
   const endpointMaterialization = createMaterializationService(deps, queries);
+  const approvals = createApprovalService(deps);
   const featureFlags = createFeatureFlagService(deps, {
     cohorts,
     persons,
     groups,
     evaluation: flagEvaluation,
     dashboards,
+    approvals,
+  });
+  // An approved flag change is applied through the flag's own update path (issue 27).
+  approvals.registerApplier("feature_flag", {
+    scope: "FeatureFlag",
+    apply: (ctx, projectId, intent) => featureFlags.applyApprovedChange(ctx, projectId, intent),
   });
   return {
     activityLog: createActivityLogService(),
+    approvals,
     cohorts,
     dashboards,
     endpoints: createEndpointService(deps, {
@@ -167,6 +181,7 @@ export const REST_MODULES: readonly RestModule[] = [
   experimentRoutes,
   webhookRoutes,
   scheduledChangeRoutes,
+  approvalRoutes,
 ];
 
 /** Every domain's event-stream module (Server-Sent Events on the REST door's authentication: rest/event-streams.ts). */
@@ -196,6 +211,7 @@ export function rateLimitSettings(config: RateLimitConfig): RateLimitSettings {
 /** Every domain's jobs (scheduled and queued work, run by the server's job queue: src/core/jobs/). */
 export const JOB_MODULES: readonly JobModule[] = [
   featureFlagJobs,
+  approvalJobs,
   endpointJobs,
   webhookJobs,
   experimentJobs,

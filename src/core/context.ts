@@ -8,10 +8,11 @@ import type { Database } from "../db/database.js";
 import type { SqlReader } from "../db/sql-reader.js";
 import type { RunSqlTransaction, SqlStatements } from "../db/sql-transaction.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import type { Actor } from "./auth/actor.js";
+import type { Actor, ActorUser } from "./auth/actor.js";
 import { ActorCache } from "./auth/actor-cache.js";
 import { OpenStreams } from "./auth/open-streams.js";
 import { ProjectTokenCache } from "./auth/project-token.js";
+import type { Scope } from "./auth/scopes.js";
 import { LiveChanges } from "./live-changes.js";
 import { ProjectRevisions } from "./project-revisions.js";
 import type { ProjectRecord } from "./records.js";
@@ -140,4 +141,33 @@ export function createServiceContext(
     ...(shared ? { shared } : {}),
     ...(renewal ? { renewal } : {}),
   };
+}
+
+/**
+ * A context for work the service does on a user's behalf outside a request (a scheduled change's
+ * run, an approved change request's apply): `user` on `project` with `scopes` only, limited to that
+ * project, as a member of its organization (the work was authorised when it was asked for). `key`
+ * names the work in place of a personal API key (`system:<kind>`).
+ */
+export function actingContext(
+  data: DataAccess,
+  options: {
+    project: ProjectRecord;
+    user: ActorUser;
+    scopes: Scope[];
+    key: { id: string; label: string };
+    limits: Limits;
+  },
+): ServiceContext {
+  const { project, user, scopes, key, limits } = options;
+  return createServiceContext(
+    data,
+    {
+      user,
+      apiKey: { ...key, maskValue: "", scopes, scopedTeams: [project.id], scopedOrganizations: [] },
+      organizationIds: [project.organizationId],
+      projects: [project],
+    },
+    limits,
+  );
 }

@@ -30,9 +30,9 @@ export const errorBodySchema = z
 /** The body PostHog answers every error with. */
 export type PostHogErrorBody = z.output<typeof errorBodySchema>;
 
-/** The body of a domain error. */
-export function errorBody(error: DomainError): PostHogErrorBody {
-  return { type: error.type, code: error.code, detail: error.detail, attr: error.attr };
+/** The REST body of a domain error: its own (`DomainError.restBody`), else PostHog's standard one. */
+export function errorBody(error: DomainError): PostHogErrorBody | Record<string, unknown> {
+  return error.restBody() ?? { type: error.type, code: error.code, detail: error.detail, attr: error.attr };
 }
 
 /**

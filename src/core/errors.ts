@@ -68,6 +68,15 @@ export abstract class DomainError extends Error {
   get detail(): string {
     return holdsInternalText(this.message) ? SERVER_ERROR_DETAIL : this.message;
   }
+
+  /**
+   * PostHog's own REST body for this error where it is not `{type, code, detail, attr}` (an
+   * approval gate's 409 with its change request, a vote's `{"error": ...}`); undefined keeps the
+   * standard body (core/error-body.ts `errorBody`).
+   */
+  restBody(): Record<string, unknown> | undefined {
+    return undefined;
+  }
 }
 
 /** 400: bad input. `code` defaults to PostHog's `invalid_input`; `attr` names the field. */

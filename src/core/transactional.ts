@@ -52,10 +52,27 @@ function openOn(db: PrismaClient): Ambient | null {
 }
 
 /**
+ * A refusal that must leave a record once the write it refused has rolled back (an approval gate's
+ * change request): thrown inside a transaction, it ends it like any error; the outermost
+ * `transactional` then calls `afterRollback()`, which writes in a transaction of its own, and throws
+ * the error it returns instead (the refusal as the caller sees it).
+ */
+export interface RecordedAfterRollback {
+  afterRollback(): Promise<Error>;
+}
+
+function isRecordedAfterRollback(error: unknown): error is RecordedAfterRollback {
+  return (
+    error instanceof Error && typeof (error as Partial<RecordedAfterRollback>).afterRollback === "function"
+  );
+}
+
+/**
  * Runs `fn` with the transaction of `ctx.db` open in the current async context (joined: nothing is
  * committed until the outermost call ends), or in a new one that commits when `fn` resolves and
  * rolls back when it throws. Returns what `fn` returns.
- * @throws what `fn` throws, unchanged (the transaction then rolls back, at the outermost call);
+ * @throws what `fn` throws, unchanged (the transaction then rolls back, at the outermost call), but a
+ *   `RecordedAfterRollback`, which the outermost call replaces with what its `afterRollback` returns;
  *   Prisma's transaction errors (P2028: `maxWait`/`timeout` passed, db/database.ts).
  */
 export async function transactional<T>(
@@ -67,6 +84,10 @@ export async function transactional<T>(
   const state = { open: true };
   try {
     return await ctx.db.$transaction((tx) => ambient.run({ db: ctx.db, tx, state }, () => fn(tx)));
+  } catch (error) {
+    state.open = false;
+    if (isRecordedAfterRollback(error)) throw await error.afterRollback();
+    throw error;
   } finally {
     state.open = false;
   }

@@ -7,12 +7,13 @@
  * feature-flags.store.ts; how they are read, feature-flags.queries.ts.
  * Source of the rules: `posthog/api/feature_flag.py`; posthog-behavior.md §2.3–2.9.
  */
+import { type AppliedChange, PreconditionFailed } from "../approvals/approvals.service.js";
 import type { CohortRecord } from "../cohorts/cohorts.queries.js";
 import type { CohortService } from "../cohorts/cohorts.service.js";
 import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
 import { authorizeProject, authorizeProjectScopes, authorizeProjectStream } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import { NotFoundError, ValidationError } from "../core/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
 import { forbidDestroy } from "../core/forbid-destroy.js";
 import { checkNestingDepth, checkStorableString } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
@@ -20,7 +21,7 @@ import { versionOperations } from "../core/object-versions.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
-import { transactional } from "../core/transactional.js";
+import { readerOf, transactional } from "../core/transactional.js";
 import { inIdOrder, parseInput, parseIntegerId } from "../core/validation.js";
 import type { ObjectChange } from "../db/change-feed.js";
 import type { RunSqlTransaction } from "../db/sql-transaction.js";
@@ -40,7 +41,12 @@ import {
 } from "./feature-flags.queries.js";
 import { flagListFiltersSchema, replaceFlagSchema, updateFlagSchema } from "./feature-flags.schemas.js";
 import { activateIfInactive, flagExists, readFlagIn, readFlagSummaries } from "./feature-flags.store.js";
-import { createFlagWrites, type FlagWriteCollaborators, recordFlagVersion } from "./feature-flags.writes.js";
+import {
+  createFlagWrites,
+  type FlagWriteCollaborators,
+  gatedChange,
+  recordFlagVersion,
+} from "./feature-flags.writes.js";
 import { type FlagCallRollup, rollUpFlagCalls } from "./flag-calls.js";
 import { readBlastRadiusQuery } from "./rules/blast-radius.js";
 import { bulkKeysBodySchema, readFlagIds } from "./rules/bulk-keys.js";
@@ -470,6 +476,10 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     activateAuthorized(ctx: ServiceContext, projectId: number, id: number): Promise<void> {
       const userId = ctx.actor.user.id;
       return transactional(ctx, async (tx) => {
+        const current = await readFlagIn(tx, projectId, id);
+        if (current.active) return;
+        // An experiment's launch is `experiment.launch` to the approval gate (issue 27).
+        await others.approvals.gate(tx, ctx, projectId, gatedChange(current, { active: true }, undefined));
         if (!(await activateIfInactive(tx, projectId, id, userId))) return;
         const updated = await readFlagIn(tx, projectId, id);
         await recordActivity(tx, {
@@ -541,6 +551,34 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
      * flag as written. Scope `feature_flag:write`. @throws NotFoundError, ValidationError, as `update`.
      */
     restoreVersion: versions.restore,
+
+    /**
+     * Applies an approved change request's intent to its flag (issue 27; PostHog's
+     * `FeatureFlagActionBase.apply`) as `ctx`'s user (the requester), after the approval was
+     * authorised: the stored body through the flag's update path, under the row lock, only if the
+     * flag's version is still the one the request was made against. Returns PostHog's `result_data`.
+     * @throws PreconditionFailed (`Flag version mismatch: expected N, got M`); what the update throws.
+     */
+    async applyApprovedChange(
+      ctx: ServiceContext,
+      projectId: number,
+      intent: Record<string, unknown>,
+    ): Promise<AppliedChange> {
+      const id = Number(intent["flag_id"]);
+      const expected = Number((intent["preconditions"] as { version?: unknown } | undefined)?.version);
+      const body = parseInput(updateFlagSchema, intent["full_request_data"] ?? {}, ctx.limits);
+      try {
+        const flag = await applyUpdate(ctx, projectId, id, body, {
+          kind: "expectedVersion",
+          version: expected,
+        });
+        return { resource_id: flag.id, resource_version: flag.version };
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+        const now = await readFlag(readerOf(ctx), projectId, { id });
+        throw new PreconditionFailed(`Flag version mismatch: expected ${expected}, got ${now.version}`);
+      }
+    },
 
     /** Hard delete, which PostHog refuses (spec row 5; core/forbid-destroy.ts). Scope `feature_flag:write` first. */
     destroy: forbidDestroy("feature_flag:write"),

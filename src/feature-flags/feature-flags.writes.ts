@@ -19,6 +19,8 @@
  * rows are (the lock order of core/row-lock.ts). Joined, an update does not decide again on its own:
  * its RowMoved goes up to the caller's `retryWhileMoved`.
  */
+import type { ApprovalGate } from "../approvals/approvals.gate.js";
+import type { FlagChange } from "../approvals/rules/actions.js";
 import type { CohortService } from "../cohorts/cohorts.service.js";
 import { changesBetween, recordActivity, softDeleteActivity } from "../core/activity-log.js";
 import type { ServiceContext } from "../core/context.js";
@@ -166,6 +168,34 @@ export interface FlagWriteCollaborators {
   cohorts: Pick<CohortService, "summariesForFlags">;
   /** Writes a new flag's usage dashboard and renames its insights with the key (§2.4, §2.7, §2.11). */
   dashboards: Pick<DashboardService, "writeUsageDashboard" | "renameUsageDashboardKey">;
+  /** Holds writes an approval policy matches (issue 27): called under the row lock, before writing. */
+  approvals: { gate: ApprovalGate };
+}
+
+/**
+ * The write of `current` the approval gate looks at (approvals/rules/actions.ts): what `input` sets
+ * of `active` and `filters` (as they would be stored), and the body an approved request replays
+ * (the parsed input, less the conflict fields: the replay checks the version itself).
+ */
+export function gatedChange(
+  current: FlagRecord,
+  input: Record<string, unknown> & { active?: boolean | undefined; filters?: unknown },
+  filters: unknown,
+): FlagChange {
+  const { version: _version, original_flag: _original, ...body } = input;
+  return {
+    flagId: current.id,
+    flagKey: current.key,
+    version: current.version,
+    updatedAt: current.updatedAt.toISOString(),
+    ownedByExperiment: current.experimentSet.length > 0,
+    before: { active: current.active, filters: current.filters },
+    sent: {
+      ...(input.active === undefined ? {} : { active: input.active }),
+      ...(input.filters === undefined ? {} : { filters }),
+    },
+    body,
+  };
 }
 
 /** The flag writes (see the module comment). */
@@ -173,7 +203,7 @@ export type FlagWrites = ReturnType<typeof createFlagWrites>;
 
 /** Creates the flag writes over the collaborators they call. */
 export function createFlagWrites(others: FlagWriteCollaborators) {
-  const { cohorts, dashboards } = others;
+  const { cohorts, dashboards, approvals } = others;
   /** Key rules in PostHog's order: unique among non-deleted flags, then the character set (§2.4). */
   async function validateKey(db: LookupDb, projectId: number, key: string, exceptId: number | null) {
     if (await isKeyTaken(db, projectId, key, exceptId)) throw duplicateKey();
@@ -418,6 +448,7 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
   ): Promise<FlagRecord> {
     const { next, filters, changes } = await decideUpdate(current, input, rule, lookups, true);
     if (changes.length === 0) return current;
+    await approvals.gate(tx, ctx, projectId, gatedChange(current, input, filters));
     const userId = ctx.actor.user.id;
     // The row is locked since `current` was read: no other writer moved its version.
     await writeFlagRow(tx, next, filters, current.version + 1, userId);

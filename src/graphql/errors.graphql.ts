@@ -74,7 +74,8 @@ export function toGraphQLError(error: DomainError, located?: GraphQLError): Grap
   });
 }
 
-const ErrorInterface = builder.interfaceRef<DomainError>("Error").implement({
+/** The `Error` interface every typed error implements (domains implement their own errors with it). */
+export const ErrorInterface = builder.interfaceRef<DomainError>("Error").implement({
   description:
     "An expected failure, returned as a typed result instead of a GraphQL error. The same failure through REST " +
     "is PostHog's `{type, code, detail, attr}` body (posthog-behavior.md §1.3).",

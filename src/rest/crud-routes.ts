@@ -1,5 +1,6 @@
 /**
- * The record routes of a DRF `ModelViewSet` over a project's integer-id records, in table order:
+ * The record routes of a DRF `ModelViewSet` over a project's records (integer ids, or UUIDs with
+ * `idOf`), in table order:
  * `POST <base>` (create, 201), `GET <base>:id/` (retrieve), `PATCH` and `PUT <base>:id/` (partial
  * and whole update) and `DELETE <base>:id/` (204, empty body). The list is `offsetListRoute`'s.
  */
@@ -9,13 +10,16 @@ import type { ServiceContext } from "../core/context.js";
 import type { RestRoute } from "./route.js";
 import { pathId } from "./routes.js";
 
-/** The service operations the routes call: records `R`, and `C` (an `R`, maybe with more) from create. */
-export interface CrudService<R, C extends R> {
+/**
+ * The service operations the routes call: records `R`, and `C` (an `R`, maybe with more) from
+ * create, with ids `I` (integers by default).
+ */
+export interface CrudService<R, C extends R, I = number> {
   create(ctx: ServiceContext, projectId: number, body: unknown): Promise<C>;
-  get(ctx: ServiceContext, projectId: number, id: number): Promise<R>;
+  get(ctx: ServiceContext, projectId: number, id: I): Promise<R>;
   /** `partial`: PATCH (absent fields keep), else PUT. */
-  update(ctx: ServiceContext, projectId: number, id: number, body: unknown, partial: boolean): Promise<R>;
-  remove(ctx: ServiceContext, projectId: number, id: number): Promise<unknown>;
+  update(ctx: ServiceContext, projectId: number, id: I, body: unknown, partial: boolean): Promise<R>;
+  remove(ctx: ServiceContext, projectId: number, id: I): Promise<unknown>;
 }
 
 /** One answer's body schema and serialiser. */
@@ -25,13 +29,15 @@ export interface CrudAnswer<R> {
 }
 
 /** The parts of one kind's record routes (see the module comment). */
-export interface CrudRoutes<R, C extends R> {
+export interface CrudRoutes<R, C extends R, I = number> {
   /** The list path, naming `:project_id`, with its trailing slash. */
   base: string;
   /** The scope of the read (`<object>:read`) and of the writes (`<object>:write`). */
   read: Scope;
   write: Scope;
-  service: CrudService<R, C>;
+  service: CrudService<R, C, I>;
+  /** The record's id from the path's `:id` (default: an integer id, `pathId`; the service answers 404 for none). */
+  idOf?: (params: Record<string, string>) => I;
   /** The record's answer (retrieve, update). */
   record: CrudAnswer<R>;
   /** Create's answer, when it shows more than the record's (a secret shown once); default `record`. */
@@ -47,11 +53,11 @@ export interface CrudRoutes<R, C extends R> {
  * service's, and the path's: `ProjectNotFoundError` for a `:project_id` that is not an id, and an
  * `:id` that is not one names no record (the service's NotFoundError).
  */
-export function crudRoutes<R, C extends R>(kind: CrudRoutes<R, C>): RestRoute[] {
+export function crudRoutes<R, C extends R, I = number>(kind: CrudRoutes<R, C, I>): RestRoute[] {
   const { base, read, write, service, record, bodies, summaries } = kind;
   const created: CrudAnswer<C> = kind.created ?? record;
   const project = (params: Record<string, string>) => pathId(params, "project_id");
-  const id = (params: Record<string, string>) => pathId(params, "id");
+  const id = kind.idOf ?? ((params: Record<string, string>) => pathId(params, "id") as I);
   const updateRoute = (method: "PATCH" | "PUT"): RestRoute => ({
     method,
     path: `${base}:id/`,

@@ -109,7 +109,12 @@ export function registerErrorHandlers(app: FastifyInstance, limits: Limits): voi
       if (known.detail !== known.message) {
         request.log.error({ err: known }, "an error's message held internal text: answered without it");
       }
-      return reply.status(known.httpStatus).headers(errorHeaders(known, true)).send(errorBody(known));
+      void reply.status(known.httpStatus).headers(errorHeaders(known, true));
+      const own = known.restBody();
+      // An error's own body (an approval gate's 409) is not the route's error schema: sent as
+      // written, past the route's response serializer.
+      if (own !== undefined) return reply.type("application/json; charset=utf-8").send(JSON.stringify(own));
+      return reply.send(errorBody(known));
     }
     request.log.error({ err: error }, "unexpected error");
     return reply.status(500).send(SERVER_ERROR_BODY);

@@ -30,7 +30,7 @@ import os from "node:os";
 import { type ActivityTrigger, withActivityTrigger } from "../core/activity-log.js";
 import type { ActorUser } from "../core/auth/actor.js";
 import type { Scope } from "../core/auth/scopes.js";
-import { createServiceContext, type DataAccess, type ServiceContext } from "../core/context.js";
+import { actingContext, type DataAccess, type ServiceContext } from "../core/context.js";
 import { ConflictError, NotFoundError } from "../core/errors.js";
 import type { ProjectRecord } from "../core/records.js";
 import { MAX_DECISIONS, RowMoved } from "../core/row-lock.js";
@@ -137,23 +137,13 @@ export function createScheduledChangeRuns(
    * limited to that project, a member of its organization (the schedule was authorised when it was made).
    */
   function runContext(project: ProjectRecord, user: ActorUser, scopes: Scope[]): ServiceContext {
-    return createServiceContext(
-      data(),
-      {
-        user,
-        apiKey: {
-          id: "system:scheduled-change",
-          label: "scheduled change",
-          maskValue: "",
-          scopes,
-          scopedTeams: [project.id],
-          scopedOrganizations: [],
-        },
-        organizationIds: [project.organizationId],
-        projects: [project],
-      },
-      deps.config.limits,
-    );
+    return actingContext(data(), {
+      project,
+      user,
+      scopes,
+      key: { id: "system:scheduled-change", label: "scheduled change" },
+      limits: deps.config.limits,
+    });
   }
 
   /**

@@ -18,6 +18,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { decodeGlobalID } from "@pothos/plugin-relay";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createChangeRequestFixture } from "../support/approvals.js";
 import { expectNothingWritten } from "../support/db-dump.js";
 import { createFlag } from "../support/flags.js";
 import { graphqlOfApp, rootFields } from "../support/graphql-operations.js";
@@ -94,6 +95,11 @@ const SCHEDULE_WRITE =
   "a schedule's own write: PostHog's ScheduledChange has no ModelActivityMixin and its viewset logs nothing " +
   "(the flag change a run applies logs, with its trigger: test/scheduled-changes/)";
 
+/** Why an approval policy's writes log nothing (products/approvals/backend/api.py). */
+const POLICY_WRITE =
+  "an approval policy's write: PostHog's ApprovalPolicyViewSet has no activity mixin and logs nothing " +
+  "(the change requests a policy makes log each transition: test/approvals/)";
+
 /** Writes that log nothing by PostHog's design, by `METHOD path`, with the reason. */
 const NO_ACTIVITY: Record<string, string> = {
   "DELETE /api/projects/:project_id/feature_flags/:id/":
@@ -121,6 +127,16 @@ const NO_ACTIVITY: Record<string, string> = {
   "PATCH /api/projects/:project_id/scheduled_changes/:id/": SCHEDULE_WRITE,
   "PUT /api/projects/:project_id/scheduled_changes/:id/": SCHEDULE_WRITE,
   "DELETE /api/projects/:project_id/scheduled_changes/:id/": SCHEDULE_WRITE,
+  ...Object.fromEntries(
+    ["projects", "environments"].flatMap((prefix) =>
+      [
+        `POST /api/${prefix}/:project_id/approval_policies/`,
+        `PATCH /api/${prefix}/:project_id/approval_policies/:id/`,
+        `PUT /api/${prefix}/:project_id/approval_policies/:id/`,
+        `DELETE /api/${prefix}/:project_id/approval_policies/:id/`,
+      ].map((route) => [route, POLICY_WRITE]),
+    ),
+  ),
 };
 
 /** Paths outside the route tables and the SDK's whose write methods answer 405, with what they serve. */
@@ -138,6 +154,9 @@ const NO_ACTIVITY_MUTATIONS: Record<string, string> = {
   updateGroupType:
     "the group types' update_metadata (GroupTypeMapping rows: PostHog logs no activity for them)",
   createScheduledChange: SCHEDULE_WRITE,
+  createApprovalPolicy: POLICY_WRITE,
+  updateApprovalPolicy: POLICY_WRITE,
+  deleteApprovalPolicy: POLICY_WRITE,
   updateScheduledChange: SCHEDULE_WRITE,
   deleteScheduledChange: SCHEDULE_WRITE,
 };
@@ -198,6 +217,7 @@ const NOT_LOGGED: Record<string, readonly string[]> = {
 /** The field of REST's answer an entry's `detail.name` shows, by scope (PostHog's: a flag's key, a webhook's URL, else the name). */
 const NAME_FIELDS: Record<string, string> = {
   FeatureFlag: "key",
+  ChangeRequest: "action_key",
   Cohort: "name",
   EventDefinition: "name",
   SchemaPropertyGroup: "name",
@@ -456,6 +476,51 @@ describeEachBackend("audit completeness", (server) => {
     const target = await experiment();
     await restCall("PATCH", `experiments/${target.id}/`, { description: "Changed", conclusion: "won" })();
     return target;
+  };
+  /**
+   * A pending change request (support/approvals.ts) on a fresh flag, asked by the walk's user, which
+   * it may approve itself (`selfApprove`), with the flag as a second item.
+   */
+  const changeRequest = async (selfApprove = false): Promise<Item & { flag: Item }> => {
+    const target = await flag();
+    const id = await createChangeRequestFixture(server(), project, Number(target.id), "self", selfApprove);
+    return { id, read: readRest(`change_requests/${id}/`), flag: target };
+  };
+  /** The change-request decisions, the same on `/api/projects/` and `/api/environments/`. */
+  const decisionCases = (prefix: string): Record<string, AuditCase> => {
+    const base = `/api/${prefix}/:project_id/change_requests/:id/`;
+    const path = (id: string, action: string) => `/api/${prefix}/${project}/change_requests/${id}/${action}/`;
+    const transition = (activity: string): ExpectedEntry => ({
+      scope: "ChangeRequest",
+      activity,
+      item: "target",
+    });
+    return {
+      [`POST ${base}approve/`]: {
+        // Quorum 1, the walk's user its own approver: applied at once, as the requester (the same user).
+        prepare: on(
+          () => changeRequest(true),
+          (r) => restCall("POST", path(r.id, "approve"), {}),
+          (r) => ({ flag: r.flag }),
+        ),
+        entries: [
+          transition("approved"),
+          transition("applied"),
+          updated("FeatureFlag", ["name", "version"], "flag"),
+        ],
+      },
+      [`POST ${base}reject/`]: {
+        prepare: on(
+          () => changeRequest(true),
+          (r) => restCall("POST", path(r.id, "reject"), { reason: "no" }),
+        ),
+        entries: [transition("rejected")],
+      },
+      [`POST ${base}cancel/`]: {
+        prepare: on(changeRequest, (r) => restCall("POST", path(r.id, "cancel"), {})),
+        entries: [transition("canceled")],
+      },
+    };
   };
   /** The endpoint routes, the same on `/api/projects/` and `/api/environments/`. */
   const endpointCases = (prefix: string): Record<string, AuditCase> => {
@@ -778,6 +843,8 @@ describeEachBackend("audit completeness", (server) => {
     },
     ...endpointCases("projects"),
     ...endpointCases("environments"),
+    ...decisionCases("projects"),
+    ...decisionCases("environments"),
     "POST /api/projects/:project_id/experiments/": {
       prepare: creating(() =>
         restCall("POST", "experiments/", { name: fresh(), feature_flag_key: fresh("experiment-flag") }, true),
@@ -1005,6 +1072,29 @@ describeEachBackend("audit completeness", (server) => {
         }),
       ),
       entries: [updated("FeatureFlag", ["name", "tags", "has_enriched_analytics", "filters", "version"])],
+    },
+    approveChangeRequest: {
+      prepare: on(
+        () => changeRequest(true),
+        (r) => gqlCall("approveChangeRequest", { projectId: project, id: r.id }),
+        (r) => ({ flag: r.flag }),
+      ),
+      entries: [
+        { scope: "ChangeRequest", activity: "approved", item: "target" },
+        { scope: "ChangeRequest", activity: "applied", item: "target" },
+        updated("FeatureFlag", ["name", "version"], "flag"),
+      ],
+    },
+    rejectChangeRequest: {
+      prepare: on(
+        () => changeRequest(true),
+        (r) => gqlCall("rejectChangeRequest", { projectId: project, id: r.id, reason: "no" }),
+      ),
+      entries: [{ scope: "ChangeRequest", activity: "rejected", item: "target" }],
+    },
+    cancelChangeRequest: {
+      prepare: on(changeRequest, (r) => gqlCall("cancelChangeRequest", { projectId: project, id: r.id })),
+      entries: [{ scope: "ChangeRequest", activity: "canceled", item: "target" }],
     },
     restoreFeatureFlagVersion: {
       prepare: on(renamedFlag, (f) =>

@@ -18,6 +18,7 @@ import { runAdminCommand } from "../../src/cli/admin-commands.js";
 import { ALL_SCOPES, type Scope, scopeSatisfied } from "../../src/core/auth/scopes.js";
 import { NotFoundError } from "../../src/core/errors.js";
 import type { RestRoute } from "../../src/rest/route.js";
+import { createChangeRequestFixture, createPolicyFixture } from "../support/approvals.js";
 import { expectNothingWritten } from "../support/db-dump.js";
 import { createFlag } from "../support/flags.js";
 import {
@@ -60,6 +61,8 @@ const NOT_IN_A_ROUTE_TABLE: Record<string, string> = {
   "/graphql": "the GraphQL door: its fields are walked below, from the schema",
   "/graphql/assets/:file": "GraphiQL's static files: public by design, no data",
   "/api/schema/": "the OpenAPI document of the routes: public by design, as PostHog's, no data",
+  "/api/docs/": "the reference page over /api/schema/ (rest/api-docs.ts): public by design, no data",
+  "/api/docs/:file": "the reference page's script (Scalar's bundle): public by design, no data",
   "/flags/definitions/stream":
     "an event stream (rest/event-streams.ts): the polling path's auth, its answer never ends; test/live/ checks its refusals",
   "/api/feature_flag/local_evaluation/stream": "an event stream, as /flags/definitions/stream",
@@ -185,6 +188,8 @@ describeEachBackend("REST auth matrix", (server) => {
         experiment_saved_metrics: t.savedMetric,
         webhooks: t.webhook,
         scheduled_changes: t.scheduledChange,
+        approval_policies: t.approvalPolicy,
+        change_requests: t.changeRequest,
       },
       name: t.endpoint,
       version_number: 1,
@@ -257,6 +262,15 @@ describeEachBackend("REST auth matrix", (server) => {
     if (collection === "scheduled_changes") {
       const created = await createScheduledChange(s, t.project, t.flag);
       return { ...own, ids: { ...own.ids, scheduled_changes: created } };
+    }
+    if (collection === "approval_policies") {
+      return { ...own, ids: { ...own.ids, approval_policies: await createPolicyFixture(s, t.project) } };
+    }
+    if (collection === "change_requests") {
+      // A request the key's user may vote on, or (to cancel it) its own.
+      const by = route.path.endsWith("/cancel/") ? "self" : "other";
+      const created = await createChangeRequestFixture(s, t.project, t.flag, by);
+      return { ...own, ids: { ...own.ids, change_requests: created } };
     }
     return own;
   };
@@ -423,6 +437,8 @@ describeEachBackend("REST auth matrix", (server) => {
               experiment_saved_metrics: t.otherSavedMetric,
               webhooks: t.otherWebhook,
               scheduled_changes: t.otherScheduledChange,
+              approval_policies: t.otherApprovalPolicy,
+              change_requests: t.otherChangeRequest,
             },
             name: t.otherEndpoint,
           };
@@ -492,6 +508,9 @@ interface NodeIds {
   experiment: number;
   webhook: number;
   scheduledChange: number;
+  /** A change request's and an approval policy's UUIDs. */
+  changeRequest: string;
+  approvalPolicy: string;
 }
 
 /**
@@ -518,6 +537,8 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
   Experiment: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.experiment}` },
   Webhook: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.webhook}` },
   ScheduledChange: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.scheduledChange}` },
+  ChangeRequest: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.changeRequest}` },
+  ApprovalPolicy: { projectOwned: true, localId: (ids) => `${ids.project}:${ids.approvalPolicy}` },
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
@@ -551,6 +572,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       experiment: t.experiment,
       webhook: t.webhook,
       scheduledChange: t.scheduledChange,
+      changeRequest: t.changeRequest,
+      approvalPolicy: t.approvalPolicy,
     };
     return encodeGlobalID(type, fixture.localId(ids));
   };
@@ -572,6 +595,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       experiment?: number;
       webhook?: number;
       scheduledChange?: number;
+      changeRequest?: string;
+      approvalPolicy?: string;
       foreignObjects?: boolean;
     } = {},
   ) => {
@@ -595,6 +620,8 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         experiment: overrides.experiment ?? (foreign ? t.otherExperiment : t.experiment),
         webhook: overrides.webhook ?? (foreign ? t.otherWebhook : t.webhook),
         scheduledChange: overrides.scheduledChange ?? (foreign ? t.otherScheduledChange : t.scheduledChange),
+        changeRequest: overrides.changeRequest ?? (foreign ? t.otherChangeRequest : t.changeRequest),
+        approvalPolicy: overrides.approvalPolicy ?? (foreign ? t.otherApprovalPolicy : t.approvalPolicy),
       },
       node: nodeId(target, project),
       key: freshKey,
@@ -605,6 +632,9 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         personIds: [t.person.uuid],
         // A kept version: every object's first (a restore of it to an unchanged object writes nothing).
         version: 1,
+        // A rejection's reason (required), and a new approval policy's approvers.
+        reason: "matrix",
+        quorum: 1,
         personId: t.person.uuid,
         hogql: "SELECT count() FROM events",
         isMaterialized: false,
@@ -744,10 +774,20 @@ describeEachBackend("GraphQL auth matrix", (server) => {
         const webhook = await createWebhook(s, t.project);
         // Of the fresh flag, which an update's `featureFlagId` names (another flag is a refused move).
         const scheduledChange = await createScheduledChange(s, t.project, flag);
+        // A request the key's user may vote on, or (to cancel it) its own.
+        const changeRequest = await createChangeRequestFixture(
+          s,
+          t.project,
+          flag,
+          target.name === "cancelChangeRequest" ? "self" : "other",
+        );
+        const approvalPolicy = await createPolicyFixture(s, t.project);
         const response = await execute(
           documentFor(
             target,
             fixtures(target, {
+              changeRequest,
+              approvalPolicy,
               featureFlag: flag,
               eventDefinition,
               schemaPropertyGroup,

@@ -16,6 +16,7 @@ import fc from "fast-check";
 import type { GraphQLInputField, GraphQLInputType } from "graphql";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { schema } from "../../src/composition.js";
+import { createChangeRequestFixture, createPolicyFixture } from "../support/approvals.js";
 import {
   deeplyNestedJson,
   edgeString,
@@ -57,6 +58,8 @@ const { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType }
 
 /** The kinds of object an `id` argument can name (see `argumentKind`). */
 const OBJECT_KINDS = [
+  "changeRequest",
+  "approvalPolicy",
   "featureFlag",
   "cohort",
   "staticCohort",
@@ -108,6 +111,9 @@ interface Fixtures {
   webhook: number;
   /** A scheduled change of `flag` (due in 2099: it never applies). */
   scheduledChange: number;
+  /** A pending change request by another member (support/approvals.ts), and a policy no write matches. */
+  changeRequest: string;
+  approvalPolicy: string;
 }
 
 /** Paths (input field names from the argument) to every `String`/`[String]` or `JSON` leaf of `type`. */
@@ -208,6 +214,8 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       experiment: await resetExperiment(t.experiment),
       webhook: await createWebhook(server(), t.project),
       scheduledChange: 0,
+      changeRequest: await createChangeRequestFixture(server(), t.project, t.flag),
+      approvalPolicy: await createPolicyFixture(server(), t.project),
     };
     fixtures.scheduledChange = await createScheduledChange(server(), t.project, fixtures.flag);
     fixtures.eventSchema = await createEventSchema(
@@ -265,6 +273,8 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
       if (kind === "experiment") return fc.constant(String(fixtures.experiment));
       if (kind === "webhook") return fc.constant(String(fixtures.webhook));
       if (kind === "scheduledChange") return fc.constant(String(fixtures.scheduledChange));
+      if (kind === "changeRequest") return fc.constant(fixtures.changeRequest);
+      if (kind === "approvalPolicy") return fc.constant(fixtures.approvalPolicy);
       // Event definitions, groups, event schemas and endpoints: by `id`, or as the `<kind>Id` an input refers to.
       for (const uuidKind of ["eventDefinition", "schemaPropertyGroup", "eventSchema", "endpoint"] as const) {
         if (kind === uuidKind || name === `${uuidKind}Id`) return fc.constant(fixtures[uuidKind]);
@@ -373,10 +383,18 @@ describeEachBackend("GraphQL inputs under generated bad input", (server) => {
         experiment: fixtures.experiment,
         webhook: fixtures.webhook,
         scheduledChange: fixtures.scheduledChange,
+        changeRequest: fixtures.changeRequest,
+        approvalPolicy: fixtures.approvalPolicy,
       },
       node: "",
       key: freshKey,
-      values: { personIds: [t.person.uuid], personId: t.person.uuid },
+      // A new approval policy's approvers, and a rejection's reason (required).
+      values: {
+        personIds: [t.person.uuid],
+        personId: t.person.uuid,
+        quorum: 1,
+        reason: "fuzz",
+      },
     });
     /** The input with just its required fields, from the fixtures. */
     const base = () => fill(input, field.name, argumentFixtures()) as Record<string, unknown>;

@@ -19,6 +19,7 @@ import { beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../../src/config.js";
 import type { RestRoute } from "../../src/rest/route.js";
+import { createChangeRequestFixture, createPolicyFixture } from "../support/approvals.js";
 import {
   deeplyNestedJson,
   edgeString,
@@ -158,6 +159,8 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         experiment_saved_metrics: t.savedMetric,
         webhooks: t.webhook,
         scheduled_changes: t.scheduledChange,
+        approval_policies: t.approvalPolicy,
+        change_requests: t.changeRequest,
       },
       name: t.endpoint,
       version_number: 1,
@@ -227,6 +230,19 @@ describeEachBackend("REST routes under generated bad input", (server) => {
         break;
       case "scheduled_changes":
         ids.scheduled_changes = await createScheduledChange(s, project, scheduledFlag);
+        break;
+      case "approval_policies":
+        ids.approval_policies = await createPolicyFixture(s, project);
+        break;
+      case "change_requests":
+        // One the key's user may not vote on (its own) or cancel (another's): every call with a valid
+        // body answers the same 403, so a call's answer does not depend on the calls before it.
+        ids.change_requests = await createChangeRequestFixture(
+          s,
+          project,
+          scheduledFlag,
+          route.path.endsWith("/cancel/") ? "other" : "self",
+        );
         break;
     }
     const name = route.path.includes(":name")

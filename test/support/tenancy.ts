@@ -5,7 +5,9 @@
  * and an organization (with a project) the user is not a member of. Flags and cohorts are created
  * through the REST door with the all-scopes key, as a client would; the person is a fixture row.
  */
+
 import { expect } from "vitest";
+import { createChangeRequestFixture, createPolicyFixture } from "./approvals.js";
 import { createFlag } from "./flags.js";
 import { insertGroups, insertGroupType } from "./groups.js";
 import { insertPerson } from "./people.js";
@@ -66,6 +68,12 @@ export interface Tenancy {
   /** A scheduled change (due in 2099: it never applies) of `flag`, and one of `otherFlag`. */
   scheduledChange: number;
   otherScheduledChange: number;
+  /** An approval policy no write matches, of the bootstrap project and of `otherProject` (support/approvals.ts). */
+  approvalPolicy: string;
+  otherApprovalPolicy: string;
+  /** A pending change request by another member, of the bootstrap project and of `otherProject`. */
+  changeRequest: string;
+  otherChangeRequest: string;
   /** Another organization the user is a member of (with no projects). */
   secondOrganization: string;
   /** An organization the user is not a member of. */
@@ -145,6 +153,10 @@ export async function createTenancy(s: TestServer, label: string): Promise<Tenan
     otherWebhook: await createWebhook(s, otherProject),
     scheduledChange: await createScheduledChange(s, s.projectId, flag.id),
     otherScheduledChange: await createScheduledChange(s, otherProject, otherFlag.id),
+    approvalPolicy: await createPolicyFixture(s, s.projectId),
+    otherApprovalPolicy: await createPolicyFixture(s, otherProject),
+    changeRequest: await createChangeRequestFixture(s, s.projectId, flag.id),
+    otherChangeRequest: await createChangeRequestFixture(s, otherProject, otherFlag.id),
     secondOrganization: second.id,
     foreignOrganization: foreign.organizationId,
     foreignProject,

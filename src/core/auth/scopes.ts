@@ -7,6 +7,7 @@ import { PermissionDeniedError, ValidationError } from "../errors.js";
 /** Scope objects this service grants (the relevant subset of PostHog's catalogue, §1.6). */
 export const SCOPE_OBJECTS = [
   "activity_log",
+  "approvals",
   "cohort",
   "dashboard",
   "endpoint",

@@ -6,6 +6,7 @@
  * `active` (updateFeatureFlag). Metric numbers from GraphQL's JSON are hashed as parsed (an integral
  * number as an int): see src/experiments/rules/fingerprint.ts.
  */
+import { APPROVAL_ERRORS } from "../../approvals/graphql/refs.js";
 import { CohortRef } from "../../cohorts/graphql/refs.js";
 import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
@@ -50,7 +51,8 @@ function result(name: string, verb: string, types = WRITE_ERRORS) {
 }
 
 /** What an update can fail with: a write's errors, and the conflict of `ExperimentService.update`'s bounded retry. */
-const UPDATE_ERRORS = [...WRITE_ERRORS, ConflictError];
+/** An update's errors: a conflict, and the approval gate's on the experiment's flag (issue 27). */
+const UPDATE_ERRORS = [...WRITE_ERRORS, ConflictError, ...APPROVAL_ERRORS];
 
 /** The integer id of a mutation input's `id`. @throws NotFoundError for an id naming no experiment. */
 function mutationId(raw: string): number {

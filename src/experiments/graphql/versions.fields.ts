@@ -3,6 +3,7 @@
  * and `restoreExperimentVersion` (REST `versions/:version/restore/`), over the experiment service's
  * version operations (core/object-versions.ts).
  */
+import { APPROVAL_ERRORS } from "../../approvals/graphql/refs.js";
 import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
@@ -24,7 +25,7 @@ const restore = restoreVersionMutation({
   what: "The experiment",
   rest: "experiments",
   scope: "experiment:write",
-  errors: [ConflictError],
+  errors: [ConflictError, ...APPROVAL_ERRORS],
 });
 
 builder.mutationField("restoreExperimentVersion", (t) =>

@@ -1,4 +1,5 @@
 /** `updateFeatureFlag`: REST's `PATCH feature_flags/:id/` for GraphQL, with a strict `expectedVersion`. */
+import { APPROVAL_ERRORS } from "../../approvals/graphql/refs.js";
 import { ConflictError, NotImplementedError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
@@ -62,7 +63,12 @@ builder.mutationField("updateFeatureFlag", (t) =>
       "any change since that version is a ConflictError.",
     extensions: requiresScopes("feature_flag:write"),
     args: { input: t.arg({ type: UpdateFeatureFlagInput, required: true, description: "The changes." }) },
-    errors: flagResult("UpdateFeatureFlag", "updated", [...WRITE_ERRORS, ConflictError, NotImplementedError]),
+    errors: flagResult("UpdateFeatureFlag", "updated", [
+      ...WRITE_ERRORS,
+      ConflictError,
+      NotImplementedError,
+      ...APPROVAL_ERRORS,
+    ]),
     resolve: async (_root, { input }, ctx) => {
       const serviceContext = await ctx.serviceContext();
       const { projectId, id, expectedVersion, ...fields } = input;

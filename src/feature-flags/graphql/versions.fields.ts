@@ -3,6 +3,7 @@
  * `restoreFeatureFlagVersion` (REST `versions/:version/restore/`), over the flag service's version
  * operations (core/object-versions.ts).
  */
+import { APPROVAL_ERRORS } from "../../approvals/graphql/refs.js";
 import { ConflictError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
@@ -25,7 +26,7 @@ const restore = restoreVersionMutation({
   what: "The flag",
   rest: "feature_flags",
   scope: "feature_flag:write",
-  errors: [ConflictError],
+  errors: [ConflictError, ...APPROVAL_ERRORS],
 });
 
 builder.mutationField("restoreFeatureFlagVersion", (t) =>
