@@ -48,6 +48,7 @@ import { registerGraphQLRoutes } from "./graphql/route.js";
 import { createGraphQLServer } from "./graphql/server.js";
 import { attachGraphQLWebSocket } from "./graphql/websocket.js";
 import { serveMetrics } from "./metrics-endpoint.js";
+import { registerApiDocsRoutes } from "./rest/api-docs.js";
 import { registerBodyParsers } from "./rest/body-parsers.js";
 import { httpServerOptions, registerErrorHandlers } from "./rest/error-handlers.js";
 import { registerEventStreamRoutes } from "./rest/event-streams.js";
@@ -331,6 +332,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     restDeps,
   );
   registerOpenApiRoute(app, openApiDocument(routes));
+  registerApiDocsRoutes(app);
   await registerSdkRoutes(app, sdkRoutes(services, config.limits), {
     rateLimits,
     tokens: data.tokens,

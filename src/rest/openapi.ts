@@ -34,7 +34,7 @@ import { routeResponses } from "./route-responses.js";
 const REQUEST_MEDIA_TYPES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"];
 
 /** Where the document is served (PostHog's path). */
-const OPENAPI_PATH = "/api/schema/";
+export const OPENAPI_PATH = "/api/schema/";
 
 /** The security scheme every operation names (PostHog's name). */
 const SECURITY_SCHEME = "PersonalAPIKeyAuth";
