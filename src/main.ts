@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `signalbox` command line: `serve`, `migrate`, `bootstrap`, `keys create`, `projects create`,
- * `users create`, `users list`.
+ * The `signalbox` command line: `serve`, `migrate`, `bootstrap`, `keys create`, `keys list`,
+ * `keys revoke`, `projects create`, `users create`, `users list`, `config`.
  * With no DATABASE_URL every command uses the embedded database in DATA_DIR (migrated automatically);
  * with DATABASE_URL, PostgreSQL (migrated by `signalbox migrate`). Configuration: src/config.ts.
  */
@@ -17,7 +17,12 @@ import { migrateJobQueue } from "./core/jobs/postgres-queue.js";
 import { createLogger, logDestination } from "./core/logger.js";
 import { DataDirectoryLockedError } from "./db/data-dir-lock.js";
 import { type Database, type DatabaseSource, openDatabase } from "./db/database.js";
-import { applyMigrations, migrationStatus } from "./db/migrations.js";
+import {
+  applyMigrations,
+  DEFAULT_MIGRATIONS_DIR,
+  type MigrationReport,
+  migrationStatus,
+} from "./db/migrations.js";
 import { NEW_USER_LEVELS } from "./users/users.schemas.js";
 import { buildInfo } from "./version.js";
 
@@ -123,6 +128,34 @@ async function admin(command: AdminCommand): Promise<AdminResult> {
   }
 }
 
+/**
+ * Applies `database`'s pending migrations (then, on PostgreSQL, the job queue's schema, which is
+ * graphile-worker's: src/core/jobs/), writing progress on stderr, as stdout carries the command's
+ * JSON: `applying <name> … done (<ms> ms)` as each migration runs (`… failed` before the error of
+ * one that fails), then `applied <n> migration(s) to <database> in <ms> ms`, or
+ * `no pending migrations: <database> is up to date`.
+ */
+async function migrate(database: Database, log: Logger): Promise<MigrationReport> {
+  const started = performance.now();
+  let running = false;
+  const report = await applyMigrations(database.migrationTarget, DEFAULT_MIGRATIONS_DIR, (step) => {
+    running = step.phase === "applying";
+    process.stderr.write(step.phase === "applying" ? `applying ${step.name} … ` : `done (${step.ms} ms)\n`);
+  }).catch((error: unknown) => {
+    if (running) process.stderr.write("failed\n");
+    throw error;
+  });
+  if (database.migrationTarget.kind === "postgres") await migrateJobQueue(database.migrationTarget.url, log);
+  const count = report.applied.length;
+  const ms = Math.round(performance.now() - started);
+  process.stderr.write(
+    count
+      ? `applied ${count} migration${count === 1 ? "" : "s"} to ${database.description} in ${ms} ms\n`
+      : `no pending migrations: ${database.description} is up to date\n`,
+  );
+  return report;
+}
+
 function integerList(value: string): number[] {
   return value.split(",").map((part) => {
     const n = Number(part.trim());
@@ -189,19 +222,21 @@ program
 
 program
   .command("migrate")
-  .description("Apply pending migrations to the database (DATABASE_URL, or the embedded one in DATA_DIR).")
-  .option("--status", "only report applied and pending migrations")
+  .description(
+    "Apply pending migrations to the database (DATABASE_URL, or the embedded one in DATA_DIR), naming each on stderr as it runs, then a summary line. Prints JSON: database, applied.",
+  )
+  .option(
+    "--status",
+    "only report applied and pending migrations (JSON: database, pending, failed, appliedCount)",
+  )
   .action(async (options: { status?: boolean }) => {
     const config = loadConfig();
-    const database = await openDatabase(databaseSource(config), logger(config, true));
+    const log = logger(config, true);
+    const database = await openDatabase(databaseSource(config), log);
     try {
       const report = options.status
         ? await migrationStatus(database.migrationTarget)
-        : await applyMigrations(database.migrationTarget);
-      // The job queue's schema on PostgreSQL is graphile-worker's, migrated by the library (src/core/jobs/).
-      if (!options.status && database.migrationTarget.kind === "postgres") {
-        await migrateJobQueue(database.migrationTarget.url, logger(config, true));
-      }
+        : await migrate(database, log);
       process.stdout.write(`${JSON.stringify({ database: database.description, ...report })}\n`);
     } finally {
       await database.close();
@@ -260,6 +295,27 @@ keys
       if ("personal_api_key" in result) process.stdout.write(`${result.personal_api_key}\n`);
     },
   );
+keys
+  .command("list")
+  .description(
+    "Print a user's personal API keys as a JSON array, newest first: id, label, mask_value, scopes, scoped_teams, scoped_organizations, created_at, last_used_at (never the key itself).",
+  )
+  .requiredOption("--email <email>", "the keys' user")
+  .action(async (options: { email: string }) => {
+    const result = await admin({ name: "keys-list", options: { email: options.email } });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  });
+keys
+  .command("revoke")
+  .description(
+    "Delete a personal API key; running servers refuse it from then on. Prints JSON: revoked (the key's id). An unknown id is refused.",
+  )
+  .requiredOption("--id <id>", "the key's id (as 'keys list' prints it)")
+  .option("--email <email>", "refuse unless the key is this user's")
+  .action(async (options: { id: string; email?: string }) => {
+    const result = await admin({ name: "keys-revoke", options: { id: options.id, email: options.email } });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  });
 
 const projects = program.command("projects").description("Manage projects.");
 projects

@@ -1,13 +1,13 @@
 /**
- * The CLI's administrative commands (`bootstrap`, `keys create`, `projects create`, `users create`,
- * `users list`) as plain functions over a database,
+ * The CLI's administrative commands (`bootstrap`, `keys create`, `keys list`, `keys revoke`,
+ * `projects create`, `users create`, `users list`) as plain functions over a database,
  * so that the same code runs in the CLI process or, when a server holds the embedded data directory,
  * inside that server through the admin socket (src/cli/admin-socket.ts).
  */
 import { z } from "zod";
 import { ValidationError } from "../core/errors.js";
 import { parseInput } from "../core/validation.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import type { PrismaClient, User } from "../generated/prisma/client.js";
 import { createProjectForUser, type NewProject } from "../projects/create-project.js";
 import { type BootstrapResult, bootstrap } from "../users/bootstrap.js";
 import { newUserSchema } from "../users/users.schemas.js";
@@ -15,8 +15,11 @@ import {
   type CreatedUser,
   createPersonalApiKey,
   createUser,
+  type ListedKey,
   listOrganizationMembers,
+  listPersonalApiKeys,
   type MemberList,
+  revokePersonalApiKey,
 } from "../users/users.service.js";
 
 /** `bootstrap`'s options. */
@@ -35,6 +38,15 @@ export const createKeyCommandSchema = z.object({
   organizations: z.array(z.string()),
 });
 
+/** `keys list`'s options: the keys' user. */
+export const listKeysCommandSchema = z.object({ email: z.string().min(1) });
+
+/** `keys revoke`'s options: the key's id and, to check that it is theirs, its user. */
+export const revokeKeyCommandSchema = z.object({
+  id: z.string().min(1),
+  email: z.string().min(1).optional(),
+});
+
 /** `projects create`'s options. */
 export const createProjectCommandSchema = z.object({
   email: z.string().min(1),
@@ -51,22 +63,44 @@ export const listUsersCommandSchema = z.object({ organizationId: z.string().opti
 export type AdminCommand =
   | { name: "bootstrap"; options: z.infer<typeof bootstrapCommandSchema> }
   | { name: "keys-create"; options: z.infer<typeof createKeyCommandSchema> }
+  | { name: "keys-list"; options: z.infer<typeof listKeysCommandSchema> }
+  | { name: "keys-revoke"; options: z.infer<typeof revokeKeyCommandSchema> }
   | { name: "projects-create"; options: z.infer<typeof createProjectCommandSchema> }
   | { name: "users-create"; options: z.input<typeof createUserCommandSchema> }
   | { name: "users-list"; options: z.infer<typeof listUsersCommandSchema> };
 
-/** What a command prints: bootstrap's JSON object, the new key, the new project, the new user, or the members. */
+/**
+ * What a command prints: bootstrap's JSON object, the new key, the user's keys, the revoked key's
+ * id, the new project, the new user, or the members.
+ */
 export type AdminResult =
   | BootstrapResult
   | { personal_api_key: string }
+  | ListedKey[]
+  | { revoked: string }
   | NewProject
   | CreatedUser
   | MemberList;
 
 /**
+ * The user with e-mail `email`.
+ * @throws ValidationError `No user with e-mail <email>. Run 'signalbox bootstrap' first.` when there is none.
+ */
+async function userWithEmail(db: PrismaClient, email: string): Promise<User> {
+  const user = await db.user.findUnique({ where: { email } });
+  if (!user) {
+    throw new ValidationError(`No user with e-mail ${email}. Run 'signalbox bootstrap' first.`, {
+      attr: "email",
+    });
+  }
+  return user;
+}
+
+/**
  * Runs an administrative command against `db`.
  * @throws ValidationError for bad options, an unknown user, or a key the user may not have; for
  *   `users create`, an e-mail that has a user (nothing written) or an unknown organization.
+ * @throws NotFoundError for `keys revoke` of a key that does not exist (or is not the `--email` user's).
  */
 export async function runAdminCommand(db: PrismaClient, command: AdminCommand): Promise<AdminResult> {
   switch (command.name) {
@@ -80,12 +114,7 @@ export async function runAdminCommand(db: PrismaClient, command: AdminCommand): 
       return listOrganizationMembers(db, parseInput(listUsersCommandSchema, command.options).organizationId);
     case "keys-create": {
       const options = parseInput(createKeyCommandSchema, command.options);
-      const user = await db.user.findUnique({ where: { email: options.email } });
-      if (!user) {
-        throw new ValidationError(`No user with e-mail ${options.email}. Run 'signalbox bootstrap' first.`, {
-          attr: "email",
-        });
-      }
+      const user = await userWithEmail(db, options.email);
       const { key } = await createPersonalApiKey(db, {
         userId: user.id,
         label: options.label,
@@ -94,6 +123,14 @@ export async function runAdminCommand(db: PrismaClient, command: AdminCommand): 
         scopedOrganizations: options.organizations,
       });
       return { personal_api_key: key };
+    }
+    case "keys-list": {
+      const { email } = parseInput(listKeysCommandSchema, command.options);
+      return listPersonalApiKeys(db, (await userWithEmail(db, email)).id);
+    }
+    case "keys-revoke": {
+      const { id, email } = parseInput(revokeKeyCommandSchema, command.options);
+      return revokePersonalApiKey(db, id, email === undefined ? undefined : await userWithEmail(db, email));
     }
   }
 }

@@ -242,7 +242,7 @@ async function openEmbedded(
   return {
     pool,
     changes,
-    migrationTarget: { kind: "embedded", run: (op, dir) => host.migrations(op, dir) },
+    migrationTarget: { kind: "embedded", run: (op, dir, onProgress) => host.migrations(op, dir, onProgress) },
     description: `PGlite at ${source.dataDir}`,
     close: closeAll,
   };

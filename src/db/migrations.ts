@@ -14,13 +14,14 @@ import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import {
   MIGRATION_LOCKFILE,
+  type MigrationProgress,
   type MigrationTarget,
   NO_FILTERS,
   readMigrationsDir,
   withSchemaEngine,
 } from "./schema-engine.js";
 
-export type { MigrationTarget } from "./schema-engine.js";
+export type { MigrationProgress, MigrationTarget } from "./schema-engine.js";
 
 /** What `applyMigrations` did: the names of the migrations it applied, in order (empty if none). */
 export interface MigrationReport {
@@ -63,7 +64,9 @@ provider = "postgresql"
 
 /**
  * Applies every migration of `migrationsDir` that `target` has not recorded yet, in name order,
- * recording each in `_prisma_migrations` (created if absent) as `prisma migrate deploy` does.
+ * recording each in `_prisma_migrations` (created if absent) as `prisma migrate deploy` does, and
+ * telling `onProgress` as each starts and ends (one engine call per migration, each given the
+ * folder up to it, so that the engine applies exactly that one). No engine runs when none is pending.
  * When one fails, throws an Error naming it with the database's message; the failed migration is
  * recorded as failed, never as applied, and leaves no partial schema (PostgreSQL runs each script
  * as one implicit transaction). While a failed migration is recorded, further calls throw
@@ -72,15 +75,34 @@ provider = "postgresql"
 export async function applyMigrations(
   target: MigrationTarget,
   migrationsDir: string = DEFAULT_MIGRATIONS_DIR,
+  onProgress: (step: MigrationProgress) => void = () => {},
 ): Promise<MigrationReport> {
-  if (target.kind === "embedded") return (await target.run("apply", migrationsDir)) as MigrationReport;
+  if (target.kind === "embedded") {
+    return (await target.run("apply", migrationsDir, onProgress)) as MigrationReport;
+  }
   const migrationsList = await readMigrationsDir(migrationsDir);
-  const { appliedMigrationNames } = await withSchemaEngine(target, (engine) =>
-    engine.applyMigrations({ migrationsList, filters: NO_FILTERS }),
-  ).catch((error: unknown) => {
+  const folder = migrationsList.migrationDirectories;
+  // A migration recorded as failed counts as pending: the engine's call for it then refuses (P3009).
+  const done = new Set(await appliedMigrationNames(target));
+  const pending = folder.flatMap((migration, index) => (done.has(migration.path) ? [] : [index]));
+  if (!pending.length) return { applied: [] };
+  const applied: string[] = [];
+  await withSchemaEngine(target, async (engine) => {
+    for (const index of pending) {
+      const name = folder[index]!.path;
+      onProgress({ phase: "applying", name });
+      const started = performance.now();
+      const { appliedMigrationNames } = await engine.applyMigrations({
+        migrationsList: { ...migrationsList, migrationDirectories: folder.slice(0, index + 1) },
+        filters: NO_FILTERS,
+      });
+      applied.push(...appliedMigrationNames);
+      onProgress({ phase: "applied", name, ms: Math.round(performance.now() - started) });
+    }
+  }).catch((error: unknown) => {
     throw migrationFailure(error);
   });
-  return { applied: appliedMigrationNames };
+  return { applied };
 }
 
 /**
@@ -99,21 +121,31 @@ function migrationFailure(error: unknown): unknown {
   });
 }
 
-/** Counts the migrations recorded as applied and not rolled back. */
-async function countApplied(target: Exclude<MigrationTarget, { kind: "embedded" }>): Promise<number> {
-  const sql = `SELECT count(DISTINCT migration_name)::int AS applied FROM "_prisma_migrations"
+/**
+ * The names of the migrations recorded as applied and not rolled back, in no particular order;
+ * none when `_prisma_migrations` does not exist yet.
+ */
+async function appliedMigrationNames(
+  target: Exclude<MigrationTarget, { kind: "embedded" }>,
+): Promise<string[]> {
+  const sql = `SELECT DISTINCT migration_name AS name FROM "_prisma_migrations"
     WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
-  if (target.kind === "pglite") {
-    const { rows } = await target.pglite.query<{ applied: number }>(sql);
-    return rows[0]?.applied ?? 0;
-  }
-  const client = new pg.Client({ connectionString: target.url });
-  await client.connect();
+  const query = async (): Promise<{ name: string }[]> => {
+    if (target.kind === "pglite") return (await target.pglite.query<{ name: string }>(sql)).rows;
+    const client = new pg.Client({ connectionString: target.url });
+    await client.connect();
+    try {
+      return (await client.query<{ name: string }>(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  };
   try {
-    const { rows } = await client.query<{ applied: number }>(sql);
-    return rows[0]?.applied ?? 0;
-  } finally {
-    await client.end();
+    return (await query()).map((row) => row.name);
+  } catch (error) {
+    // 42P01 undefined_table: nothing was ever migrated.
+    if ((error as { code?: unknown }).code === "42P01") return [];
+    throw error;
   }
 }
 
@@ -139,7 +171,7 @@ export async function migrationStatus(
   return {
     pending,
     failed: diagnosis.failedMigrationNames,
-    appliedCount: diagnosis.hasMigrationsTable ? await countApplied(target) : 0,
+    appliedCount: (await appliedMigrationNames(target)).length,
   };
 }
 

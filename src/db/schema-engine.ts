@@ -45,9 +45,21 @@ export type MigrationTarget =
   | { kind: "postgres"; url: string }
   /**
    * The embedded database on its own thread (./embedded/pglite-host.ts): `run` runs the migration
-   * runner's operation there, on a `pglite` target.
+   * runner's operation there, on a `pglite` target, passing `apply`'s progress to `onProgress`.
    */
-  | { kind: "embedded"; run(op: "apply" | "status", dir?: string): Promise<unknown> };
+  | {
+      kind: "embedded";
+      run(
+        op: "apply" | "status",
+        dir?: string,
+        onProgress?: (step: MigrationProgress) => void,
+      ): Promise<unknown>;
+    };
+
+/** One step of applying migrations: migration `name` is about to be applied, or was, in `ms` milliseconds. */
+export type MigrationProgress =
+  | { phase: "applying"; name: string }
+  | { phase: "applied"; name: string; ms: number };
 
 /** The lockfile Prisma keeps beside the migrations, naming their SQL dialect. */
 export const MIGRATION_LOCKFILE = "migration_lock.toml";

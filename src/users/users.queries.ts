@@ -1,6 +1,7 @@
 /**
  * How users and personal API keys are read: the read model of the users service's answers (the
- * caller's user with its organizations and their projects, a batch of users, the caller's key).
+ * caller's user with its organizations and their projects, a batch of users, the caller's key, a
+ * user's keys for the CLI's `keys list`).
  * One Prisma read per record or batch, and an organization's members (posthog/api/organization_member.py)
  * a page at a time. Who may see whom is the service's `where`
  * (users.service.ts), given here as is; writes, and the reads a write decides from, are
@@ -51,6 +52,30 @@ export function selectVisibleUsers(
 /** Personal API key `id`'s row (its hash and mask, never its value). @throws Prisma's P2025 when there is none. */
 export function readPersonalApiKey(db: Db, id: string): Promise<PersonalApiKey> {
   return db.personalApiKey.findUniqueOrThrow({ where: { id } });
+}
+
+/** What a key listing reads of a key: every column but `secure_value` (its hash). */
+const LISTED_KEY_SELECT = {
+  id: true,
+  label: true,
+  maskValue: true,
+  scopes: true,
+  scopedTeams: true,
+  scopedOrganizations: true,
+  createdAt: true,
+  lastUsedAt: true,
+} as const satisfies Prisma.PersonalApiKeySelect;
+
+/** A personal API key as a listing reads it (see `LISTED_KEY_SELECT`). */
+export type ListedKeyRecord = Prisma.PersonalApiKeyGetPayload<{ select: typeof LISTED_KEY_SELECT }>;
+
+/** User `userId`'s personal API keys without their hashes, newest first (PostHog's `-created_at`), then by id. One statement. */
+export function selectPersonalApiKeys(db: Db, userId: number): Promise<ListedKeyRecord[]> {
+  return db.personalApiKey.findMany({
+    where: { userId },
+    select: LISTED_KEY_SELECT,
+    orderBy: [{ createdAt: "desc" }, { id: "asc" }],
+  });
 }
 
 /** PostHog's internal bot users (`INTERNAL_BOT_EMAIL_SUFFIX`, posthog/constants.py), never listed as members. */

@@ -2,7 +2,8 @@
  * The caller's own identity: `GET /api/users/@me/` and `GET /api/personal_api_keys/@current`
  * (posthog/api/user.py, posthog/api/personal_api_key.py); an organization's members,
  * `GET /api/organizations/:id/members/` (posthog/api/organization_member.py); and, for the CLI,
- * issuing keys, creating users with their membership and listing an organization's members.
+ * issuing, listing and revoking keys, creating users with their membership and listing an
+ * organization's members.
  */
 
 import { canReachProject } from "../core/auth/access.js";
@@ -28,10 +29,12 @@ import {
   readPersonalApiKey,
   readUserWithOrganizations,
   selectMemberPage,
+  selectPersonalApiKeys,
   selectVisibleUsers,
 } from "./users.queries.js";
 import { DEFAULT_MEMBER_ORDER, MEMBERSHIP_LEVELS, type NewUser } from "./users.schemas.js";
 import {
+  deletePersonalApiKey,
   insertPersonalApiKey,
   insertUserWithMembership,
   selectFirstOrganizationId,
@@ -109,6 +112,60 @@ export async function createPersonalApiKey(
     scopedOrganizations,
   });
   return { key, record };
+}
+
+/**
+ * One key as `keys list` prints it: the fields of PostHog's `PersonalAPIKeySerializer`
+ * (posthog/api/personal_api_key.py) but `value` and `user_id`; never the key nor its hash.
+ */
+export interface ListedKey {
+  id: string;
+  label: string;
+  /** First and last four characters: `phx_...abcd`. */
+  mask_value: string;
+  scopes: string[];
+  /** Project ids the key is limited to; empty: all. */
+  scoped_teams: number[];
+  /** Organization ids the key is limited to; empty: all. */
+  scoped_organizations: string[];
+  /** ISO 8601. */
+  created_at: string;
+  /** ISO 8601; null for a key never used. */
+  last_used_at: string | null;
+}
+
+/** User `userId`'s personal API keys, newest first (as PostHog lists them), for the CLI's `keys list`. One statement. */
+export async function listPersonalApiKeys(db: PrismaClient, userId: number): Promise<ListedKey[]> {
+  const keys = await selectPersonalApiKeys(db, userId);
+  return keys.map((key) => ({
+    id: key.id,
+    label: key.label,
+    mask_value: key.maskValue,
+    scopes: key.scopes,
+    scoped_teams: key.scopedTeams,
+    scoped_organizations: key.scopedOrganizations,
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+  }));
+}
+
+/**
+ * Deletes personal API key `id` (PostHog's `DELETE /api/personal_api_keys/:id/`), only if it is
+ * `owner`'s when that is given, for the CLI's `keys revoke`. Every running server refuses the key
+ * from then on: the delete is announced on the change feed (migration `change_feed_access_names`),
+ * which clears each process's cached actors (core/auth/actor-cache.ts). One statement.
+ * @throws NotFoundError `No personal API key with id <id>.` (`… of <owner's e-mail>.` with an
+ *   owner) when there is none.
+ */
+export async function revokePersonalApiKey(
+  db: PrismaClient,
+  id: string,
+  owner?: Pick<User, "id" | "email">,
+): Promise<{ revoked: string }> {
+  if (!(await deletePersonalApiKey(db, id, owner?.id))) {
+    throw new NotFoundError(`No personal API key with id ${id}${owner ? ` of ${owner.email}` : ""}.`);
+  }
+  return { revoked: id };
 }
 
 /** What `users create` prints: the new user and its membership (PostHog's names). */

@@ -1,12 +1,13 @@
 /**
  * How users, their memberships and their personal API keys are kept: every write of
- * `personal_api_keys` (a key's row, issued for a user) and of a new user with its membership (the
+ * `personal_api_keys` (a key's row, issued for a user or deleted) and of a new user with its membership (the
  * CLI's `users create`), and the reads those writes decide from (the organizations the user is a
  * member of, which a key's scoping must stay within; whether an e-mail is taken; the first
  * organization). The service says what happens (users.service.ts); this module says how it is
  * stored. Reads that answer callers are the read model's (users.queries.ts).
  *
- * Invariant: a key's statements filter by the user's id; a key's value is never stored, only its
+ * Invariant: a key's statements filter by the user's id, but for the administrator's deletion by
+ * key id (the CLI's `keys revoke` without `--email`); a key's value is never stored, only its
  * hash and its mask; a user is inserted together with its membership, never alone.
  */
 import type { PersonalApiKey, Prisma, PrismaClient } from "../generated/prisma/client.js";
@@ -52,6 +53,15 @@ export function insertPersonalApiKey(db: Db, key: NewPersonalApiKey): Promise<Pe
       scopedOrganizations: key.scopedOrganizations,
     },
   });
+}
+
+/**
+ * Deletes personal API key `id`, only if it is user `userId`'s when that is given. Returns whether
+ * a row was deleted. One statement (its delete trigger announces the key on the change feed).
+ */
+export async function deletePersonalApiKey(db: Db, id: string, userId?: number): Promise<boolean> {
+  const { count } = await db.personalApiKey.deleteMany({ where: { id, userId } });
+  return count > 0;
 }
 
 /** A new user and its one membership, as `createUser` decided them (users.service.ts). */

@@ -1,10 +1,12 @@
 /**
  * The CLI's administrative commands as the README uses them to set up a second project and a key
- * limited to it, and a second user (`users create`, `users list`): run against a real database,
- * then used over REST.
+ * limited to it, a second user (`users create`, `users list`), and to list and revoke keys (`keys
+ * list`, `keys revoke`): run against a real database, then used over REST.
  */
 import { expect, it } from "vitest";
-import { runAdminCommand } from "../../src/cli/admin-commands.js";
+import { type AdminCommand, runAdminCommand } from "../../src/cli/admin-commands.js";
+import { openDatabase } from "../../src/db/database.js";
+import type { ListedKey } from "../../src/users/users.service.js";
 import { expectNothingWritten } from "../support/db-dump.js";
 import { describeEachBackend } from "../support/server.js";
 
@@ -182,4 +184,120 @@ describeEachBackend("users create and users list", (server) => {
       runAdminCommand(s.db, { name: "users-list", options: { organizationId: "nope" } }),
     ).rejects.toThrow("No organization with id nope.");
   });
+});
+
+describeEachBackend("keys list and keys revoke", (server, backend) => {
+  /** Runs `command` (its options unchecked, as the admin socket receives them). */
+  const run = (name: AdminCommand["name"], options: Record<string, unknown>) =>
+    runAdminCommand(server().db, { name, options } as AdminCommand);
+  const createKey = async (email: string, label: string, scopes = ["user:read"]) =>
+    (
+      (await run("keys-create", { email, label, scopes, projects: [], organizations: [] })) as {
+        personal_api_key: string;
+      }
+    ).personal_api_key;
+  const me = (key: string) => server().request("GET", "/api/users/@me/", { key });
+
+  it("lists a user's keys newest first, in PostHog's field names, never the key or its hash", async () => {
+    const s = server();
+    await s.db.user.create({
+      data: { uuid: crypto.randomUUID(), distinctId: "keyless", email: "keyless@example.com" },
+    });
+    expect(await run("keys-list", { email: "keyless@example.com" })).toEqual([]);
+    const key = await createKey("admin@example.com", "listed", ["feature_flag:read", "user:read"]);
+    expect((await me(key)).status).toBe(200);
+    const listed = (await run("keys-list", { email: "admin@example.com" })) as ListedKey[];
+    const stored = await s.db.personalApiKey.findMany({
+      where: { userId: s.userId },
+      orderBy: [{ createdAt: "desc" }, { id: "asc" }],
+    });
+    expect(listed.map((k) => k.id)).toEqual(stored.map((k) => k.id));
+    const row = stored.find((k) => k.label === "listed")!;
+    expect(listed.find((k) => k.id === row.id)).toEqual({
+      id: row.id,
+      label: "listed",
+      mask_value: `phx_...${key.slice(-4)}`,
+      scopes: ["feature_flag:read", "user:read"],
+      scoped_teams: [],
+      scoped_organizations: [],
+      created_at: row.createdAt.toISOString(),
+      // The request above marked it used.
+      last_used_at: row.lastUsedAt!.toISOString(),
+    });
+    expect(listed.find((k) => k.label !== "listed")?.last_used_at).toBeNull();
+    const text = JSON.stringify(listed);
+    expect(text).not.toContain(key);
+    expect(text).not.toContain(row.secureValue);
+    expect(text).not.toContain("secure_value");
+  });
+
+  it("refuses to list the keys of an unknown e-mail or without one", async () => {
+    await expect(run("keys-list", { email: "nobody@example.com" })).rejects.toThrow(
+      "No user with e-mail nobody@example.com. Run 'signalbox bootstrap' first.",
+    );
+    await expect(run("keys-list", {})).rejects.toThrow("This field is required.");
+  });
+
+  it("revokes a key by id: the server that authenticated it refuses it at once", async () => {
+    const s = server();
+    const key = await createKey("admin@example.com", "to revoke");
+    // Twice: the second answer comes from the server's cache of authenticated keys.
+    expect((await me(key)).status).toBe(200);
+    expect((await me(key)).status).toBe(200);
+    const { id } = await s.db.personalApiKey.findFirstOrThrow({ where: { label: "to revoke" } });
+    expect(await run("keys-revoke", { id })).toEqual({ revoked: id });
+    expect(await s.db.personalApiKey.count({ where: { id } })).toBe(0);
+    const refused = await me(key);
+    expect(refused.status).toBe(401);
+    expect(refused.body.detail).toBe("Personal API key found in request Authorization header is invalid.");
+    expect((await me(s.key)).status).toBe(200);
+  });
+
+  it("revokes only the named user's key with --email, and refuses an unknown id, e-mail or none", async () => {
+    const s = server();
+    await run("users-create", { email: "owner@example.com" });
+    const key = await createKey("owner@example.com", "owned");
+    const { id } = await s.db.personalApiKey.findFirstOrThrow({ where: { label: "owned" } });
+    await expectNothingWritten(s.db, "another user's key", () =>
+      expect(run("keys-revoke", { id, email: "admin@example.com" })).rejects.toThrow(
+        `No personal API key with id ${id} of admin@example.com.`,
+      ),
+    );
+    await expectNothingWritten(s.db, "unknown e-mail", () =>
+      expect(run("keys-revoke", { id, email: "nobody@example.com" })).rejects.toThrow(
+        "No user with e-mail nobody@example.com.",
+      ),
+    );
+    await expectNothingWritten(s.db, "unknown id", () =>
+      expect(run("keys-revoke", { id: "no-such-key" })).rejects.toThrow(
+        "No personal API key with id no-such-key.",
+      ),
+    );
+    await expect(run("keys-revoke", {})).rejects.toThrow("This field is required.");
+    expect((await me(key)).status).toBe(200);
+    expect(await run("keys-revoke", { id, email: "owner@example.com" })).toEqual({ revoked: id });
+    expect((await me(key)).status).toBe(401);
+    await expect(run("keys-revoke", { id })).rejects.toThrow(`No personal API key with id ${id}.`);
+  });
+
+  it.runIf(backend === "postgres")(
+    "revokes a key from another connection (as the CLI does): the server hears of it on the change feed",
+    async () => {
+      const s = server();
+      const key = await createKey("admin@example.com", "elsewhere");
+      expect((await me(key)).status).toBe(200);
+      expect((await me(key)).status).toBe(200);
+      const { id } = await s.db.personalApiKey.findFirstOrThrow({ where: { label: "elsewhere" } });
+      const other = await openDatabase({ kind: "postgres", url: s.databaseUrl! });
+      try {
+        expect(await runAdminCommand(other.prisma, { name: "keys-revoke", options: { id } })).toEqual({
+          revoked: id,
+        });
+      } finally {
+        await other.close();
+      }
+      // The notification crosses a connection: it arrives within the network's latency.
+      await expect.poll(async () => (await me(key)).status, { timeout: 5_000 }).toBe(401);
+    },
+  );
 });

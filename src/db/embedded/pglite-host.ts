@@ -23,8 +23,10 @@ import { Duplex } from "node:stream";
 import { MessageChannel, type MessagePort, type Worker } from "node:worker_threads";
 import pg from "pg";
 import { siblingModule, startModuleWorker } from "../module-worker.js";
+import type { MigrationProgress } from "../schema-engine.js";
 import {
   type HostMessage,
+  type MigrationsProgress,
   type MigrationsReply,
   STATE_SLOTS,
   StateSlot,
@@ -51,10 +53,15 @@ export interface EmbeddedHost {
   /** A new connection's stream, for node-postgres's `stream` option (one connection at a time). */
   connect(): Duplex;
   /**
-   * Runs the migration runner's `op` (../migrations.ts) on the database's own thread.
+   * Runs the migration runner's `op` (../migrations.ts) on the database's own thread; `apply`'s
+   * steps reach `onProgress` as they happen.
    * @throws Error with the runner's message when it fails.
    */
-  migrations(op: "apply" | "status", dir?: string): Promise<unknown>;
+  migrations(
+    op: "apply" | "status",
+    dir?: string,
+    onProgress?: (step: MigrationProgress) => void,
+  ): Promise<unknown>;
   /** Calls `listener` each time the database is reopened on a new thread; returns the unsubscribe function. */
   onRestart(listener: (reason: RestartReason) => void): () => void;
   /** Closes the database cleanly (PostgreSQL's shutdown checkpoint) and ends its thread. */
@@ -291,11 +298,14 @@ export async function startEmbeddedHost(options: {
       return stream;
     },
 
-    async migrations(op, dir) {
+    async migrations(op, dir, onProgress) {
       const thread = await current;
       const channel = new MessageChannel();
       const answer = new Promise<MigrationsReply>((resolve, reject) => {
-        channel.port1.once("message", resolve);
+        channel.port1.on("message", (message: MigrationsProgress | MigrationsReply) => {
+          if ("progress" in message) onProgress?.(message.progress);
+          else resolve(message);
+        });
         channel.port1.once("close", () =>
           reject(new Error("the embedded database stopped while migrations ran")),
         );

@@ -15,9 +15,10 @@
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
-import { applyMigrations, migrationStatus } from "../migrations.js";
+import { applyMigrations, type MigrationProgress, migrationStatus } from "../migrations.js";
 import {
   type HostMessage,
+  type MigrationsProgress,
   type MigrationsReply,
   StateSlot,
   type WorkerInit,
@@ -171,7 +172,10 @@ async function runMigrations(op: "apply" | "status", dir: string | undefined, re
   let answer: MigrationsReply;
   try {
     const target = { kind: "pglite" as const, pglite };
-    const result = op === "apply" ? await applyMigrations(target, dir) : await migrationStatus(target, dir);
+    const progress = (step: MigrationProgress) =>
+      reply.postMessage({ progress: step } satisfies MigrationsProgress);
+    const result =
+      op === "apply" ? await applyMigrations(target, dir, progress) : await migrationStatus(target, dir);
     answer = { ok: true, result };
   } catch (error) {
     answer = { ok: false, message: error instanceof Error ? error.message : String(error) };

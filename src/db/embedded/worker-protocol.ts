@@ -5,11 +5,13 @@
  * - The host starts the worker with `WorkerInit` (transferred once).
  * - Each connection is a `MessagePort` handed over with `{type: "connect"}`; on it flow PostgreSQL
  *   wire-protocol bytes both ways (Uint8Array chunks), exactly what a socket to a server carries.
- * - Migrations are asked with `{type: "migrations"}` and answered on the port that came with them.
+ * - Migrations are asked with `{type: "migrations"}` and answered on the port that came with them
+ *   (after `apply`'s progress, on the same port).
  * - `state` is memory both threads see: the worker writes when it began the statement it is running
  *   and the deadline `statement_timeout` gives it; the host's watchdog reads them (see the host).
  */
 import type { MessagePort } from "node:worker_threads";
+import type { MigrationProgress } from "../schema-engine.js";
 
 /** Data the worker starts with. */
 export interface WorkerInit {
@@ -50,3 +52,8 @@ export type WorkerMessage =
 
 /** An answer on a `migrations` reply port. */
 export type MigrationsReply = { ok: true; result: unknown } | { ok: false; message: string };
+
+/** A step of `apply`, sent on its reply port before the answer. */
+export interface MigrationsProgress {
+  progress: MigrationProgress;
+}
