@@ -7,6 +7,25 @@ import { DomainError } from "../core/errors.js";
 import { serializeChangeRequest } from "./approvals.responses.js";
 import type { ChangeRequestRecord } from "./approvals.store.js";
 
+/** The 409 body of a held write (`ApprovalHandlingMixin`): the error's code and message, and the request. */
+function gateBody(
+  error: DomainError,
+  request: ChangeRequestRecord,
+  requiredApprovers: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    code: error.code,
+    status: "approval_required",
+    detail: error.detail,
+    message: error.detail,
+    resource_type: request.resourceType,
+    resource_id: request.resourceId,
+    change_request_id: request.id,
+    change_request: serializeChangeRequest(request, null),
+    required_approvers: requiredApprovers,
+  };
+}
+
 /**
  * 409 `approval_required`: the write matched a policy and was not applied; a change request holds it
  * until approved (`ApprovalRequired`).
@@ -23,17 +42,7 @@ export class ApprovalRequiredError extends DomainError {
   }
 
   override restBody(): Record<string, unknown> {
-    return {
-      code: "approval_required",
-      status: "approval_required",
-      detail: this.detail,
-      message: this.detail,
-      resource_type: this.changeRequest.resourceType,
-      resource_id: this.changeRequest.resourceId,
-      change_request_id: this.changeRequest.id,
-      change_request: serializeChangeRequest(this.changeRequest, null),
-      required_approvers: this.requiredApprovers,
-    };
+    return gateBody(this, this.changeRequest, this.requiredApprovers);
   }
 }
 
@@ -49,17 +58,7 @@ export class ChangeRequestPendingError extends DomainError {
   }
 
   override restBody(): Record<string, unknown> {
-    return {
-      code: "change_request_pending",
-      status: "approval_required",
-      detail: this.detail,
-      message: this.detail,
-      resource_type: this.changeRequest.resourceType,
-      resource_id: this.changeRequest.resourceId,
-      change_request_id: this.changeRequest.id,
-      change_request: serializeChangeRequest(this.changeRequest, null),
-      required_approvers: {},
-    };
+    return gateBody(this, this.changeRequest, {});
   }
 }
 

@@ -75,6 +75,21 @@ export type ApprovalRecord = ChangeRequestRecord["approvals"][number];
 /** The user fields a vote or a request names (PostHog's UserBasic). */
 export type { UserBasic };
 
+/** The lists' order: newest first (`-created_at`), ties by id. */
+const NEWEST_FIRST: Array<{ createdAt: "desc" } | { id: "desc" }> = [{ createdAt: "desc" }, { id: "desc" }];
+
+/** A page's rows as Prisma takes them. */
+const window = (page: { limit: number; offset: number }) => ({ skip: page.offset, take: page.limit });
+
+/** A page's rows with the count of all of them. */
+async function countedPage<T>(
+  rows: Promise<T[]>,
+  count: Promise<number>,
+): Promise<{ count: number; results: T[] }> {
+  const [results, total] = await Promise.all([rows, count]);
+  return { count: total, results };
+}
+
 /** PostHog's `validation_errors` of a stale request. */
 const STALENESS = JSON.stringify({
   staleness: "Resource has been modified since this change request was created",
@@ -100,17 +115,10 @@ export async function selectPolicyPage(
     ...(filters.actionKey === undefined ? {} : { actionKey: filters.actionKey }),
     ...(filters.enabled === undefined ? {} : { enabled: filters.enabled }),
   };
-  const [results, count] = await Promise.all([
-    db.approvalPolicy.findMany({
-      where,
-      select: POLICY_SELECT,
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      skip: page.offset,
-      take: page.limit,
-    }),
+  return countedPage(
+    db.approvalPolicy.findMany({ where, select: POLICY_SELECT, orderBy: NEWEST_FIRST, ...window(page) }),
     db.approvalPolicy.count({ where }),
-  ]);
-  return { count, results };
+  );
 }
 
 /** Policy `id` of the project, or null. */
@@ -297,17 +305,15 @@ export async function selectChangeRequestPage(
     ...(filters.resourceType === undefined ? {} : { resourceType: filters.resourceType }),
     ...(filters.resourceId === undefined ? {} : { resourceId: filters.resourceId }),
   };
-  const [results, count] = await Promise.all([
+  return countedPage(
     db.changeRequest.findMany({
       where,
       select: CHANGE_REQUEST_SELECT,
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      skip: page.offset,
-      take: page.limit,
+      orderBy: NEWEST_FIRST,
+      ...window(page),
     }),
     db.changeRequest.count({ where }),
-  ]);
-  return { count, results };
+  );
 }
 
 /** Records `userId`'s vote. @throws Prisma's P2002 when the user voted already. */
