@@ -166,3 +166,24 @@ export const decisionSchema = z
       .describe("When the vote applied the change: `{resource_id, resource_version}`."),
   })
   .meta({ id: "ChangeRequestDecision" });
+
+/**
+ * The 409 of a write the approval gate held (`approval_required`, or `change_request_pending` when a
+ * request is open already): `ApprovalHandlingMixin`'s body (approvals.errors.ts), for the OpenAPI
+ * document of the routes that write flags.
+ */
+export const approvalHeldSchema = z
+  .object({
+    code: z.enum(["approval_required", "change_request_pending"]),
+    status: z.literal("approval_required"),
+    detail: z.string(),
+    message: z.string(),
+    resource_type: z.string(),
+    resource_id: z.string().nullable(),
+    change_request_id: z.uuid(),
+    change_request: changeRequestSchema,
+    required_approvers: z
+      .record(z.string(), z.unknown())
+      .describe("The policy's `approver_config`; `{}` when pending."),
+  })
+  .meta({ id: "ApprovalHeld" });

@@ -5,6 +5,7 @@
  * PostHog's shapes only; behaviour lives in experiments.service.ts (timeseries: timeseries.service.ts).
  */
 import { z } from "zod";
+import { approvalHeldSchema } from "../approvals/approvals.responses.js";
 import { cohortSchema, serializeCohort } from "../cohorts/cohorts.responses.js";
 import type { ServiceContext } from "../core/context.js";
 import { errorBodySchema } from "../core/error-body.js";
@@ -276,7 +277,8 @@ export const experimentRoutes: RestModule = (services, limits) => {
         "variants and holdout frozen after launch; deleted true/false soft-deletes and restores.",
       scopes: ["experiment:write"],
       request: { body: updateExperimentSchema },
-      responses: { 200: experimentSchema },
+      // A launch, or a draft's new variants, are flag writes the approval gate may hold.
+      responses: { 200: experimentSchema, 409: z.union([errorBodySchema, approvalHeldSchema]) },
       handler: async ({ params, body, ctx }) => ({
         body: serializeExperiment(await experiments.update(ctx, project(params), id(params), body), ctx),
       }),

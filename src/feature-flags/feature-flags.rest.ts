@@ -6,6 +6,7 @@
  */
 
 import { z } from "zod";
+import { approvalHeldSchema } from "../approvals/approvals.responses.js";
 import { serializeCohort } from "../cohorts/cohorts.responses.js";
 import type { ServiceContext } from "../core/context.js";
 import { errorBodySchema } from "../core/error-body.js";
@@ -134,7 +135,7 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       summary: "Change a flag (absent fields keep their value); `deleted` soft-deletes or restores it.",
       scopes: ["feature_flag:write"],
       request: { body: updateFlagSchema },
-      responses: { 200: featureFlagSchema, 409: errorBodySchema },
+      responses: { 200: featureFlagSchema, 409: z.union([errorBodySchema, approvalHeldSchema]) },
       handler: async ({ params, body, ctx }) => ({
         body: record(await flags.update(ctx, pathId(params, "project_id"), pathId(params, "id"), body), ctx),
       }),
@@ -145,7 +146,7 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       summary: "Change a flag with DRF's full update: `key` required.",
       scopes: ["feature_flag:write"],
       request: { body: replaceFlagSchema },
-      responses: { 200: featureFlagSchema, 409: errorBodySchema },
+      responses: { 200: featureFlagSchema, 409: z.union([errorBodySchema, approvalHeldSchema]) },
       handler: async ({ params, body, ctx }) => ({
         body: record(await flags.replace(ctx, pathId(params, "project_id"), pathId(params, "id"), body), ctx),
       }),
