@@ -19,7 +19,7 @@ import { actingContext, type ServiceContext } from "../core/context.js";
 import { DomainError, NotFoundError, PermissionDeniedError, ValidationError } from "../core/errors.js";
 import { objectChanges } from "../core/live-changes.js";
 import type { OffsetPage } from "../core/paging.js";
-import { USER_BASIC_SELECT } from "../core/records.js";
+import { type ProjectRecord, USER_BASIC_SELECT } from "../core/records.js";
 import { databaseOf, type ServiceDeps } from "../core/services.js";
 import { inSavepoint, transactional } from "../core/transactional.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
@@ -257,13 +257,15 @@ export function createApprovalService(deps: ServiceDeps) {
   }
 
   /**
-   * Applies `request` (just approved, locked in `tx`) as its requester, in a savepoint: applied with
-   * PostHog's `result_data`, or failed with its `apply_error` when the resource moved (stale) or its
-   * update path refuses. Returns the decision approve answers.
+   * Applies `request` (just approved, locked in `tx`) as its requester on `project` (the one the
+   * approval was authorised on), in a savepoint: applied with PostHog's `result_data`, or failed with
+   * its `apply_error` when the resource moved (stale) or its update path refuses. Returns the
+   * decision approve answers.
    */
   async function applyApproved(
     tx: Prisma.TransactionClient,
     ctx: ServiceContext,
+    project: ProjectRecord,
     request: ChangeRequestRecord,
   ): Promise<Decision> {
     const now = deps.now();
@@ -287,7 +289,6 @@ export function createApprovalService(deps: ServiceDeps) {
             select: { ...USER_BASIC_SELECT, currentProjectId: true },
           });
     if (!requester) return fail("User matching query does not exist.", "User matching query does not exist.");
-    const project = await authorizeProject(ctx, request.projectId, "approvals:write");
     const asRequester = actingContext(data(), {
       project,
       user: requester,
@@ -517,7 +518,7 @@ export function createApprovalService(deps: ServiceDeps) {
         }
         const approved = await updateChangeRequestRow(tx, request.id, { state: "approved" }, now);
         await logTransition(tx, approved, "approved", ctx.actor.user.id);
-        return applyApproved(tx, ctx, approved);
+        return applyApproved(tx, ctx, project, approved);
       });
     },
 

@@ -152,6 +152,19 @@ export async function selectVersionPage(
   };
 }
 
+/** The snapshot of `object`'s highest kept version (the object as it stands), or undefined when none is kept. */
+async function latestSnapshot(
+  db: PrismaClient | Prisma.TransactionClient,
+  object: VersionedObject,
+): Promise<Record<string, unknown> | undefined> {
+  const row = await db.objectVersion.findFirst({
+    where: { projectId: object.projectId, scope: object.scope, itemId: object.itemId },
+    select: { snapshot: true },
+    orderBy: { version: "desc" },
+  });
+  return row ? ((row.snapshot ?? {}) as Record<string, unknown>) : undefined;
+}
+
 /** Version `version` of `object` with its changes from the one before it, or null when none is kept. */
 export async function readVersion(
   db: PrismaClient | Prisma.TransactionClient,
@@ -249,9 +262,9 @@ export function versionOperations<T>(kind: VersionedKind<T>) {
     async restore(ctx: ServiceContext, projectId: number, id: number, version: number): Promise<T> {
       const target = await authorized(ctx, projectId, id, kind.writeScope);
       const record = await found(ctx, target, version);
-      const [latest] = (await selectVersionPage(ctx.db, target, { limit: 1, offset: 0 })).results;
+      const latest = await latestSnapshot(ctx.db, target);
       return withVersionRestore(target, version, () =>
-        kind.update(ctx, target.projectId, id, restoreChanges(kind, record.snapshot, latest?.snapshot)),
+        kind.update(ctx, target.projectId, id, restoreChanges(kind, record.snapshot, latest)),
       );
     },
   };
