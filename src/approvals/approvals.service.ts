@@ -8,6 +8,7 @@
  * change-feed event, GraphQL's `changeRequestChanged`, and webhooks `change_request.*`). Scopes
  * `approvals:read` / `approvals:write` (PostHog's `scope_object = "approvals"`).
  */
+
 import {
   type ActivityListener,
   type ActivityScope,
@@ -24,7 +25,8 @@ import { databaseOf, type ServiceDeps } from "../core/services.js";
 import { inSavepoint, transactional } from "../core/transactional.js";
 import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
 import type { ObjectChange } from "../db/change-feed.js";
-import { Prisma } from "../generated/prisma/client.js";
+import { isUniqueViolation } from "../db/database-error.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import {
   ApprovalRequiredError,
   ChangeRequestActionError,
@@ -99,10 +101,6 @@ export interface Decision {
   message: string;
   changeRequest: ChangeRequestRecord;
   result?: AppliedChange;
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 }
 
 /** A list filter given as text, as `ChangeRequestFilterSet` reads it. @throws ValidationError for a non-integer `requester`. */

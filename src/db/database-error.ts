@@ -8,6 +8,8 @@
  * value the database refused) read it here, one way.
  */
 
+import { Prisma } from "../generated/prisma/client.js";
+
 /** A database error as PostgreSQL reported it: its SQLSTATE (null when unknown) and message. */
 export interface DatabaseError {
   code: string | null;
@@ -35,4 +37,9 @@ export function databaseErrorOf(error: unknown): DatabaseError | null {
     current = meta?.["driverAdapterError"] ?? record["cause"];
   }
   return null;
+}
+
+/** Whether `error` is Prisma's refusal of a write that a unique constraint or index forbids (P2002). */
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 }

@@ -19,6 +19,7 @@
  * rows are (the lock order of core/row-lock.ts). Joined, an update does not decide again on its own:
  * its RowMoved goes up to the caller's `retryWhileMoved`.
  */
+
 import type { ApprovalGate } from "../approvals/approvals.gate.js";
 import type { FlagChange } from "../approvals/rules/actions.js";
 import type { CohortService } from "../cohorts/cohorts.service.js";
@@ -32,7 +33,8 @@ import { clientOf, readerOf, transactional } from "../core/transactional.js";
 import { parseInput } from "../core/validation.js";
 import { existingDashboardIds } from "../dashboards/dashboards.queries.js";
 import type { DashboardService } from "../dashboards/dashboards.service.js";
-import { Prisma } from "../generated/prisma/client.js";
+import { isUniqueViolation } from "../db/database-error.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import { type FlagRecord, readFlag } from "./feature-flags.queries.js";
 import {
   type CreateFlagInput,
@@ -110,10 +112,6 @@ export async function recordFlagVersion(
     snapshot: fields,
     userId,
   });
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 }
 
 const duplicateKey = () =>

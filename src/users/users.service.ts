@@ -13,13 +13,14 @@ import type { ServiceContext } from "../core/context.js";
 import { NotFoundError, PermissionDeniedError, ValidationError } from "../core/errors.js";
 import type { UserBasic } from "../core/records.js";
 import { inIdOrder, isUuid } from "../core/validation.js";
-import {
-  type Organization,
-  type PersonalApiKey,
+import { isUniqueViolation } from "../db/database-error.js";
+import type {
+  Organization,
+  PersonalApiKey,
   Prisma,
-  type PrismaClient,
-  type Project,
-  type User,
+  PrismaClient,
+  Project,
+  User,
 } from "../generated/prisma/client.js";
 import {
   type MemberFilter,
@@ -207,10 +208,6 @@ const emailTaken = () =>
     attr: "email",
     code: "unique",
   });
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
-}
 
 /**
  * The organization a CLI command names (`--organization`), or the first one (`bootstrap`'s).
