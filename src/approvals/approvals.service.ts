@@ -1,6 +1,6 @@
 /**
- * Approvals (issue 27; PostHog's `products/approvals/backend/`): policies (CRUD, writes by
- * organization admins), the gate the flag writes call (approvals.gate.ts), and change requests:
+ * Approvals (issue 27; PostHog's `products/approvals/backend/`): policies (approval-policies.service.ts),
+ * the gate the flag writes call (approvals.gate.ts), and change requests:
  * listed and read with PostHog's filters, approved, rejected and cancelled with PostHog's permission
  * rules and messages, applied at quorum as their requester through the resource's own update path
  * (an `applier` each resource type registers), expired when their time is up, and marked stale when
@@ -8,7 +8,6 @@
  * change-feed event, GraphQL's `changeRequestChanged`, and webhooks `change_request.*`). Scopes
  * `approvals:read` / `approvals:write` (PostHog's `scope_object = "approvals"`).
  */
-
 import {
   type ActivityListener,
   type ActivityScope,
@@ -27,6 +26,7 @@ import { inUuidOrder, isUuid, parseInput } from "../core/validation.js";
 import type { ObjectChange } from "../db/change-feed.js";
 import { isUniqueViolation } from "../db/database-error.js";
 import type { Prisma } from "../generated/prisma/client.js";
+import { createPolicyOperations } from "./approval-policies.service.js";
 import {
   ApprovalRequiredError,
   ChangeRequestActionError,
@@ -34,43 +34,24 @@ import {
 } from "./approvals.errors.js";
 import { createApprovalGate, type GatedWrite, withApprovedChange } from "./approvals.gate.js";
 import { canCancel } from "./approvals.responses.js";
-import {
-  approveSchema,
-  cancelSchema,
-  createPolicySchema,
-  rejectSchema,
-  updatePolicySchema,
-} from "./approvals.schemas.js";
+import { approveSchema, cancelSchema, rejectSchema } from "./approvals.schemas.js";
 import {
   type ChangeRequestFilters,
   type ChangeRequestRecord,
   countApprovals,
-  deletePolicyRow,
   insertChangeRequest,
-  insertPolicy,
   insertVote,
   lockChangeRequest,
   markStale,
   markStaleSweep,
-  membershipLevel,
-  type PolicyFields,
-  type PolicyRecord,
-  policyExists,
   selectChangeRequest,
   selectChangeRequestPage,
   selectChangeRequests,
   selectExpired,
   selectOpenChangeRequest,
-  selectPolicies,
-  selectPolicy,
-  selectPolicyPage,
   updateChangeRequestRow,
-  updatePolicyRow,
 } from "./approvals.store.js";
 import { approvalRefusal, type PolicySnapshot } from "./rules/policy.js";
-
-/** Organization membership level of admins (PostHog's `OrganizationMembership.Level.ADMIN`). */
-const ADMIN_LEVEL = 8;
 
 /** How many expired requests one sweep closes at most. */
 const EXPIRY_BATCH = 500;
@@ -190,70 +171,6 @@ export function createApprovalService(deps: ServiceDeps) {
     }
   }
 
-  /** Policy writes need an organization admin (PostHog's `OrganizationAdminWritePermissions`). */
-  async function authorizePolicyWrite(ctx: ServiceContext, projectId: number) {
-    const project = await authorizeProject(ctx, projectId, "approvals:write");
-    const level = await membershipLevel(ctx.db, project.organizationId, ctx.actor.user.id);
-    if (level === null || level < ADMIN_LEVEL) {
-      throw new PermissionDeniedError("Your organization access level is insufficient.");
-    }
-    return project;
-  }
-
-  async function policyOf(ctx: ServiceContext, projectId: number, id: string): Promise<PolicyRecord> {
-    const policy = isUuid(id) ? await selectPolicy(ctx.db, projectId, id) : null;
-    if (!policy) throw new NotFoundError();
-    return policy;
-  }
-
-  function policyFields(input: ReturnType<typeof updatePolicySchema.parse>): PolicyFields {
-    return {
-      ...(input.action_key === undefined ? {} : { actionKey: input.action_key }),
-      ...(input.conditions === undefined ? {} : { conditions: input.conditions }),
-      ...(input.approver_config === undefined ? {} : { approverConfig: input.approver_config }),
-      ...(input.allow_self_approve === undefined ? {} : { allowSelfApprove: input.allow_self_approve }),
-      ...(input.bypass_org_membership_levels === undefined
-        ? {}
-        : { bypassOrgMembershipLevels: input.bypass_org_membership_levels }),
-      ...(input.expires_after === undefined ? {} : { expiresAfterUs: input.expires_after }),
-      ...(input.enabled === undefined ? {} : { enabled: input.enabled }),
-    };
-  }
-
-  const duplicatePolicy = () =>
-    new ValidationError(
-      "A policy for this action already exists. You can edit the existing policy instead.",
-      {
-        code: "invalid",
-      },
-    );
-
-  async function writePolicy(
-    ctx: ServiceContext,
-    projectId: number,
-    id: string,
-    body: unknown,
-    partial: boolean,
-  ): Promise<PolicyRecord> {
-    const project = await authorizePolicyWrite(ctx, projectId);
-    // DRF finds the object (404) before it validates the body.
-    const current = await policyOf(ctx, project.id, id);
-    const input = parseInput(partial ? updatePolicySchema : createPolicySchema, body, ctx.limits);
-    const fields = policyFields(input);
-    if (
-      fields.actionKey !== undefined &&
-      (await policyExists(ctx.db, project.id, fields.actionKey, current.id))
-    ) {
-      throw duplicatePolicy();
-    }
-    try {
-      return await transactional(ctx, (tx) => updatePolicyRow(tx, current.id, fields, deps.now()));
-    } catch (error) {
-      if (isUniqueViolation(error)) throw duplicatePolicy();
-      throw error;
-    }
-  }
-
   /**
    * Applies `request` (just approved, locked in `tx`) as its requester on `project` (the one the
    * approval was authorised on), in a savepoint: applied with PostHog's `result_data`, or failed with
@@ -363,6 +280,8 @@ export function createApprovalService(deps: ServiceDeps) {
   }
 
   return {
+    ...createPolicyOperations(deps),
+
     /** The gate flag writes call under their row lock (approvals.gate.ts). */
     gate: createApprovalGate(openChangeRequest),
 
@@ -385,73 +304,6 @@ export function createApprovalService(deps: ServiceDeps) {
       return objectChanges(events, (change) => change.scope === "ChangeRequest");
     },
 
-    /** A page of the project's policies, newest first (`action_key`, `enabled` filters). Scope `approvals:read`. */
-    async listPolicies(
-      ctx: ServiceContext,
-      projectId: number,
-      query: Record<string, string | undefined>,
-      page: OffsetPage,
-    ) {
-      const project = await authorizeProject(ctx, projectId, "approvals:read");
-      const enabled = query["enabled"];
-      return selectPolicyPage(
-        ctx.db,
-        project.id,
-        {
-          ...(query["action_key"] === undefined ? {} : { actionKey: query["action_key"] }),
-          ...(enabled === undefined ? {} : { enabled: enabled.toLowerCase() === "true" }),
-        },
-        page,
-      );
-    },
-
-    /** One policy. Scope `approvals:read`. @throws NotFoundError */
-    async getPolicy(ctx: ServiceContext, projectId: number, id: string): Promise<PolicyRecord> {
-      const project = await authorizeProject(ctx, projectId, "approvals:read");
-      return policyOf(ctx, project.id, id);
-    },
-
-    /**
-     * Creates a policy for the project. Scope `approvals:write`, an organization admin.
-     * @throws ValidationError (PostHog's messages: a policy for the action exists, quorum below 1, ...);
-     *   PermissionDeniedError for a member below admin.
-     */
-    async createPolicy(ctx: ServiceContext, projectId: number, body: unknown): Promise<PolicyRecord> {
-      const project = await authorizePolicyWrite(ctx, projectId);
-      const input = parseInput(createPolicySchema, body, ctx.limits);
-      if (await policyExists(ctx.db, project.id, input.action_key, null)) throw duplicatePolicy();
-      const fields = policyFields(input);
-      try {
-        return await transactional(ctx, (tx) =>
-          insertPolicy(
-            tx,
-            project,
-            { ...fields, actionKey: input.action_key, approverConfig: input.approver_config },
-            ctx.actor.user.id,
-            deps.now(),
-          ),
-        );
-      } catch (error) {
-        if (isUniqueViolation(error)) throw duplicatePolicy();
-        throw error;
-      }
-    },
-
-    /** Changes a policy (`partial`: PATCH; else PUT, every required field). As `createPolicy`. */
-    updatePolicy: (ctx: ServiceContext, projectId: number, id: string, body: unknown, partial: boolean) =>
-      writePolicy(ctx, projectId, id, body, partial),
-
-    /**
-     * Deletes a policy and returns it as it was; its open requests keep their snapshot. Scope
-     * `approvals:write`, an admin. @throws NotFoundError, PermissionDeniedError.
-     */
-    async deletePolicy(ctx: ServiceContext, projectId: number, id: string): Promise<PolicyRecord> {
-      const project = await authorizePolicyWrite(ctx, projectId);
-      const policy = await policyOf(ctx, project.id, id);
-      await transactional(ctx, (tx) => deletePolicyRow(tx, policy.id));
-      return policy;
-    },
-
     /** A page of the project's change requests, newest first, filtered as PostHog's. Scope `approvals:read`. */
     async listChangeRequests(
       ctx: ServiceContext,
@@ -468,13 +320,6 @@ export function createApprovalService(deps: ServiceDeps) {
       const project = await authorizeProject(ctx, projectId, "approvals:read");
       const valid = ids.filter(isUuid);
       return inUuidOrder(ids, valid.length ? await selectChangeRequests(ctx.db, project.id, valid) : []);
-    },
-
-    /** The project's policies of `ids` (UUIDs), in that order (null: none). Scope `approvals:read`. */
-    async getPolicies(ctx: ServiceContext, projectId: number, ids: readonly string[]) {
-      const project = await authorizeProject(ctx, projectId, "approvals:read");
-      const valid = ids.filter(isUuid);
-      return inUuidOrder(ids, valid.length ? await selectPolicies(ctx.db, project.id, valid) : []);
     },
 
     /** One change request. Scope `approvals:read`. @throws NotFoundError */
