@@ -62,9 +62,9 @@ export const SETTING_DESCRIPTIONS: Record<SettingName, string> = {
   GRAPHQL_MAX_COST:
     "static cost of one GraphQL operation (a literal page of 1,000 flags with filters, tags and users costs about 330,000)",
   QUERY_TIMEOUT_MS:
-    "statement timeout of one query run (HogQL, Trends, experiment results, materialization; 400 `query_timeout` beyond; enforced by PostgreSQL, and on the embedded database by stopping its thread, see Operations)",
+    "statement timeout of one query run (HogQL, Trends, experiment results, materialization; 400 `query_timeout` beyond; enforced by PostgreSQL, and on the embedded database by stopping its process, see Operations)",
   STATEMENT_TIMEOUT_MS:
-    "every database session's default `statement_timeout`: no statement the service sends runs longer, whatever a request asks (57014, answered as a server error; 0: none). Query runs use `QUERY_TIMEOUT_MS` instead; migrations run without it. On the embedded database it is enforced by stopping its thread (Operations)",
+    "every database session's default `statement_timeout`: no statement the service sends runs longer, whatever a request asks (57014, answered as a server error; 0: none). Query runs use `QUERY_TIMEOUT_MS` instead; migrations run without it. On the embedded database it is enforced by stopping its process (Operations)",
   QUERY_MAX_CONCURRENT_PER_PROJECT:
     "query runs one project may have in flight per process (429 `Too many concurrent requests. Please try again later.` beyond)",
   QUERY_MAX_COST:

@@ -27,6 +27,9 @@
  * owner (nobody else may change it: the owner is dead and the claim is ours) and replaces it with
  * `rename(2)`. Racing restarters therefore never both win; the losers see a live owner and fail.
  *
+ * A process that works on the directory for its owner (the embedded database's, src/db/embedded/)
+ * holds the owner socket too, so the directory stays locked until both have ended.
+ *
  * Locks are advisory among Signalbox processes on one machine's local filesystem; the directory
  * is not meant to be shared between machines. A lock directory left by versions that used
  * proper-lockfile (an empty directory at the same name, refreshed every 5 s) is honoured while
@@ -88,6 +91,11 @@ export interface LockLogger {
 
 /** A held data-directory lock. */
 export interface DataDirectoryLock {
+  /**
+   * The owner socket (null where none could be bound): a process this one starts to work on the
+   * directory (the embedded database's) is handed it, so that the lock lives while either does.
+   */
+  ownerSocket: net.Server | null;
   /** Removes the lock file (when it is still ours) and closes the owner socket. */
   release(): Promise<void>;
 }
@@ -141,6 +149,7 @@ export async function lockDataDirectory(dataDir: string, log?: LockLogger): Prom
     throw error;
   }
   return {
+    ownerSocket: server,
     release: async () => {
       try {
         const holder = await readHolder(lockFile);

@@ -2,7 +2,7 @@
  * Opens the one database the service uses, always in the PostgreSQL dialect and always through
  * node-postgres (`@prisma/adapter-pg` for Prisma, ./sql-reader.ts and ./sql-transaction.ts beside
  * it), every statement prepared once per connection (./statement-names.ts):
- * - `embedded`: PGlite on a data directory (the default; nothing else to run), on a thread of its own
+ * - `embedded`: PGlite on a data directory (the default; nothing else to run), in a process of its own
  *   behind PostgreSQL's wire protocol (./embedded/pglite-host.ts), so that the request thread never
  *   runs the database and a statement is bounded by its `statement_timeout` as on PostgreSQL. One
  *   connection (PGlite has one session). Its planner statistics are refreshed periodically since
@@ -73,7 +73,7 @@ export interface Database {
 /**
  * What every new session runs first: its TimeZone set to UTC (see the module comment) and, when
  * given, its default `statement_timeout`, so that no statement the service sends runs without a
- * bound (on the embedded database, the bound is enforced by stopping its thread). Transactions that
+ * bound (on the embedded database, the bound is enforced by stopping its process). Transactions that
  * need another zone or timeout (the query runner's, ../queries/run-sql.ts) set them with
  * `set_config(..., true)`, which ends with them.
  */
@@ -176,17 +176,18 @@ async function openPostgres(
   };
 }
 
-/** Opens the embedded database in `source.dataDir` on its own thread (./embedded/pglite-host.ts). */
+/** Opens the embedded database in `source.dataDir` in its own process (./embedded/pglite-host.ts). */
 async function openEmbedded(
   source: Extract<DatabaseSource, { kind: "embedded" }>,
   log?: DatabaseLogger,
 ): Promise<Connections> {
-  const { release } = await lockDataDirectory(source.dataDir, log);
+  const { release, ownerSocket } = await lockDataDirectory(source.dataDir, log);
   let host: Awaited<ReturnType<typeof startEmbeddedHost>>;
   try {
     host = await startEmbeddedHost({
       dataDir: source.dataDir,
       loadDataDir: source.loadDataDir ?? null,
+      lockSocket: ownerSocket,
       ...(log ? { log } : {}),
     });
   } catch (error) {

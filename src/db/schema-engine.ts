@@ -44,7 +44,7 @@ export type MigrationTarget =
   | { kind: "pglite"; pglite: PGlite }
   | { kind: "postgres"; url: string }
   /**
-   * The embedded database on its own thread (./embedded/pglite-host.ts): `run` runs the migration
+   * The embedded database in its own process (./embedded/pglite-host.ts): `run` runs the migration
    * runner's operation there, on a `pglite` target, passing `apply`'s progress to `onProgress`.
    */
   | {

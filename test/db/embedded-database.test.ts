@@ -1,13 +1,21 @@
 /**
- * The embedded database on its own thread (src/db/embedded/pglite-host.ts), as a server opens it:
+ * The embedded database in its own process (src/db/embedded/pglite-host.ts), as a server opens it:
  * a statement past its `statement_timeout` is stopped with PostgreSQL's timeout error and the
  * database reopened with every committed write; a statement without a timeout runs to its end;
  * while a statement runs, this thread's timers and the other connections' waits go on; migrations
- * run on the database's thread.
+ * run in the database's process. When the server is killed (idle, or while a statement runs), the
+ * database's process ends at once and the directory opens again with every committed write.
  */
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "../../src/db/database.js";
+import { DataDirectoryLockedError } from "../../src/db/data-dir-lock.js";
+import { type Database, openDatabase } from "../../src/db/database.js";
 import { migrationStatus } from "../../src/db/migrations.js";
+import { eventually } from "../support/eventually.js";
 import { openEmbeddedTestDatabase } from "../support/server.js";
 
 /** A statement that takes half a minute and more on PGlite: a count over 10^8 rows of a cross join. */
@@ -44,7 +52,7 @@ async function withTimeout(timeoutMs: number, sql: string): Promise<{ error: unk
   return { error };
 }
 
-describe("the embedded database's thread", () => {
+describe("the embedded database's process", () => {
   it("stops a statement past its statement_timeout with PostgreSQL's error, and keeps every committed write", async () => {
     await database.pool.query("INSERT INTO kept VALUES (1), (2)");
     const restarted = new Promise<void>((resolve) => {
@@ -94,7 +102,92 @@ describe("the embedded database's thread", () => {
     expect(order).toEqual(["timers ran (many ticks)", "slow statement ended", "next statement answered"]);
   });
 
-  it("runs migrations on the database's own thread", async () => {
+  it("runs migrations in the database's own process", async () => {
     expect(await migrationStatus(database.migrationTarget)).toMatchObject({ pending: [], failed: [] });
   });
 });
+
+/** A server stand-in: opens the embedded database in `argv[1]`, commits a row, maybe starts `SLOW`, says "ready". */
+const SERVER = `
+import { openDatabase } from ${JSON.stringify(new URL("../../src/db/database.ts", import.meta.url).href)};
+const database = await openDatabase({ kind: "embedded", dataDir: process.argv[1] });
+await database.pool.query("CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)");
+if (process.argv[2] === "busy") database.pool.query(${JSON.stringify(SLOW)}).catch(() => {});
+console.log("ready");
+setInterval(() => {}, 60_000);
+`;
+
+/** The live (not zombie) children of process `pid` whose command line holds `name` (Linux's /proc). */
+function childrenNamed(pid: number, name: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(ppid) !== pid || state === "Z") continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(name)) found.push(Number(entry));
+    } catch {
+      // The process ended while the table was read.
+    }
+  }
+  return found;
+}
+
+/** Whether any thread of process `pid` still runs (a zombie's threads may still be ending). */
+function running(pid: number): boolean {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    return !/^State:\s+Z/m.test(status) || !/^Threads:\s+1$/m.test(status);
+  } catch {
+    return false;
+  }
+}
+
+/** Opens the embedded database in `dataDir` once the lock is free (the killed processes' sockets closed). */
+async function reopen(dataDir: string): Promise<Database> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await openDatabase({ kind: "embedded", dataDir });
+    } catch (error) {
+      if (!(error instanceof DataDirectoryLockedError) || tries >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+describe.skipIf(process.platform !== "linux")(
+  "the embedded database's process when its server is killed",
+  () => {
+    for (const mode of ["idle", "busy"] as const) {
+      it(`ends at once (server killed ${mode === "idle" ? "while idle" : "while a statement runs"}), and the directory opens again with every committed write`, async () => {
+        const parent = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-orphan-"));
+        const dataDir = path.join(parent, "data");
+        const server = spawn(
+          process.execPath,
+          ["--import", "tsx", "--input-type=module", "-e", SERVER, dataDir, mode],
+          { stdio: ["ignore", "pipe", "inherit"] },
+        );
+        try {
+          await new Promise<void>((resolve, reject) => {
+            server.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
+            server.once("exit", (code) => reject(new Error(`the server stand-in exited (${code})`)));
+          });
+          const [database] = childrenNamed(server.pid as number, "pglite-process");
+          expect(database, "the embedded database's process").toBeDefined();
+          server.kill("SIGKILL");
+          // Idle, it hears its parent go; in a statement, its watchdog sees it (every 100 ms).
+          expect(await eventually(() => !running(database as number), 5_000)).toBe(true);
+          const reopened = await reopen(dataDir);
+          try {
+            expect((await reopened.pool.query("SELECT n FROM kept")).rows).toEqual([{ n: 7 }]);
+          } finally {
+            await reopened.close();
+          }
+        } finally {
+          server.kill("SIGKILL");
+          await fs.rm(parent, { recursive: true, force: true });
+        }
+      }, 60_000);
+    }
+  },
+);

@@ -5,14 +5,15 @@
  * yields) never runs them, and the run would wait for CI's limit with nothing said. This reporter's
  * timer runs in vitest's main process, which such a worker cannot block.
  *
- * Past the limit it prints every file still running with its time, kills the run's worker processes
+ * Past the limit it prints every file still running with its time and, for each, the test or hook
+ * that was running in it and for how long (where a hang sits), kills the run's worker processes
  * (SIGKILL: a worker stuck in WebAssembly handles nothing else) and exits with status 1.
  *
  * `TEST_FILE_TIME_LIMIT_MS`: the limit per file, default 10 minutes (the longest file takes about
  * 2 minutes on CI's 2-core machine); 0 turns the guard off (a debugger paused at a breakpoint).
  */
 import { appendFileSync, readdirSync, readFileSync } from "node:fs";
-import type { Reporter, TestModule } from "vitest/node";
+import type { ReportedHookContext, Reporter, TestCase, TestModule } from "vitest/node";
 
 const DEFAULT_LIMIT_MS = 10 * 60_000;
 /** How often running files are checked against the limit. */
@@ -50,6 +51,8 @@ function descendantsOf(root: number): number[] {
 export default class FileTimeLimit implements Reporter {
   private readonly limitMs = Number(process.env["TEST_FILE_TIME_LIMIT_MS"] ?? DEFAULT_LIMIT_MS);
   private readonly running = new Map<string, number>();
+  /** Per running file, what runs in it now, innermost last (a test, or `<hook> of <suite>`), and since when. */
+  private readonly current = new Map<string, Array<{ what: string; since: number }>>();
   private timer: NodeJS.Timeout | undefined;
 
   onInit(): void {
@@ -64,6 +67,42 @@ export default class FileTimeLimit implements Reporter {
 
   onTestModuleEnd(module: TestModule): void {
     this.running.delete(module.relativeModuleId);
+    this.current.delete(module.relativeModuleId);
+  }
+
+  onTestCaseReady(test: TestCase): void {
+    this.enter(test.module, `test "${test.fullName}"`);
+  }
+
+  onTestCaseResult(test: TestCase): void {
+    this.leave(test.module, `test "${test.fullName}"`);
+  }
+
+  onHookStart(hook: ReportedHookContext): void {
+    this.enter(...FileTimeLimit.hook(hook));
+  }
+
+  onHookEnd(hook: ReportedHookContext): void {
+    this.leave(...FileTimeLimit.hook(hook));
+  }
+
+  /** A hook's file and its description, `beforeAll of "suite"`. */
+  private static hook(hook: ReportedHookContext): [TestModule, string] {
+    const entity = hook.entity;
+    if (entity.type === "module") return [entity, `${hook.name} of the file`];
+    return [entity.module, `${hook.name} of "${entity.fullName}"`];
+  }
+
+  private enter(module: TestModule, what: string): void {
+    const stack = this.current.get(module.relativeModuleId) ?? [];
+    stack.push({ what, since: Date.now() });
+    this.current.set(module.relativeModuleId, stack);
+  }
+
+  private leave(module: TestModule, what: string): void {
+    const stack = this.current.get(module.relativeModuleId) ?? [];
+    const at = stack.findLastIndex((entry) => entry.what === what);
+    if (at >= 0) stack.splice(at, 1);
   }
 
   onTestRunEnd(): void {
@@ -78,10 +117,11 @@ export default class FileTimeLimit implements Reporter {
     console.error(
       `\n!!! Test file time limit (TEST_FILE_TIME_LIMIT_MS, ${minutes(this.limitMs)}) passed: ending the run.`,
     );
-    const lines = [...this.running].map(
-      ([file, started]) =>
-        `${file}: running for ${minutes(now - started)}${late.some(([f]) => f === file) ? " (past the limit)" : ""}`,
-    );
+    const lines = [...this.running].map(([file, started]) => {
+      const inside = this.current.get(file)?.at(-1);
+      const where = inside ? `, in ${inside.what} for ${minutes(now - inside.since)}` : "";
+      return `${file}: running for ${minutes(now - started)}${late.some(([f]) => f === file) ? " (past the limit)" : ""}${where}`;
+    });
     for (const line of lines) console.error(`!!!   ${line}`);
     // For .ci/run's summary, as test/support/failure-summary.ts writes what failed.
     const failures = process.env["CI_FAILURES_FILE"];

@@ -1,59 +1,62 @@
 /**
- * The embedded database (PGlite) on a thread of its own, behind PostgreSQL's wire protocol: the
- * server's thread reaches it through node-postgres, exactly as it reaches a PostgreSQL server, with
- * a `stream` (`connect()`) that carries the bytes to the worker (./pglite-worker.ts) instead of a
- * socket. So the request thread never runs the database: a long statement blocks no timer, socket or
- * request that does not need the database, and the same driver code serves both backends.
+ * The embedded database (PGlite) in a process of its own, behind PostgreSQL's wire protocol: the
+ * server reaches it through node-postgres over a Unix socket, exactly as it reaches a PostgreSQL
+ * server, so the request thread never runs the database (a long statement blocks no timer, socket or
+ * request that does not need the database) and the same driver code serves both backends. The
+ * process is ./pglite-process.ts; what the two say is ./process-protocol.ts.
  *
  * **Statements are bounded as on PostgreSQL.** PGlite cannot enforce `statement_timeout` (PostgreSQL
- * arms it with a signal; nothing interrupts WebAssembly that is running). The worker publishes when
- * the statement it runs began and when the session's `statement_timeout` ends it; a watchdog here
- * checks every `WATCHDOG_INTERVAL_MS` and, once a running statement is past its deadline, stops the
- * thread: the statement's connection fails with PostgreSQL's own timeout error (SQLSTATE 57014,
- * `canceling statement due to statement timeout`), and the database is reopened on a new thread.
- * Reopening is PostgreSQL's crash recovery on the data directory: every committed transaction is
- * there (PGlite writes through to the files); the stopped statement's transaction is not. A statement
- * without a `statement_timeout` is never stopped, as on PostgreSQL.
+ * arms it with a signal; nothing interrupts WebAssembly that is running). The process's watchdog
+ * reports a statement past its deadline; the host then fails that statement's connection with
+ * PostgreSQL's own timeout error (SQLSTATE 57014, `canceling statement due to statement timeout`),
+ * ends the process with SIGKILL and reopens the database in a new one. Reopening is PostgreSQL's
+ * crash recovery on the data directory: every committed transaction is there (PGlite writes through
+ * to the files); the stopped statement's transaction is not. A statement without a
+ * `statement_timeout` is never stopped, as on PostgreSQL.
  *
- * A thread that dies otherwise (a fault inside PGlite) is reopened the same way, its connections
- * failed with SQLSTATE 57P01; a reopen that fails is retried with back-off, connections failing at
- * once meanwhile.
+ * A process that dies otherwise (a fault inside PGlite, the OOM killer) is reopened the same way, its
+ * connections failed; a reopen that fails is retried with back-off, connections failing at once
+ * meanwhile. The process holds the data-directory lock's owner socket too, so the directory counts
+ * as locked while either process lives (../data-dir-lock.ts).
  */
-import { Duplex } from "node:stream";
-import { MessageChannel, type MessagePort, type Worker } from "node:worker_threads";
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import pg from "pg";
-import { siblingModule, startModuleWorker } from "../module-worker.js";
+import { forkModule, siblingModule } from "../module-process.js";
 import type { MigrationProgress } from "../schema-engine.js";
 import {
   type HostMessage,
-  type MigrationsProgress,
   type MigrationsReply,
-  STATE_SLOTS,
-  StateSlot,
-  type WorkerInit,
-  type WorkerMessage,
-} from "./worker-protocol.js";
+  type ProcessInit,
+  type ProcessMessage,
+  REPORT_FD,
+  STATEMENT_TIMEOUT_LINE,
+} from "./process-protocol.js";
 
-/** How often the watchdog looks at the running statement (ms): a statement stops at most this late. */
-export const WATCHDOG_INTERVAL_MS = 100;
 const REOPEN_MIN_MS = 100;
 const REOPEN_MAX_MS = 5_000;
+/** How long a clean close (PostgreSQL's shutdown checkpoint) may take before the process is killed. */
+const CLOSE_TIMEOUT_MS = 30_000;
 
-/** Where the host reports a database thread stopped or reopened. */
+/** Where the host reports a database process stopped or reopened. */
 export interface EmbeddedHostLogger {
   warn(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
 }
 
-/** Why the database thread was restarted. */
+/** Why the database process was restarted. */
 export type RestartReason = "statement_timeout" | "fault";
 
 /** The embedded database's host (see the module comment). */
 export interface EmbeddedHost {
-  /** A new connection's stream, for node-postgres's `stream` option (one connection at a time). */
-  connect(): Duplex;
+  /** A new connection's socket, for node-postgres's `stream` option (one connection at a time). */
+  connect(): net.Socket;
   /**
-   * Runs the migration runner's `op` (../migrations.ts) on the database's own thread; `apply`'s
+   * Runs the migration runner's `op` (../migrations.ts) in the database's own process; `apply`'s
    * steps reach `onProgress` as they happen.
    * @throws Error with the runner's message when it fails.
    */
@@ -62,9 +65,9 @@ export interface EmbeddedHost {
     dir?: string,
     onProgress?: (step: MigrationProgress) => void,
   ): Promise<unknown>;
-  /** Calls `listener` each time the database is reopened on a new thread; returns the unsubscribe function. */
+  /** Calls `listener` each time the database is reopened in a new process; returns the unsubscribe function. */
   onRestart(listener: (reason: RestartReason) => void): () => void;
-  /** Closes the database cleanly (PostgreSQL's shutdown checkpoint) and ends its thread. */
+  /** Closes the database cleanly (PostgreSQL's shutdown checkpoint) and ends its process. */
   close(): Promise<void>;
 }
 
@@ -76,144 +79,115 @@ function connectionError(code: string, message: string): pg.DatabaseError {
   return error;
 }
 
-/** A `Duplex` that carries one connection's wire bytes to the worker over a `MessagePort`. */
-class WireStream extends Duplex {
-  private port: MessagePort | null = null;
-  private outbox: Buffer[] = [];
-
-  constructor(
-    private readonly open: () => Promise<MessagePort>,
-    private readonly forget: (stream: WireStream) => void,
-  ) {
-    super();
-  }
-
-  /** node-postgres's `connect(port, host)`: attaches to the worker, then emits `connect`. */
-  connect(): this {
-    this.open().then(
-      (port) => {
-        if (this.destroyed) {
-          port.close();
-          return;
-        }
-        this.port = port;
-        port.on("message", (chunk: Uint8Array) =>
-          this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
-        );
-        port.on("close", () =>
-          this.destroy(connectionError("08006", "the embedded database closed the connection")),
-        );
-        this.emit("connect");
-      },
-      (error: unknown) => this.destroy(error as Error),
-    );
-    return this;
-  }
-
-  setNoDelay(): this {
-    return this;
-  }
-
-  setKeepAlive(): this {
-    return this;
-  }
-
-  ref(): this {
-    return this;
-  }
-
-  unref(): this {
-    return this;
-  }
-
-  override _read(): void {}
-
-  /** Collects the writes of one tick (node-postgres writes a query as several messages) into one post. */
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.outbox.push(chunk);
-    if (this.outbox.length === 1) queueMicrotask(() => this.flush());
-    done();
-  }
-
-  override _final(done: (error?: Error | null) => void): void {
-    this.flush();
-    this.port?.close();
-    done();
-  }
-
-  override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
-    this.outbox = [];
-    this.port?.close();
-    this.forget(this);
-    done(error);
-  }
-
-  private flush(): void {
-    if (!this.port || this.outbox.length === 0) return;
-    const bytes = Buffer.concat(this.outbox);
-    this.outbox = [];
-    this.port.postMessage(bytes);
-  }
+/** A running database process and what the host knows of it. */
+interface Child {
+  process: ChildProcess;
+  /** Where it listens for connections. */
+  socketPath: string;
+  /** Resolves once the process has exited. */
+  exited: Promise<void>;
+  /** Migrations asked of it and not answered yet, by id. */
+  migrations: Map<number, Migrations>;
 }
 
-/** A worker thread with its open database, and the memory it publishes its running statement in. */
-interface Thread {
-  worker: Worker;
-  state: BigInt64Array;
+/** Migrations waiting for their reply. */
+interface Migrations {
+  onProgress: ((step: MigrationProgress) => void) | undefined;
+  resolve(reply: MigrationsReply): void;
+  reject(error: Error): void;
 }
 
 /**
- * Opens the PGlite database in `dataDir` on a thread of its own and returns its host.
+ * Opens the PGlite database in `dataDir` in a process of its own and returns its host.
  * @param loadDataDir a data-directory tarball to load into a new `dataDir` (tests' migrated template).
- * @throws the worker's error when the database cannot be opened.
+ * @param lockSocket the data-directory lock's owner socket (../data-dir-lock.ts), shared with the process.
+ * @throws Error with the process's exit status when the database cannot be opened.
  */
 export async function startEmbeddedHost(options: {
   dataDir: string;
   loadDataDir?: Uint8Array | null;
+  lockSocket?: net.Server | null;
   log?: EmbeddedHostLogger;
 }): Promise<EmbeddedHost> {
   const { dataDir, log } = options;
-  const streams = new Set<WireStream>();
+  const sockets = new Set<net.Socket>();
   const restartListeners = new Set<(reason: RestartReason) => void>();
+  const socketDir =
+    process.platform === "win32" ? null : await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-pglite-"));
+  const pipePrefix = `signalbox-pglite-${randomBytes(6).toString("hex")}`;
+  let generation = 0;
   let closed = false;
+  let migrationIds = 0;
 
-  /** Starts a thread and resolves once its database is open. */
-  const spawn = (loadDataDir: Uint8Array | null): Promise<Thread> => {
-    const shared = new SharedArrayBuffer(STATE_SLOTS * BigInt64Array.BYTES_PER_ELEMENT);
-    const init: WorkerInit = { dataDir, loadDataDir, state: shared };
-    const worker = startModuleWorker(siblingModule(import.meta.url, "pglite-worker"), import.meta.url, {
-      workerData: init,
+  /** Starts a process and resolves once its database is open and it listens. */
+  const spawn = (loadDataDir: Uint8Array | null): Promise<Child> => {
+    generation += 1;
+    // A new path each time: a killed process leaves its socket file behind.
+    const socketPath = socketDir
+      ? path.join(socketDir, `${generation}.sock`)
+      : `\\\\.\\pipe\\${pipePrefix}-${generation}`;
+    const child = forkModule(siblingModule(import.meta.url, "pglite-process"), {
+      serialization: "advanced",
+      stdio: ["ignore", "inherit", "inherit", "ipc", "pipe"],
     });
-    return new Promise<Thread>((resolve, reject) => {
-      const failed = (error: unknown) => {
-        worker.removeAllListeners();
-        void worker.terminate();
-        reject(
-          error instanceof Error ? error : new Error(`the embedded database's thread exited (${error})`),
-        );
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    const init: ProcessInit = { type: "init", dataDir, loadDataDir, socketPath };
+    child.send(init);
+    if (options.lockSocket) child.send({ type: "lock" } satisfies HostMessage, options.lockSocket);
+    return new Promise<Child>((resolve, reject) => {
+      const failedToStart = (error: Error) => {
+        child.off("message", started);
+        child.kill("SIGKILL");
+        reject(error);
       };
-      worker.once("error", failed);
-      worker.once("exit", failed);
-      worker.once("message", (message: WorkerMessage) => {
-        worker.removeAllListeners();
+      const exitedEarly = (code: number | null, signal: NodeJS.Signals | null) =>
+        failedToStart(new Error(`the embedded database's process exited (${signal ?? `code ${code}`})`));
+      const started = (message: ProcessMessage) => {
+        child.off("error", failedToStart);
+        child.off("exit", exitedEarly);
         if (message.type !== "ready") {
-          failed(new Error(`unexpected message from the embedded database: ${message.type}`));
+          failedToStart(new Error(`unexpected message from the embedded database: ${message.type}`));
           return;
         }
-        const thread = { worker, state: new BigInt64Array(shared) };
-        worker.on("error", (error) => restart(thread, "fault", error));
-        worker.on("exit", (code) => restart(thread, "fault", new Error(`its thread exited (code ${code})`)));
-        resolve(thread);
-      });
+        const ready: Child = { process: child, socketPath, exited, migrations: new Map() };
+        child.on("message", (reply: ProcessMessage) => answerMigrations(ready, reply));
+        child.on("error", (error) => restart(ready, "fault", error));
+        child.once("exit", (code, signal) => {
+          for (const pending of ready.migrations.values()) {
+            pending.reject(new Error("the embedded database stopped while migrations ran"));
+          }
+          restart(ready, "fault", new Error(`its process exited (${signal ?? `code ${code}`})`));
+        });
+        child.stdio[REPORT_FD]?.on("data", (line: Buffer) => {
+          if (line.toString().includes(STATEMENT_TIMEOUT_LINE)) restart(ready, "statement_timeout");
+        });
+        resolve(ready);
+      };
+      child.once("error", failedToStart);
+      child.once("exit", exitedEarly);
+      child.once("message", started);
     });
   };
 
-  let live: Thread | null = await spawn(options.loadDataDir ?? null);
-  let current: Promise<Thread> = Promise.resolve(live);
+  /** Routes a migrations message to the call waiting for it. */
+  function answerMigrations(child: Child, message: ProcessMessage): void {
+    if (message.type === "ready") return;
+    const pending = child.migrations.get(message.id);
+    if (!pending) return;
+    if (message.type === "migrations-progress") {
+      pending.onProgress?.(message.progress);
+      return;
+    }
+    child.migrations.delete(message.id);
+    pending.resolve(message);
+  }
+
+  let live: Child | null = await spawn(options.loadDataDir ?? null);
+  let current: Promise<Child> = Promise.resolve(live);
   let reopenDelayMs = REOPEN_MIN_MS;
 
   /**
-   * Reopens the database on a new thread after `delayMs`, retrying with back-off until it opens;
+   * Reopens the database in a new process after `delayMs`, retrying with back-off until it opens;
    * connections wait for the attempt, and fail at once while the last attempt failed.
    */
   const reopen = (delayMs: number, reason: RestartReason): void => {
@@ -222,12 +196,12 @@ export async function startEmbeddedHost(options: {
     );
     current = attempt;
     attempt.then(
-      (thread) => {
+      (child) => {
         if (closed) {
-          void thread.worker.terminate();
+          child.process.kill("SIGKILL");
           return;
         }
-        live = thread;
+        live = child;
         reopenDelayMs = REOPEN_MIN_MS;
         for (const listener of restartListeners) listener(reason);
       },
@@ -240,27 +214,30 @@ export async function startEmbeddedHost(options: {
     );
   };
 
-  /** Ends `thread` (unless it is already replaced) and reopens the database on a new one. */
-  function restart(thread: Thread, reason: RestartReason, cause?: unknown): void {
-    if (thread !== live || closed) return;
+  /**
+   * Fails every connection of `child` (unless it is already replaced), ends it with SIGKILL and
+   * reopens the database in a new process once it has exited.
+   */
+  function restart(child: Child, reason: RestartReason, cause?: unknown): void {
+    if (child !== live || closed) return;
     live = null;
     const error =
       reason === "statement_timeout"
         ? connectionError("57014", "canceling statement due to statement timeout")
         : connectionError("57P01", "terminating connection because the embedded database stopped");
-    for (const stream of [...streams]) stream.destroy(error);
+    // Before the kill: the connections see this error, not the end of their socket.
+    for (const socket of [...sockets]) socket.destroy(error);
     if (reason === "statement_timeout") {
       log?.warn(
         {},
-        "a statement ran past its statement_timeout: the embedded database's thread was stopped and the database reopened",
+        "a statement ran past its statement_timeout: the embedded database's process was stopped and the database reopened",
       );
     } else {
-      log?.error({ err: cause }, "the embedded database's thread stopped; reopening the database");
+      log?.error({ err: cause }, "the embedded database's process stopped; reopening the database");
     }
-    thread.worker.removeAllListeners();
-    // The data directory is opened again only once this thread can no longer write to it.
-    const stopped = thread.worker.terminate();
-    current = stopped.then(() => {
+    child.process.kill("SIGKILL");
+    // The data directory is opened again only once this process can no longer write to it.
+    current = child.exited.then(() => {
       reopen(0, reason);
       return current;
     });
@@ -268,51 +245,35 @@ export async function startEmbeddedHost(options: {
     current.catch(() => {});
   }
 
-  const watchdog = setInterval(() => {
-    const thread = live;
-    if (!thread) return;
-    const since = Atomics.load(thread.state, StateSlot.busySince);
-    const deadline = Atomics.load(thread.state, StateSlot.deadline);
-    if (since !== 0n && deadline !== 0n && BigInt(Date.now()) > deadline) {
-      restart(thread, "statement_timeout");
-    }
-  }, WATCHDOG_INTERVAL_MS);
-  watchdog.unref();
-
-  const post = (thread: Thread, message: HostMessage, transfer: MessagePort[]) =>
-    thread.worker.postMessage(message, transfer);
-
   return {
     connect() {
-      const stream: WireStream = new WireStream(
-        async () => {
-          if (closed) throw connectionError("57P01", "the embedded database is closed");
-          const thread = await current;
-          const channel = new MessageChannel();
-          post(thread, { type: "connect", port: channel.port2 }, [channel.port2]);
-          return channel.port1;
-        },
-        (gone) => streams.delete(gone),
-      );
-      streams.add(stream);
-      return stream;
+      const socket = new net.Socket();
+      const open = socket.connect.bind(socket);
+      // node-postgres calls `connect(port, host)`: the database listens where its process does.
+      socket.connect = (() => {
+        const path = closed
+          ? Promise.reject(connectionError("57P01", "the embedded database is closed"))
+          : current.then((child) => child.socketPath);
+        path.then(
+          (socketPath) => {
+            if (!socket.destroyed) open({ path: socketPath });
+          },
+          (error: unknown) => socket.destroy(error as Error),
+        );
+        return socket;
+      }) as typeof socket.connect;
+      sockets.add(socket);
+      socket.once("close", () => sockets.delete(socket));
+      return socket;
     },
 
     async migrations(op, dir, onProgress) {
-      const thread = await current;
-      const channel = new MessageChannel();
-      const answer = new Promise<MigrationsReply>((resolve, reject) => {
-        channel.port1.on("message", (message: MigrationsProgress | MigrationsReply) => {
-          if ("progress" in message) onProgress?.(message.progress);
-          else resolve(message);
-        });
-        channel.port1.once("close", () =>
-          reject(new Error("the embedded database stopped while migrations ran")),
-        );
+      const child = await current;
+      const id = ++migrationIds;
+      const reply = await new Promise<MigrationsReply>((resolve, reject) => {
+        child.migrations.set(id, { onProgress, resolve, reject });
+        child.process.send({ type: "migrations", id, op, dir } satisfies HostMessage);
       });
-      post(thread, { type: "migrations", op, dir, reply: channel.port2 }, [channel.port2]);
-      const reply = await answer;
-      channel.port1.close();
       if (!reply.ok) throw new Error(reply.message);
       return reply.result;
     },
@@ -325,21 +286,19 @@ export async function startEmbeddedHost(options: {
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(watchdog);
-      for (const stream of [...streams]) stream.destroy();
-      const thread = await current.catch(() => null);
-      if (!thread) return;
-      thread.worker.removeAllListeners();
-      const done = new Promise<void>((resolve) => {
-        thread.worker.on("message", (message: WorkerMessage) => {
-          if (message.type === "closed") resolve();
-        });
-        thread.worker.once("exit", () => resolve());
-        thread.worker.once("error", () => resolve());
-      });
-      post(thread, { type: "close" }, []);
-      await done;
-      await thread.worker.terminate();
+      for (const socket of [...sockets]) socket.destroy();
+      const child = await current.catch(() => null);
+      if (child) {
+        child.process.removeAllListeners("message");
+        child.process.send({ type: "close" } satisfies HostMessage);
+        const killer = setTimeout(() => {
+          log?.error({}, "the embedded database did not close in time; its process was killed");
+          child.process.kill("SIGKILL");
+        }, CLOSE_TIMEOUT_MS);
+        await child.exited;
+        clearTimeout(killer);
+      }
+      if (socketDir) await fs.rm(socketDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,29 +1,39 @@
 /**
- * The embedded database's own thread: PGlite (PostgreSQL compiled to WebAssembly) runs here, never
- * on the thread that serves requests, and speaks PostgreSQL's wire protocol to its host
- * (./pglite-host.ts) over a `MessagePort`, as a server would over a socket.
+ * The embedded database's own process: PGlite (PostgreSQL compiled to WebAssembly) runs here, never
+ * in the process that serves requests, and listens on a Unix socket for PostgreSQL's wire protocol,
+ * as a PostgreSQL server does. Its host (./pglite-host.ts) starts it; see ./process-protocol.ts.
+ *
+ * A process, not a thread: a statement past its `statement_timeout` is stopped by ending the
+ * database's runtime, and only a process can be ended while WebAssembly runs in it, every time.
+ * Node's `worker.terminate()` on a thread inside WebAssembly can crash the whole server or hang in
+ * its teardown (nodejs/node#47748; seen on Node 24 in our CI); the kernel's SIGKILL cannot fail.
  *
  * PGlite has one session. Connections are served one at a time: a new one closes the previous one
  * and resets the session (a transaction left open is rolled back, then `DISCARD ALL` drops prepared
  * statements, settings and LISTENs), so each connection starts as a fresh PostgreSQL backend would.
  *
  * Every batch of complete wire messages runs synchronously (`execProtocolRawSync`), and before it
- * runs the thread publishes, in memory the host reads (`WorkerInit.state`), when it began and when
- * the session's `statement_timeout` runs out. PGlite cannot enforce that timeout itself: PostgreSQL
- * arms it with a signal, and nothing can deliver a signal to WebAssembly that is running. The host's
- * watchdog enforces it instead, by ending this thread (./pglite-host.ts).
+ * runs the main thread publishes, in memory its watchdog thread reads, when it began and when the
+ * session's `statement_timeout` runs out. PGlite cannot enforce that timeout itself: PostgreSQL arms
+ * it with a signal, and nothing can deliver a signal to WebAssembly that is running. The watchdog
+ * reports a statement past its deadline to the host, which ends this process. The watchdog also ends
+ * this process at once when its parent is gone (the server was killed): an orphan must not keep
+ * writing to a data directory a restarted server opens.
  */
-import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import net from "node:net";
+import { Worker } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { applyMigrations, type MigrationProgress, migrationStatus } from "../migrations.js";
 import {
   type HostMessage,
-  type MigrationsProgress,
   type MigrationsReply,
+  type ProcessInit,
+  type ProcessMessage,
+  REPORT_FD,
+  STATE_SLOTS,
+  STATEMENT_TIMEOUT_LINE,
   StateSlot,
-  type WorkerInit,
-  type WorkerMessage,
-} from "./worker-protocol.js";
+} from "./process-protocol.js";
 
 /** The PostgreSQL protocol version 3.0 code of a StartupMessage. */
 const PROTOCOL_3 = 196_608;
@@ -36,9 +46,46 @@ interface PostgresModule {
   _GetConfigOption(name: number, missingOk: number, restrictPrivileged: number): number;
 }
 
-const init = workerData as WorkerInit;
-const port = parentPort as MessagePort;
-const state = new BigInt64Array(init.state);
+/** How often the watchdog looks at the running statement and the parent (ms). */
+const WATCHDOG_INTERVAL_MS = 100;
+
+/**
+ * The watchdog thread (plain JavaScript: it needs no module of ours). Every interval: a parent that
+ * is gone ends the process (SIGKILL: nothing of it may run on); a statement past its deadline is
+ * reported once on the report pipe, and the host ends the process.
+ */
+const WATCHDOG = `
+const { workerData } = require("node:worker_threads");
+const { writeSync } = require("node:fs");
+const state = new BigInt64Array(workerData.state);
+let reported = 0n;
+setInterval(() => {
+  if (process.ppid !== workerData.parent) process.kill(process.pid, "SIGKILL");
+  const since = Atomics.load(state, ${StateSlot.busySince});
+  const deadline = Atomics.load(state, ${StateSlot.deadline});
+  if (since !== 0n && deadline !== 0n && BigInt(Date.now()) > deadline && reported !== since) {
+    reported = since;
+    writeSync(${REPORT_FD}, ${JSON.stringify(STATEMENT_TIMEOUT_LINE)});
+  }
+}, ${WATCHDOG_INTERVAL_MS});
+`;
+
+const send = (message: ProcessMessage) => process.send?.(message);
+
+/** The data-directory lock's owner socket, held open for as long as this process lives. */
+const held: unknown[] = [];
+process.on("message", (message: HostMessage | ProcessInit, handle: unknown) => {
+  if (message.type === "lock") held.push(handle);
+});
+/** The host's first message. */
+const init = await new Promise<ProcessInit>((resolve) => process.once("message", resolve));
+// The server is gone (however it ended): end at once, without a checkpoint (crash recovery on the
+// next open keeps every committed transaction), so that a restarted server can open the directory.
+process.on("disconnect", () => process.exit(0));
+
+const shared = new SharedArrayBuffer(STATE_SLOTS * BigInt64Array.BYTES_PER_ELEMENT);
+const state = new BigInt64Array(shared);
+new Worker(WATCHDOG, { eval: true, workerData: { state: shared, parent: process.ppid } }).unref();
 
 const pglite = new PGlite(
   init.dataDir,
@@ -67,9 +114,9 @@ function execute(messages: Uint8Array): Uint8Array {
   }
 }
 
-/** One connection: its port and the bytes received that do not make a whole message yet. */
+/** One connection: its socket and the bytes received that do not make a whole message yet. */
 interface Connection {
-  port: MessagePort;
+  socket: net.Socket;
   pending: Uint8Array;
   started: boolean;
 }
@@ -112,7 +159,7 @@ function serve(connection: Connection): void {
       const length = view.getInt32(0);
       if (view.getInt32(4) !== PROTOCOL_3) {
         // SSL, GSS and cancel requests: this server has none of them.
-        connection.port.close();
+        connection.socket.destroy();
         return;
       }
       if (bytes.length < length) break;
@@ -127,7 +174,7 @@ function serve(connection: Connection): void {
     connection.pending = bytes.slice(end);
   }
   const answer = answers.reduce(concat, new Uint8Array(0));
-  if (answer.length) connection.port.postMessage(answer, [answer.buffer as ArrayBuffer]);
+  if (answer.length) connection.socket.write(answer);
 }
 
 /** Brings the session back to a new backend's state for the next connection. */
@@ -136,15 +183,18 @@ async function resetSession(): Promise<void> {
   await pglite.exec("DISCARD ALL");
 }
 
-async function connect(connectionPort: MessagePort): Promise<void> {
-  current?.port.close();
+async function connect(socket: net.Socket): Promise<void> {
+  // Bytes that arrive while the previous session is reset wait in the socket.
+  socket.pause();
+  socket.on("error", () => socket.destroy());
+  current?.socket.destroy();
   current = null;
   await migrating;
   if (used) await resetSession();
   used = true;
-  const connection: Connection = { port: connectionPort, pending: new Uint8Array(0), started: false };
+  const connection: Connection = { socket, pending: new Uint8Array(0), started: false };
   current = connection;
-  connectionPort.on("message", async (chunk: Uint8Array) => {
+  socket.on("data", async (chunk: Buffer) => {
     if (migrating) await migrating;
     if (current !== connection) return;
     connection.pending = concat(connection.pending, chunk);
@@ -152,17 +202,18 @@ async function connect(connectionPort: MessagePort): Promise<void> {
       serve(connection);
     } catch (error) {
       // PGlite itself failed (its runtime exited or trapped): its state cannot be trusted. Ending
-      // the thread makes the host reopen the database from its files.
+      // the process makes the host reopen the database from its files.
       console.error("the embedded database failed:", error);
       process.exit(1);
     }
   });
-  connectionPort.on("close", () => {
+  socket.on("close", () => {
     if (current === connection) current = null;
   });
+  socket.resume();
 }
 
-async function runMigrations(op: "apply" | "status", dir: string | undefined, reply: MessagePort) {
+async function runMigrations(id: number, op: "apply" | "status", dir: string | undefined) {
   let done: () => void = () => {};
   const previous = migrating;
   migrating = new Promise((resolve) => {
@@ -172,8 +223,7 @@ async function runMigrations(op: "apply" | "status", dir: string | undefined, re
   let answer: MigrationsReply;
   try {
     const target = { kind: "pglite" as const, pglite };
-    const progress = (step: MigrationProgress) =>
-      reply.postMessage({ progress: step } satisfies MigrationsProgress);
+    const progress = (step: MigrationProgress) => send({ type: "migrations-progress", id, progress: step });
     const result =
       op === "apply" ? await applyMigrations(target, dir, progress) : await migrationStatus(target, dir);
     answer = { ok: true, result };
@@ -183,28 +233,28 @@ async function runMigrations(op: "apply" | "status", dir: string | undefined, re
     migrating = null;
     done();
   }
-  reply.postMessage(answer);
-  reply.close();
+  send({ type: "migrations-reply", id, ...answer });
 }
 
-const send = (message: WorkerMessage) => port.postMessage(message);
+const server = net.createServer((socket) => void connect(socket));
+await new Promise<void>((resolve, reject) => {
+  server.once("error", reject);
+  server.listen(init.socketPath, resolve);
+});
 
-port.on("message", (message: HostMessage) => {
+process.on("message", (message: HostMessage) => {
   switch (message.type) {
-    case "connect":
-      void connect(message.port);
-      return;
     case "migrations":
-      void runMigrations(message.op, message.dir, message.reply);
+      void runMigrations(message.id, message.op, message.dir);
       return;
     case "close":
-      current?.port.close();
+      server.close();
+      current?.socket.destroy();
       current = null;
       void (async () => {
         await migrating;
         await pglite.close();
-        send({ type: "closed" });
-        port.close();
+        process.exit(0);
       })();
   }
 });
