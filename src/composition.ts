@@ -151,7 +151,7 @@ export function createServices(
     propertyDefinitions: createPropertyDefinitionService(deps),
     queries,
     queryWorkers,
-    scheduledChanges: createScheduledChangeService(deps, { featureFlags }),
+    scheduledChanges: createScheduledChangeService(deps, { featureFlags, approvals }),
     users: createUserService(),
     webhooks: createWebhookService(deps),
   };

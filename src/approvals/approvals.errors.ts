@@ -53,8 +53,11 @@ export class ApprovalRequiredError extends DomainError {
 export class ChangeRequestPendingError extends DomainError {
   readonly httpStatus = 409;
   readonly type = "invalid_request" as const;
-  constructor(readonly changeRequest: ChangeRequestRecord) {
-    super("A pending approval request already exists for this action", "change_request_pending");
+  constructor(
+    readonly changeRequest: ChangeRequestRecord,
+    message = "A pending approval request already exists for this action",
+  ) {
+    super(message, "change_request_pending");
   }
 
   override restBody(): Record<string, unknown> {

@@ -16,7 +16,7 @@ import type { ServiceContext } from "../core/context.js";
 import type { RecordedAfterRollback } from "../core/transactional.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { PolicyConflictError } from "./approvals.errors.js";
-import { membershipLevel, selectEnabledPolicies } from "./approvals.store.js";
+import { membershipLevel, type NewChangeRequest, selectEnabledPolicies } from "./approvals.store.js";
 import { type DetectedAction, detectActions, type FlagChange } from "./rules/actions.js";
 import { decide, type PolicyRules, type PolicySnapshot } from "./rules/policy.js";
 
@@ -34,11 +34,32 @@ export interface GatedWrite {
   projectId: number;
   organizationId: string;
   action: DetectedAction;
-  resourceId: string;
+  /** The flag's id; null for a flag the write would create. */
+  resourceId: string | null;
   snapshot: PolicySnapshot;
   message: string;
   approvers: Record<string, unknown>;
   expiresAfterUs: bigint;
+}
+
+/**
+ * The pending change request row a gated write opens at `at`, by its requester, expiring after the
+ * policy's `expires_after`; `intent` replaces the action's own (a scheduled change marks its own).
+ */
+export function requestRow(write: GatedWrite, at: Date, intent = write.action.intent): NewChangeRequest {
+  return {
+    projectId: write.projectId,
+    organizationId: write.organizationId,
+    actionKey: write.action.key,
+    resourceType: "feature_flag",
+    resourceId: write.resourceId,
+    intent,
+    intentDisplay: write.action.display,
+    policySnapshot: write.snapshot as unknown as Record<string, unknown>,
+    createdById: write.ctx.actor.user.id,
+    createdAt: at,
+    expiresAt: new Date(at.getTime() + Number(write.expiresAfterUs / 1000n)),
+  };
 }
 
 /** Opens a gated write's change request once its write rolled back, and returns the refusal to answer. */
@@ -85,56 +106,68 @@ export function policyRules(policy: {
   };
 }
 
+/**
+ * What `change` needs under the project's enabled policies: null when nothing (no gated action, no
+ * policy of it, the writer may bypass it), else the gated write its change request records.
+ * @throws PolicyConflictError (400) when two policies would each need approvals.
+ */
+export async function evaluateGate(
+  tx: Prisma.TransactionClient,
+  ctx: ServiceContext,
+  projectId: number,
+  change: FlagChange,
+): Promise<GatedWrite | null> {
+  const detected = detectActions(change);
+  if (detected.length === 0) return null;
+  const policies = await selectEnabledPolicies(
+    tx,
+    projectId,
+    detected.map((action) => action.key),
+  );
+  if (policies.length === 0) return null;
+  const userId = ctx.actor.user.id;
+  let level: number | null | undefined;
+  const needing: Array<{ policy: (typeof policies)[number]; write: GatedWrite }> = [];
+  for (const action of detected) {
+    const policy = policies.find((p) => p.actionKey === action.key);
+    if (!policy) continue;
+    const rules = policyRules(policy);
+    if (rules.bypassOrgMembershipLevels.length > 0 && level === undefined) {
+      level = await membershipLevel(tx, policy.organizationId, userId);
+    }
+    const decision = decide(rules, { userId, level: level ?? null }, action.intent);
+    if (decision.result === "ALLOW") continue;
+    needing.push({
+      policy,
+      write: {
+        ctx,
+        projectId,
+        organizationId: policy.organizationId,
+        action,
+        resourceId: change.flagId === null ? null : String(change.flagId),
+        snapshot: decision.snapshot,
+        message: decision.message,
+        approvers: decision.approvers,
+        expiresAfterUs: policy.expiresAfterUs,
+      },
+    });
+  }
+  if (needing.length > 1) {
+    throw new PolicyConflictError(
+      needing.map(({ policy }) => ({
+        id: policy.id,
+        name: `ApprovalPolicy(${policy.actionKey}, Team ${projectId})`,
+      })),
+    );
+  }
+  return needing[0]?.write ?? null;
+}
+
 /** The gate, opening change requests with `open`. */
 export function createApprovalGate(open: OpenChangeRequest): ApprovalGate {
   return async (tx, ctx, projectId, change) => {
     if (approved.getStore()) return;
-    const detected = detectActions(change);
-    if (detected.length === 0) return;
-    const policies = await selectEnabledPolicies(
-      tx,
-      projectId,
-      detected.map((action) => action.key),
-    );
-    if (policies.length === 0) return;
-    const userId = ctx.actor.user.id;
-    let level: number | null | undefined;
-    const needing: Array<{ action: DetectedAction; policy: (typeof policies)[number]; write: GatedWrite }> =
-      [];
-    for (const action of detected) {
-      const policy = policies.find((p) => p.actionKey === action.key);
-      if (!policy) continue;
-      const rules = policyRules(policy);
-      if (rules.bypassOrgMembershipLevels.length > 0 && level === undefined) {
-        level = await membershipLevel(tx, policy.organizationId, userId);
-      }
-      const decision = decide(rules, { userId, level: level ?? null }, action.intent);
-      if (decision.result === "ALLOW") continue;
-      needing.push({
-        action,
-        policy,
-        write: {
-          ctx,
-          projectId,
-          organizationId: policy.organizationId,
-          action,
-          resourceId: String(change.flagId),
-          snapshot: decision.snapshot,
-          message: decision.message,
-          approvers: decision.approvers,
-          expiresAfterUs: policy.expiresAfterUs,
-        },
-      });
-    }
-    if (needing.length > 1) {
-      throw new PolicyConflictError(
-        needing.map(({ policy }) => ({
-          id: policy.id,
-          name: `ApprovalPolicy(${policy.actionKey}, Team ${projectId})`,
-        })),
-      );
-    }
-    const [one] = needing;
-    if (one) throw new ApprovalNeeded(one.write, open);
+    const write = await evaluateGate(tx, ctx, projectId, change);
+    if (write) throw new ApprovalNeeded(write, open);
   };
 }

@@ -32,8 +32,9 @@ import {
   ChangeRequestActionError,
   ChangeRequestPendingError,
 } from "./approvals.errors.js";
-import { createApprovalGate, type GatedWrite, withApprovedChange } from "./approvals.gate.js";
+import { createApprovalGate, type GatedWrite, requestRow, withApprovedChange } from "./approvals.gate.js";
 import { canCancel } from "./approvals.responses.js";
+import { createScheduledBindings, isScheduledRequest } from "./approvals.scheduled.js";
 import { approveSchema, cancelSchema, rejectSchema } from "./approvals.schemas.js";
 import {
   type ChangeRequestFilters,
@@ -140,19 +141,7 @@ export function createApprovalService(deps: ServiceDeps) {
     const now = deps.now();
     try {
       const created = await transactional(ctx, async (tx) => {
-        const request = await insertChangeRequest(tx, {
-          projectId: write.projectId,
-          organizationId: write.organizationId,
-          actionKey: write.action.key,
-          resourceType: "feature_flag",
-          resourceId: write.resourceId,
-          intent: write.action.intent,
-          intentDisplay: write.action.display,
-          policySnapshot: write.snapshot as unknown as Record<string, unknown>,
-          createdById: ctx.actor.user.id,
-          createdAt: now,
-          expiresAt: new Date(now.getTime() + Number(write.expiresAfterUs / 1000n)),
-        });
+        const request = await insertChangeRequest(tx, requestRow(write, now));
         await logTransition(tx, request, "created", ctx.actor.user.id);
         return request;
       });
@@ -282,6 +271,9 @@ export function createApprovalService(deps: ServiceDeps) {
   return {
     ...createPolicyOperations(deps),
 
+    /** The bindings of scheduled changes to change requests (approvals.scheduled.ts). */
+    ...createScheduledBindings(deps.now, logTransition),
+
     /** The gate flag writes call under their row lock (approvals.gate.ts). */
     gate: createApprovalGate(openChangeRequest),
 
@@ -333,7 +325,8 @@ export function createApprovalService(deps: ServiceDeps) {
     /**
      * Approves a pending request as `ctx`'s user (PostHog's `ChangeRequestService.approve`); at quorum
      * it is applied at once as its requester, in the same transaction: `applied`, or `failed` when
-     * the resource moved since (stale) or its update path refuses. Votes are taken one at a time
+     * the resource moved since (stale) or its update path refuses. A request a scheduled change waits
+     * for stays `approved` at quorum: the schedule applies it at its time. Votes are taken one at a time
      * (the request's row lock): a quorum is reached, and applied, once. Scope `approvals:write`.
      * @throws NotFoundError; PermissionDeniedError (not pending, own request, not an approver);
      *   ChangeRequestActionError (already voted).
@@ -361,6 +354,14 @@ export function createApprovalService(deps: ServiceDeps) {
         }
         const approved = await updateChangeRequestRow(tx, request.id, { state: "approved" }, now);
         await logTransition(tx, approved, "approved", ctx.actor.user.id);
+        if (isScheduledRequest(approved)) {
+          // Its schedule applies it at its time (approvals.scheduled.ts), never earlier.
+          return {
+            status: "approved",
+            message: "Quorum reached. The change applies at its scheduled time.",
+            changeRequest: approved,
+          };
+        }
         return applyApproved(tx, ctx, project, approved);
       });
     },

@@ -110,10 +110,10 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
     {
       method: "POST",
       path: BASE,
-      summary: "Create a flag.",
+      summary: "Create a flag (held as a change request when an approval policy gates it: 409).",
       scopes: ["feature_flag:write"],
       request: { body: createFlagSchema },
-      responses: { 201: featureFlagSchema },
+      responses: { 201: featureFlagSchema, 409: z.union([errorBodySchema, approvalHeldSchema]) },
       handler: async ({ params, body, ctx }) => ({
         status: 201,
         body: record(await flags.create(ctx, pathId(params, "project_id"), body), ctx),

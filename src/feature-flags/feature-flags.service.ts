@@ -8,6 +8,7 @@
  * Source of the rules: `posthog/api/feature_flag.py`; posthog-behavior.md §2.3–2.9.
  */
 import { type AppliedChange, PreconditionFailed } from "../approvals/approvals.service.js";
+import type { FlagChange } from "../approvals/rules/actions.js";
 import type { CohortRecord } from "../cohorts/cohorts.queries.js";
 import type { CohortService } from "../cohorts/cohorts.service.js";
 import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
@@ -25,6 +26,7 @@ import { readerOf, transactional } from "../core/transactional.js";
 import { inIdOrder, parseInput, parseIntegerId } from "../core/validation.js";
 import type { ObjectChange } from "../db/change-feed.js";
 import type { RunSqlTransaction } from "../db/sql-transaction.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import type { GroupService } from "../groups/groups.service.js";
 import type { PersonService } from "../persons/persons.service.js";
 import type { FlagEvaluationService } from "./evaluation/evaluation.service.js";
@@ -405,13 +407,15 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     },
 
     /**
-     * Creates a flag (spec row 2, §2.4) and returns it as read inside the write's transaction.
-     * Scope `feature_flag:write`.
-     * @throws ValidationError for any rule of §2.4–2.6; NotImplementedError for encrypted payloads.
+     * Creates a flag (spec row 2, §2.4) and returns it as read inside the write's transaction. A
+     * create an approval policy gates (born active under `feature_flag.enable`, a rollout under
+     * `feature_flag.update`) is held as a change request instead (issue 27). Scope `feature_flag:write`.
+     * @throws ValidationError for any rule of §2.4–2.6; NotImplementedError for encrypted payloads;
+     *   ApprovalRequiredError, ChangeRequestPendingError (409), PolicyConflictError (400).
      */
     async create(ctx: ServiceContext, projectId: number, body: unknown): Promise<FlagRecord> {
       const project = await authorizeProject(ctx, projectId, "feature_flag:write");
-      return createFlag(ctx, project.id, body);
+      return createFlag(ctx, project.id, body, true);
     },
 
     /**
@@ -462,6 +466,33 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     ): Promise<FlagRecord> {
       const input = parseInput(updateFlagSchema, { filters }, ctx.limits);
       return applyUpdate(ctx, projectId, id, input, { kind: "posthog" });
+    },
+
+    /**
+     * What a change another domain schedules for flag `id` is to the approval gate, read now in `tx`
+     * (a scheduled change, PostHog's `gate_scheduled_change`): the flag as it is and what the change
+     * would set, `{active}` or the stored filters rewritten by `rewrite`; null when the flag is gone or
+     * `rewrite` refuses it (the run reports that). No write; the caller has authorised its operation.
+     */
+    async scheduledChangeOf(
+      tx: Prisma.TransactionClient,
+      projectId: number,
+      id: number,
+      change: { active: boolean } | { rewrite: (stored: Record<string, unknown>) => Record<string, unknown> },
+    ): Promise<FlagChange | null> {
+      const current = await readFlagIn(tx, projectId, id).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return null;
+        throw error;
+      });
+      if (!current || current.deleted) return null;
+      if ("active" in change) return gatedChange(current, { active: change.active }, undefined);
+      let filters: Record<string, unknown>;
+      try {
+        filters = change.rewrite(structuredClone(current.filters) as Record<string, unknown>);
+      } catch {
+        return null;
+      }
+      return gatedChange(current, { filters }, filters);
     },
 
     /**
@@ -556,14 +587,21 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
      * Applies an approved change request's intent to its flag (issue 27; PostHog's
      * `FeatureFlagActionBase.apply`) as `ctx`'s user (the requester), after the approval was
      * authorised: the stored body through the flag's update path, under the row lock, only if the
-     * flag's version is still the one the request was made against. Returns PostHog's `result_data`.
-     * @throws PreconditionFailed (`Flag version mismatch: expected N, got M`); what the update throws.
+     * flag's version is still the one the request was made against; a held create (`flag_id` null)
+     * creates the flag by the create's rules. Returns PostHog's `result_data`.
+     * @throws PreconditionFailed (`Flag version mismatch: expected N, got M`); what the update or the
+     *   create throws (a key taken meanwhile: ValidationError).
      */
     async applyApprovedChange(
       ctx: ServiceContext,
       projectId: number,
       intent: Record<string, unknown>,
     ): Promise<AppliedChange> {
+      if (intent["flag_id"] === null) {
+        // A gated create: the flag is created now, by the create's rules (a taken key fails it).
+        const flag = await createFlag(ctx, projectId, intent["full_request_data"] ?? {}, true);
+        return { resource_id: flag.id, resource_version: flag.version };
+      }
       const id = Number(intent["flag_id"]);
       const expected = Number((intent["preconditions"] as { version?: unknown } | undefined)?.version);
       const body = parseInput(updateFlagSchema, intent["full_request_data"] ?? {}, ctx.limits);

@@ -196,6 +196,25 @@ export function gatedChange(
   };
 }
 
+/**
+ * A flag create as the approval gate sees it (PostHog's create gate,
+ * products/approvals/backend/tests/test_create_feature_flag_gate.py): from an empty baseline, an
+ * inactive flag without filters, to the flag as it would be stored (`active` true unless sent false,
+ * the model's default); `body` is replayed by the create when approved.
+ */
+export function createdChange(input: CreateFlagInput, filters: unknown, body: unknown): FlagChange {
+  return {
+    flagId: null,
+    flagKey: input.key,
+    version: 0,
+    updatedAt: new Date(0).toISOString(),
+    ownedByExperiment: false,
+    before: { active: false, filters: {} },
+    sent: { active: input.active !== false, filters },
+    body: body as Record<string, unknown>,
+  };
+}
+
 /** The flag writes (see the module comment). */
 export type FlagWrites = ReturnType<typeof createFlagWrites>;
 
@@ -536,9 +555,17 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
    * its tags, its usage dashboard (the dashboards service joins it) and its activity entry; inside
    * another domain's `transactional` (an experiment's create) it joins that one, its reads included,
    * so the caller's rows commit or roll back with the flag. Returns the flag as read in the
-   * transaction. @throws ValidationError for any rule of §2.4–2.6; NotImplementedError for encrypted payloads.
+   * transaction. `gated`: the create is a flag create of its own (REST, GraphQL, an approved request's),
+   * which the approval gate sees (`createdChange`); another domain's flag (an experiment's) is not.
+   * @throws ValidationError for any rule of §2.4–2.6; NotImplementedError for encrypted payloads;
+   *   the approval gate's refusals when `gated`.
    */
-  async function createFlag(ctx: ServiceContext, projectId: number, body: unknown): Promise<FlagRecord> {
+  async function createFlag(
+    ctx: ServiceContext,
+    projectId: number,
+    body: unknown,
+    gated = false,
+  ): Promise<FlagRecord> {
     const input: CreateFlagInput = parseInput(createFlagSchema, body, ctx.limits);
     const db = clientOf(ctx);
     await validateKey(db, projectId, input.key, null);
@@ -557,6 +584,7 @@ export function createFlagWrites(others: FlagWriteCollaborators) {
       return await transactional(ctx, async (tx) => {
         // The (project, key) constraint covers soft-deleted rows too: a new flag replaces a deleted one (§2.4).
         await freeSoftDeletedKey(tx, projectId, input.key);
+        if (gated) await approvals.gate(tx, ctx, projectId, createdChange(input, filters, body));
         const flag = await insertFlag(tx, projectId, input, filters, userId);
         if (tags.length) await replaceFlagTags(tx, projectId, flag.id, tags, "tags");
         if (evaluationTags.length)

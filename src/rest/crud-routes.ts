@@ -46,6 +46,8 @@ export interface CrudRoutes<R, C extends R, I = number> {
   bodies: { create: z.ZodType; patch: z.ZodType; put: z.ZodType };
   /** The routes' one-line summaries. */
   summaries: { create: string; get: string; patch: string; put: string; remove: string };
+  /** Error answers the writes (create, PATCH, PUT) give beyond the usual ones, by status (OpenAPI). */
+  writeErrors?: Record<number, z.ZodType>;
 }
 
 /**
@@ -55,6 +57,7 @@ export interface CrudRoutes<R, C extends R, I = number> {
  */
 export function crudRoutes<R, C extends R, I = number>(kind: CrudRoutes<R, C, I>): RestRoute[] {
   const { base, read, write, service, record, bodies, summaries } = kind;
+  const writeErrors = kind.writeErrors ?? {};
   const created: CrudAnswer<C> = kind.created ?? record;
   const project = (params: Record<string, string>) => pathId(params, "project_id");
   const id = kind.idOf ?? ((params: Record<string, string>) => pathId(params, "id") as I);
@@ -64,7 +67,7 @@ export function crudRoutes<R, C extends R, I = number>(kind: CrudRoutes<R, C, I>
     summary: method === "PATCH" ? summaries.patch : summaries.put,
     scopes: [write],
     request: { body: method === "PATCH" ? bodies.patch : bodies.put },
-    responses: { 200: record.schema },
+    responses: { 200: record.schema, ...writeErrors },
     handler: async ({ params, body, ctx }) => ({
       body: record.serialize(
         await service.update(ctx, project(params), id(params), body, method === "PATCH"),
@@ -78,7 +81,7 @@ export function crudRoutes<R, C extends R, I = number>(kind: CrudRoutes<R, C, I>
       summary: summaries.create,
       scopes: [write],
       request: { body: bodies.create },
-      responses: { 201: created.schema },
+      responses: { 201: created.schema, ...writeErrors },
       handler: async ({ params, body, ctx }) => ({
         status: 201,
         body: created.serialize(await service.create(ctx, project(params), body)),

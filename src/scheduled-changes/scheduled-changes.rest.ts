@@ -5,6 +5,9 @@
  * retrieve, PATCH/PUT, delete. Request parsing and shapes only; behaviour lives in
  * scheduled-changes.service.ts.
  */
+import { z } from "zod";
+import { approvalHeldSchema } from "../approvals/approvals.responses.js";
+import { errorBodySchema } from "../core/error-body.js";
 import { crudRoutes } from "../rest/crud-routes.js";
 import { offsetListRoute } from "../rest/list-route.js";
 import { offsetPageQuerySchema } from "../rest/pagination.js";
@@ -53,6 +56,8 @@ export const scheduledChangeRoutes: RestModule = (services, limits) => {
         patch: updateScheduledChangeSchema,
         put: createScheduledChangeSchema,
       },
+      // A change an approval policy gates is refused while another request of its action is open.
+      writeErrors: { 409: z.union([errorBodySchema, approvalHeldSchema]) },
       summaries: {
         create:
           "Schedule a change to a feature flag: `record_id`, `model_name` (`FeatureFlag`), `payload` ({operation, value}), `scheduled_at`; optionally recurring (`recurrence_interval` or `cron_expression`, `end_date`).",

@@ -25,8 +25,15 @@
  * - **Recurrence** (rules/recurrence.ts): the next run from the one just made, skipping runs missed
  *   while late; past `end_date` the schedule ends; paused (`is_recurring` false, recurrence kept) it
  *   does not run.
+ * - **Approvals** (issue 27, PostHog's `apply_gated_scheduled_change`): a schedule bound to a change
+ *   request (scheduled-changes.gating.ts) applies its change only when the request is approved and
+ *   not stale, and marks it applied; a request still pending at the run expires and the run is
+ *   skipped, as it is for a rejected, expired or stale one. A recurring schedule is gated again for
+ *   its next run; a refusal there (two policies, another open request) fails the run, which keeps
+ *   its time.
  */
 import os from "node:os";
+import type { ApprovalService } from "../approvals/approvals.service.js";
 import { type ActivityTrigger, withActivityTrigger } from "../core/activity-log.js";
 import type { ActorUser } from "../core/auth/actor.js";
 import type { Scope } from "../core/auth/scopes.js";
@@ -39,15 +46,17 @@ import { inSavepoint, readerOf, transactional } from "../core/transactional.js";
 import { parseIntegerId } from "../core/validation.js";
 import { readFlag } from "../feature-flags/feature-flags.queries.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
-import type { ScheduledChange } from "../generated/prisma/client.js";
+import type { Prisma, ScheduledChange } from "../generated/prisma/client.js";
 import { failedRun, ScheduledChangeError } from "./rules/failures.js";
 import { flagChangeOf } from "./rules/operations.js";
 import { nextRunAfter, type Recurrence } from "./rules/recurrence.js";
 import { hasRecurrenceConfig, isPaused, type StoredSchedule } from "./rules/schedule.js";
+import { bindingFor } from "./scheduled-changes.gating.js";
 import { findScheduledChange } from "./scheduled-changes.queries.js";
 import type { ModelName, RecurrenceInterval } from "./scheduled-changes.schemas.js";
 import {
   claimDueScheduledChange,
+  type RunOutcomeColumns,
   readRunTarget,
   selectDueIds,
   writeRunOutcome,
@@ -72,7 +81,7 @@ export function runJobKey(id: number): string {
 
 /** What one run of one scheduled change came to (logged by the queue as the job's result). */
 export type RunOutcome =
-  | { outcome: "skipped"; id: number; reason: string }
+  | { outcome: "skipped"; id: number; reason: string; nextRunAt?: string }
   | { outcome: "applied"; id: number; nextRunAt: string | null }
   | { outcome: "ended"; id: number; reason: string }
   | { outcome: "failed"; id: number; error: string; willRetry: boolean };
@@ -86,9 +95,10 @@ export interface SweepOutcome {
   skipped: number;
 }
 
-/** The flag service's operations a run and a write call. */
+/** The flag and approval services' operations a run and a write call. */
 export interface ScheduledChangeCollaborators {
-  featureFlags: Pick<FeatureFlagService, "get" | "update" | "rewriteFiltersAuthorized">;
+  featureFlags: Pick<FeatureFlagService, "get" | "update" | "rewriteFiltersAuthorized" | "scheduledChangeOf">;
+  approvals: Pick<ApprovalService, "bindSchedule" | "releaseBinding" | "applyBound" | "isOpen">;
 }
 
 /** PostHog's activity trigger of a change applied by scheduled change `id`. */
@@ -126,9 +136,10 @@ function recurrenceOf(row: ScheduledChange): Recurrence | null {
  */
 export function createScheduledChangeRuns(
   deps: ServiceDeps,
-  featureFlags: ScheduledChangeCollaborators["featureFlags"],
+  others: ScheduledChangeCollaborators,
   scheduleRun: (change: ScheduledChange) => Promise<void>,
 ) {
+  const { featureFlags } = others;
   const hostname = process.env["HOSTNAME"] || os.hostname();
   const data = (): DataAccess => databaseOf(deps, "scheduled-change service");
 
@@ -200,18 +211,58 @@ export function createScheduledChangeRuns(
   }
 
   /**
-   * The columns a run that applied `change` at `now` writes (the `try` of `process_scheduled_changes`):
-   * a one-time change is executed; a recurring one moves to its next run (runs missed while late
-   * skipped), or ends (`executed_at`) when that is past `end_date`.
+   * The columns a run of `change` at `now` writes once its change was applied (or, bound to a change
+   * request that was not approved, skipped): a one-time change is executed; a recurring one moves to
+   * its next run (runs missed while late skipped), or ends (`executed_at`) when that is past
+   * `end_date`. A recurring one that goes on is gated again for its next run, as its creator (PostHog's
+   * `regate_recurring_scheduled_change`): a bound change request carries one run's change.
+   * @throws PolicyConflictError, ChangeRequestPendingError from gating the next run.
    */
-  function afterApplied(change: ScheduledChange, now: Date) {
+  async function afterRun(
+    tx: Prisma.TransactionClient,
+    ctx: ServiceContext,
+    change: ScheduledChange,
+    now: Date,
+    applied: boolean,
+  ): Promise<RunOutcomeColumns> {
+    const ran = applied ? { lastExecutedAt: now } : {};
     const recurrence = recurrenceOf(change);
     if (!recurrence) return { executedAt: now };
     const { next } = nextRunAfter(recurrence, change.scheduledAt, now);
-    if (change.endDate && next.getTime() > change.endDate.getTime()) {
-      return { executedAt: now, lastExecutedAt: now };
-    }
-    return { scheduledAt: next, lastExecutedAt: now };
+    if (change.endDate && next.getTime() > change.endDate.getTime()) return { executedAt: now, ...ran };
+    const flagId = parseIntegerId(change.recordId);
+    const changeRequestId =
+      flagId === null
+        ? null
+        : await bindingFor(others, tx, ctx, {
+            projectId: change.projectId,
+            flagId,
+            payload: change.payload,
+            own: null,
+          });
+    return { scheduledAt: next, ...ran, changeRequestId };
+  }
+
+  /**
+   * Applies `change` in a savepoint, through its change request when bound to one
+   * (approvals.scheduled.ts `applyBound`), and returns the columns its run writes; a bound change
+   * whose request was not approved is skipped (`skipped` says why).
+   */
+  async function applyAndAdvance(
+    tx: Prisma.TransactionClient,
+    ctx: ServiceContext,
+    change: ScheduledChange,
+    hasUser: boolean,
+    now: Date,
+  ): Promise<{ columns: RunOutcomeColumns; skipped: string | null }> {
+    return inSavepoint(tx, async () => {
+      const apply = () => applyChange(ctx, change, hasUser);
+      const bound = change.changeRequestId
+        ? await others.approvals.applyBound(tx, change.projectId, change.changeRequestId, apply)
+        : { applied: true as const, result: await apply() };
+      const columns = await afterRun(tx, ctx, change, now, bound.applied);
+      return { columns, skipped: bound.applied ? null : bound.reason };
+    });
   }
 
   /**
@@ -238,14 +289,15 @@ export function createScheduledChangeRuns(
       let failure: unknown;
       for (let decision = 1; ; decision++) {
         try {
-          await inSavepoint(tx, () => applyChange(ctx, change, user !== null));
-          const columns = afterApplied(change, now);
+          const { columns, skipped } = await applyAndAdvance(tx, ctx, change, user !== null, now);
           await writeRunOutcome(tx, id, columns, now);
-          return {
-            outcome: "applied",
-            id,
-            nextRunAt: columns.executedAt ? null : (columns.scheduledAt?.toISOString() ?? null),
-          } as const;
+          const nextRunAt = columns.executedAt ? null : (columns.scheduledAt?.toISOString() ?? null);
+          if (skipped !== null) {
+            return nextRunAt === null
+              ? ({ outcome: "ended", id, reason: `skipped: ${skipped}` } as const)
+              : ({ outcome: "skipped", id, reason: skipped, nextRunAt } as const);
+          }
+          return { outcome: "applied", id, nextRunAt } as const;
         } catch (error) {
           if (error instanceof RowMoved && decision < MAX_DECISIONS) continue;
           failure =
@@ -268,7 +320,7 @@ export function createScheduledChangeRuns(
       );
       return { outcome: "failed", id, error: failed.context.error, willRetry: !failed.ends } as const;
     });
-    if (outcome.outcome === "applied" && outcome.nextRunAt !== null) {
+    if ("nextRunAt" in outcome && outcome.nextRunAt) {
       const next = await findScheduledChange(data().prisma, target.project.id, id);
       if (next) await scheduleRun(next);
     }

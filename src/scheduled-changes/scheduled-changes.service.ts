@@ -8,7 +8,8 @@
  * flag must exist and not be deleted (`Feature flag not found`), and its id is stored canonical
  * (`"0012"` → `"12"`); `timezone` is the project's at creation. PostHog writes no activity entry for
  * a schedule's own writes, nor does this service. Creating or moving a schedule enqueues its run job
- * to be due at `scheduled_at`; how runs apply changes is scheduled-changes.runs.ts.
+ * to be due at `scheduled_at`; how runs apply changes is scheduled-changes.runs.ts. A change an
+ * approval policy gates waits for a change request bound at scheduling (scheduled-changes.gating.ts).
  */
 import { authorizeProject } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
@@ -21,6 +22,7 @@ import { transactional } from "../core/transactional.js";
 import { parseInput, parseIntegerId } from "../core/validation.js";
 import type { Prisma, ScheduledChange } from "../generated/prisma/client.js";
 import { checkSchedule, isPaused } from "./rules/schedule.js";
+import { bindingFor, RETIME_REFUSED, TIMING_FIELDS } from "./scheduled-changes.gating.js";
 import {
   findScheduledChange,
   type ScheduledChangeRecord,
@@ -43,12 +45,20 @@ import {
   writeScheduledChange,
 } from "./scheduled-changes.store.js";
 
+/** Whether two stored field values are the same (instants by their time). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date || b instanceof Date) {
+    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
+  }
+  return (a ?? null) === (b ?? null);
+}
+
 /** `Feature flag not found`: the target is no flag of the project (or a deleted one), as PostHog words it. */
 const flagNotFound = () => new ValidationError("Feature flag not found", { code: "invalid" });
 
 /** Creates the scheduled-change service. */
 export function createScheduledChangeService(deps: ServiceDeps, others: ScheduledChangeCollaborators) {
-  const { featureFlags } = others;
+  const { featureFlags, approvals } = others;
   let queue: JobQueue | null = null;
   /** How long until `at` on the service clock, in ms, at least 0 (the queue counts on its own clock). */
   const msUntil = (at: Date) => Math.max(0, at.getTime() - deps.now().getTime());
@@ -93,7 +103,7 @@ export function createScheduledChangeService(deps: ServiceDeps, others: Schedule
     );
   }
 
-  const runs = createScheduledChangeRuns(deps, featureFlags, scheduleRun);
+  const runs = createScheduledChangeRuns(deps, others, scheduleRun);
 
   return {
     /**
@@ -127,22 +137,34 @@ export function createScheduledChangeService(deps: ServiceDeps, others: Schedule
     /**
      * Schedules a change (`POST`): PostHog's field rules, then `checkSchedule`'s, then the target flag
      * (`Feature flag not found`); stores it with the caller as creator and the project's time zone,
-     * and enqueues its run for `scheduled_at`. Scope `feature_flag:write`.
-     * @throws ValidationError (DRF's field messages, rules/schedule.ts's, `Feature flag not found`).
+     * bound to a new pending change request when an approval policy gates the change
+     * (scheduled-changes.gating.ts), and enqueues its run for `scheduled_at`. Scope `feature_flag:write`.
+     * @throws ValidationError (DRF's field messages, rules/schedule.ts's, `Feature flag not found`);
+     *   PolicyConflictError (400); ChangeRequestPendingError (409) when another request of the action is open.
      */
     async create(ctx: ServiceContext, projectId: number, body: unknown): Promise<ScheduledChangeRecord> {
       const project = await authorizeProject(ctx, projectId, "feature_flag:write");
       const input = parseInput(createScheduledChangeSchema, body, ctx.limits);
       const fields = checkSchedule(input, null);
       const flagId = await targetFlag(ctx, project.id, fields.recordId);
-      const created = await insertScheduledChange(
-        ctx.db,
-        project.id,
-        { ...fields, recordId: String(flagId) },
-        ctx.actor.user.id,
-        project.timezone,
-        deps.now(),
-      );
+      // The schedule and the change request it waits for are stored together, or neither.
+      const created = await transactional(ctx, async (tx) => {
+        const bound = await bindingFor(others, tx, ctx, {
+          projectId: project.id,
+          flagId,
+          payload: fields.payload,
+          own: null,
+        });
+        return insertScheduledChange(
+          tx,
+          project.id,
+          { ...fields, recordId: String(flagId) },
+          bound,
+          ctx.actor.user.id,
+          project.timezone,
+          deps.now(),
+        );
+      });
       await scheduleRun(created);
       return created;
     },
@@ -150,8 +172,11 @@ export function createScheduledChangeService(deps: ServiceDeps, others: Schedule
     /**
      * Changes a scheduled change (PATCH: absent fields keep; PUT: `create`'s required fields), by
      * `checkSchedule`'s rules against the stored one, decided again under its row lock; the target
-     * must still be a flag (`Feature flag not found`). Its run is enqueued again for its (new)
-     * `scheduled_at`. Scope `feature_flag:write`. @throws NotFoundError, ValidationError
+     * must still be a flag (`Feature flag not found`). While its change request is pending or
+     * approved its timing cannot change (PostHog's `_reject_timing_change_on_gated_schedule`); a
+     * payload given is gated again as the editing user. Its run is enqueued again for its (new)
+     * `scheduled_at`. Scope `feature_flag:write`.
+     * @throws NotFoundError, ValidationError; PolicyConflictError, ChangeRequestPendingError as `create`.
      */
     async update(
       ctx: ServiceContext,
@@ -168,21 +193,41 @@ export function createScheduledChangeService(deps: ServiceDeps, others: Schedule
         ctx.limits,
       );
       checkSchedule(input, storedSchedule(current));
-      await targetFlag(ctx, projectId, current.recordId);
+      const flagId = await targetFlag(ctx, projectId, current.recordId);
       const updated = await transactional(ctx, async (tx) => {
         const locked = await lockScheduledChange(tx, projectId, id);
-        return writeScheduledChange(tx, locked.id, checkSchedule(input, storedSchedule(locked)), deps.now());
+        const fields = checkSchedule(input, storedSchedule(locked));
+        let bound = locked.changeRequestId;
+        if (bound && (await approvals.isOpen(tx, projectId, bound))) {
+          const retimed = TIMING_FIELDS.find(([field]) => !sameValue(fields[field], locked[field]));
+          if (retimed) throw new ValidationError(RETIME_REFUSED, { attr: retimed[1], code: "invalid" });
+        }
+        if (input.payload !== undefined) {
+          bound = await bindingFor(others, tx, ctx, {
+            projectId,
+            flagId,
+            payload: fields.payload,
+            own: bound,
+          });
+        }
+        return writeScheduledChange(tx, locked.id, fields, bound, deps.now());
       });
       await scheduleRun(updated);
       return updated;
     },
 
-    /** Deletes a scheduled change (its waiting run then finds nothing). Returns it as it was. Scope `feature_flag:write`. @throws NotFoundError */
+    /**
+     * Deletes a scheduled change (its waiting run then finds nothing); the change request it waited
+     * for, if still open, expires. Returns it as it was. Scope `feature_flag:write`. @throws NotFoundError
+     */
     async remove(ctx: ServiceContext, projectId: number, id: number): Promise<ScheduledChangeRecord> {
       await authorizeProject(ctx, projectId, "feature_flag:write");
       return transactional(ctx, async (tx: Prisma.TransactionClient) => {
         // Of concurrent deletes the first deletes; the others find no row (404).
         const current = await lockScheduledChange(tx, projectId, id);
+        // A request left without its schedule must never be approved into applying.
+        if (current.changeRequestId)
+          await approvals.releaseBinding(tx, ctx, projectId, current.changeRequestId);
         await deleteScheduledChangeRow(tx, current.id);
         return current;
       });

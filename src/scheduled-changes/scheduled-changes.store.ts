@@ -35,19 +35,29 @@ function columns(fields: ScheduleFields) {
 }
 
 /**
- * Inserts a scheduled change of the project with `fields`, created by `userId` at `now`, reading
- * cron fields in `timezone` (the project's, kept from now on). Returns it as written, its creator included.
+ * Inserts a scheduled change of the project with `fields`, bound to `changeRequestId` (or none),
+ * created by `userId` at `now`, reading cron fields in `timezone` (the project's, kept from now on).
+ * Returns it as written, its creator included.
  */
 export function insertScheduledChange(
   tx: Db,
   projectId: number,
   fields: ScheduleFields,
+  changeRequestId: string | null,
   userId: number,
   timezone: string,
   now: Date,
 ): Promise<ScheduledChangeRecord> {
   return tx.scheduledChange.create({
-    data: { projectId, ...columns(fields), timezone, createdById: userId, createdAt: now, updatedAt: now },
+    data: {
+      projectId,
+      ...columns(fields),
+      changeRequestId,
+      timezone,
+      createdById: userId,
+      createdAt: now,
+      updatedAt: now,
+    },
     include: SCHEDULED_CHANGE_INCLUDE,
   });
 }
@@ -65,16 +75,20 @@ export function lockScheduledChange(
   return lockAndRead(tx, "scheduled_changes", id, () => findScheduledChange(tx, projectId, id));
 }
 
-/** Writes `fields` over scheduled change `id`'s row, locked in `tx`, updated at `now`. Returns it as written. */
+/**
+ * Writes `fields` and the change request binding over scheduled change `id`'s row, locked in `tx`,
+ * updated at `now`. Returns it as written.
+ */
 export function writeScheduledChange(
   tx: Prisma.TransactionClient,
   id: number,
   fields: ScheduleFields,
+  changeRequestId: string | null,
   now: Date,
 ): Promise<ScheduledChangeRecord> {
   return tx.scheduledChange.update({
     where: { id },
-    data: { ...columns(fields), updatedAt: now },
+    data: { ...columns(fields), changeRequestId, updatedAt: now },
     include: SCHEDULED_CHANGE_INCLUDE,
   });
 }
@@ -148,6 +162,8 @@ export interface RunOutcomeColumns {
   /** PostHog's failure context, as JSON text. */
   failureReason?: string;
   failureCount?: number;
+  /** The change request the next run waits for (a recurring schedule gated again), or none. */
+  changeRequestId?: string | null;
 }
 
 /** Writes a run's outcome over scheduled change `id`, claimed in `tx`, updated at `now`. */

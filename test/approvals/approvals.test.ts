@@ -7,35 +7,12 @@
  * votes applying once; the same outcomes over GraphQL, and `changeRequestChanged`.
  */
 import { expect, it } from "vitest";
-import { runAdminCommand } from "../../src/cli/admin-commands.js";
+import { addUser, inOwnProject } from "../support/approvals.js";
 import { expectNothingWritten } from "../support/db-dump.js";
 import { createFlag } from "../support/flags.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
 import { subscribeSse } from "../support/sse.js";
 import { createExperiment } from "../support/tenancy.js";
-
-/** Another user of the bootstrap organization, with a key of `scopes`. */
-async function addUser(s: TestServer, name: string, level: "member" | "admin" = "member", scopes = ["*"]) {
-  const email = `${name}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const user = (await runAdminCommand(s.db, { name: "users-create", options: { email, level } })) as {
-    user_id: number;
-  };
-  const { personal_api_key: key } = (await runAdminCommand(s.db, {
-    name: "keys-create",
-    options: { email, label: name, scopes, projects: [], organizations: [] },
-  })) as { personal_api_key: string };
-  return { id: user.user_id, key };
-}
-
-/**
- * The server as one test sees it: its own project of the bootstrap organization (the server, and so
- * the policies of its bootstrap project, are shared by the file's tests).
- */
-async function inOwnProject(server: () => TestServer, name: string): Promise<TestServer> {
-  const s = server();
-  const projectId = await s.createProject(name);
-  return Object.assign(Object.create(s) as TestServer, { projectId });
-}
 
 const base = (s: TestServer) => `/api/projects/${s.projectId}/`;
 
@@ -212,6 +189,73 @@ describeEachBackend("approvals", (server) => {
     expect(late.body.detail).toBe("Only pending change requests can be approved");
   });
 
+  it("holds a flag create a policy gates: nothing is created until approved, then once, as the requester", async () => {
+    const s = await inOwnProject(server, "approvals create");
+    const requester = await addUser(s, "requester");
+    const approver = await addUser(s, "approver");
+    await createPolicy(s, {
+      action_key: "feature_flag.enable",
+      approver_config: { quorum: 1, users: [approver.id] },
+    });
+    const flags = `${base(s)}feature_flags/`;
+    const everyone = { groups: [{ properties: [], rollout_percentage: 100 }] };
+    // Born active (the model's default when `active` is not sent): held.
+    const held = await s.request("POST", flags, {
+      key: requester.key,
+      body: { key: "born-active", filters: everyone },
+    });
+    expect(held.status, held.text).toBe(409);
+    expect(held.body).toMatchObject({
+      code: "approval_required",
+      resource_type: "feature_flag",
+      resource_id: null,
+      change_request: { action_key: "feature_flag.enable", state: "pending", resource_id: null },
+    });
+    const keys = async () =>
+      (await ok(s.request("GET", `${flags}?search=born`))).results.map((flag: { key: string }) => flag.key);
+    expect(await keys()).toEqual([]);
+    // Another held create, of another flag, is a request of its own; a disabled create passes.
+    const other = await s.request("POST", flags, {
+      key: requester.key,
+      body: { key: "born-active-too", active: true, filters: everyone },
+    });
+    expect(other.status, other.text).toBe(409);
+    expect(other.body.code).toBe("approval_required");
+    await ok(
+      s.request("POST", flags, {
+        key: requester.key,
+        body: { key: "born-off", active: false, filters: everyone },
+      }),
+      201,
+    );
+
+    const decision = await ok(
+      s.request("POST", `${base(s)}change_requests/${held.body.change_request_id}/approve/`, {
+        key: approver.key,
+        body: {},
+      }),
+    );
+    expect(decision).toMatchObject({ status: "applied" });
+    const listed = await ok(s.request("GET", `${flags}?search=born-active`));
+    const created = listed.results.filter((flag: { key: string }) => flag.key === "born-active");
+    expect(created).toMatchObject([{ active: true, created_by: { id: requester.id } }]);
+    expect(decision.result_data ?? decision.change_request?.result_data).toMatchObject({
+      resource_id: created[0].id,
+    });
+
+    // Enabling and setting a rollout at once would need two approvals: refused, nothing written.
+    await createPolicy(s, {
+      action_key: "feature_flag.update",
+      conditions: { type: "before_after", field: "rollout_percentage", operator: ">", value: 0 },
+      approver_config: { quorum: 1, users: [approver.id] },
+    });
+    const conflict = await expectNothingWritten(s.db, "conflicting create", () =>
+      s.request("POST", flags, { body: { key: "born-both", active: true, filters: everyone } }),
+    );
+    expect(conflict.status, conflict.text).toBe(400);
+    expect(conflict.body.code).toBe("policy_conflict");
+  });
+
   it("rejects with a reason, refuses a second vote, and lets the requester cancel", async () => {
     const s = await inOwnProject(server, "approvals 4");
     const requester = await addUser(s, "requester");
@@ -348,6 +392,8 @@ describeEachBackend("approvals", (server) => {
     const s = await inOwnProject(server, "approvals 6");
     const requester = await addUser(s, "requester");
     const approvers = await Promise.all(Array.from({ length: 20 }, (_, i) => addUser(s, `approver${i}`)));
+    // Made active before the enable policy, which would hold its create.
+    const raced = await createFlag(s, { key: "raced" });
     await createPolicy(s, {
       action_key: "feature_flag.enable",
       approver_config: { quorum: 3, users: approvers.map((a) => a.id) },
@@ -377,7 +423,6 @@ describeEachBackend("approvals", (server) => {
       action_key: "feature_flag.disable",
       approver_config: { quorum: 1, users: [approvers[0]!.id] },
     });
-    const raced = await createFlag(s, { key: "raced" });
     const held = await s.request("PATCH", `${base(s)}feature_flags/${raced.id}/`, {
       key: requester.key,
       body: { active: false },

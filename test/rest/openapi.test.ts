@@ -109,7 +109,7 @@ describe("the OpenAPI document", () => {
       content: { "application/json": { schema: { required: ["key"] } } },
     });
     const responses = list?.post?.responses as Record<string, ResponseObject>;
-    expect(Object.keys(responses)).toEqual(["201", "400", "401", "403", "404", "413", "415"]);
+    expect(Object.keys(responses)).toEqual(["201", "400", "401", "403", "404", "409", "413", "415"]);
     expect(responses["201"]!.content!["application/json"]!.schema).toEqual({
       $ref: "#/components/schemas/FeatureFlag",
     });

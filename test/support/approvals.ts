@@ -2,7 +2,8 @@
  * Approval fixtures for the route-walking tests: a policy no write matches (an action key no flag
  * write is, so the fixtures gate nothing), and pending change requests written straight to the
  * database (no policy or gated write needed), by another user for the bootstrap user to vote on, or
- * by the bootstrap user for it to cancel.
+ * by the bootstrap user for it to cancel. Also the approval tests' users (`addUser`) and per-test
+ * projects (`inOwnProject`).
  */
 import { expect } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin-commands.js";
@@ -73,4 +74,32 @@ export async function createChangeRequestFixture(
     },
   });
   return created.id;
+}
+
+/** Another user of the bootstrap organization, with a key of `scopes`. */
+export async function addUser(
+  s: TestServer,
+  name: string,
+  level: "member" | "admin" = "member",
+  scopes = ["*"],
+) {
+  const email = `${name}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const user = (await runAdminCommand(s.db, { name: "users-create", options: { email, level } })) as {
+    user_id: number;
+  };
+  const { personal_api_key: key } = (await runAdminCommand(s.db, {
+    name: "keys-create",
+    options: { email, label: name, scopes, projects: [], organizations: [] },
+  })) as { personal_api_key: string };
+  return { id: user.user_id, key };
+}
+
+/**
+ * The server as one test sees it: its own project of the bootstrap organization (the server, and so
+ * the policies of its bootstrap project, are shared by the file's tests).
+ */
+export async function inOwnProject(server: () => TestServer, name: string): Promise<TestServer> {
+  const s = server();
+  const projectId = await s.createProject(name);
+  return Object.assign(Object.create(s) as TestServer, { projectId });
 }

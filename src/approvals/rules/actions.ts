@@ -25,9 +25,10 @@ export const ACTION_KEYS = [
 /** A gated action's key. */
 export type ActionKey = (typeof ACTION_KEYS)[number];
 
-/** A write to a flag the gate looks at. */
+/** A write to a flag the gate looks at: an update, or a create (`flagId` null, PostHog's create gate). */
 export interface FlagChange {
-  flagId: number;
+  /** The flag's id; null for a flag the write creates. */
+  flagId: number | null;
   flagKey: string;
   /** The flag's `version` before the write (the request's precondition). */
   version: number;
@@ -93,9 +94,14 @@ export function changedRolloutPaths(before: unknown, after: unknown): string[] {
   return [...new Set([...old.keys(), ...next.keys()])].filter((path) => old.get(path) !== next.get(path));
 }
 
-/** What a change request is checked against when it applies (the flag as the requester saw it). */
-function preconditions(change: FlagChange) {
-  return { version: change.version, updated_at: change.updatedAt };
+/**
+ * What a change request is checked against when it applies (the flag as the requester saw it; none
+ * for a create), and the request's method.
+ */
+function requestFacts(change: FlagChange) {
+  return change.flagId === null
+    ? { preconditions: {}, http_method: "POST" }
+    : { preconditions: { version: change.version, updated_at: change.updatedAt }, http_method: "PATCH" };
 }
 
 function stateAction(change: FlagChange, key: ActionKey, verb: string): DetectedAction {
@@ -105,9 +111,8 @@ function stateAction(change: FlagChange, key: ActionKey, verb: string): Detected
     current_state: { active: change.before.active },
     gated_changes: { active: change.sent.active },
     full_request_data: change.body,
-    preconditions: preconditions(change),
+    ...requestFacts(change),
     skip_opportunistic_filter_cleanup: false,
-    http_method: "PATCH",
   };
   return {
     key,
@@ -131,8 +136,7 @@ function updateAction(change: FlagChange, key: ActionKey, experiment: boolean): 
     gated_changes: { rollout_percentage: after },
     triggered_paths: triggered,
     full_request_data: change.body,
-    preconditions: preconditions(change),
-    http_method: "PATCH",
+    ...requestFacts(change),
   };
   const old = new Map(before.map((v) => [v.path, v.value]));
   const next = new Map(after.map((v) => [v.path, v.value]));

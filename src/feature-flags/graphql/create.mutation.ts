@@ -1,4 +1,5 @@
 /** `createFeatureFlag`: REST's `POST feature_flags/` for GraphQL, through the same service method. */
+import { APPROVAL_ERRORS } from "../../approvals/graphql/refs.js";
 import { NotImplementedError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseProjectId } from "../../graphql/ids.js";
@@ -64,7 +65,11 @@ builder.mutationField("createFeatureFlag", (t) =>
     description: "Creates a flag (REST `POST feature_flags/`). Scope `feature_flag:write`.",
     extensions: requiresScopes("feature_flag:write"),
     args: { input: t.arg({ type: CreateFeatureFlagInput, required: true, description: "The new flag." }) },
-    errors: flagResult("CreateFeatureFlag", "created", [...WRITE_ERRORS, NotImplementedError]),
+    errors: flagResult("CreateFeatureFlag", "created", [
+      ...WRITE_ERRORS,
+      NotImplementedError,
+      ...APPROVAL_ERRORS,
+    ]),
     resolve: async (_root, { input }, ctx) => {
       const serviceContext = await ctx.serviceContext();
       const { projectId, ...fields } = input;

@@ -3,6 +3,7 @@
  * REST (inputs re-encoded into REST's body, so PostHog's rules and messages apply alike). The target
  * is a flag (`featureFlagId`: its integer id or global id), so `model_name` is `FeatureFlag`.
  */
+import { SCHEDULE_APPROVAL_ERRORS } from "../../approvals/graphql/refs.js";
 import { NotFoundError } from "../../core/errors.js";
 import { builder } from "../../graphql/builder.js";
 import { parseIntegerObjectId, parseProjectId } from "../../graphql/ids.js";
@@ -104,7 +105,7 @@ builder.mutationField("createScheduledChange", (t) =>
       field: "scheduledChange",
       what: "The scheduled change",
       verb: "created",
-      types: WRITE_ERRORS,
+      types: [...WRITE_ERRORS, ...SCHEDULE_APPROVAL_ERRORS],
     }),
     resolve: async (_root, { input }, ctx) => {
       const { projectId, ...fields } = input;
@@ -148,7 +149,7 @@ builder.mutationField("updateScheduledChange", (t) =>
       field: "scheduledChange",
       what: "The scheduled change",
       verb: "updated",
-      types: WRITE_ERRORS,
+      types: [...WRITE_ERRORS, ...SCHEDULE_APPROVAL_ERRORS],
     }),
     resolve: async (_root, { input }, ctx) => {
       const { projectId, id, ...fields } = input;

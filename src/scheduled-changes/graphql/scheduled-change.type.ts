@@ -3,6 +3,7 @@
  * are camelCase versions of REST's (PostHog's `ScheduledChangeSerializer`), `failureReason` formatted
  * as REST shows it.
  */
+import { ChangeRequestRef } from "../../approvals/graphql/refs.js";
 import { NotFoundError } from "../../core/errors.js";
 import { parseIntegerId } from "../../core/validation.js";
 import { FeatureFlagRef } from "../../feature-flags/graphql/refs.js";
@@ -62,6 +63,27 @@ export const ScheduledChangeRef = builder.objectRef<ScheduledChangeRecord>("Sche
         if (id === null) return null;
         try {
           return await ctx.services.featureFlags.get(await ctx.serviceContext(), change.projectId, { id });
+        } catch (error) {
+          if (error instanceof NotFoundError) return null;
+          throw error;
+        }
+      },
+    }),
+    changeRequest: t.field({
+      type: ChangeRequestRef,
+      nullable: true,
+      description:
+        "The change request the change waits for: bound when an approval policy gates it at scheduling, " +
+        "the change applies at its time only once approved. Null when none. Scope `approvals:read`.",
+      resolve: async (change, _args, ctx) => {
+        if (!change.changeRequestId) return null;
+        try {
+          const context = await ctx.serviceContext();
+          return await ctx.services.approvals.getChangeRequest(
+            context,
+            change.projectId,
+            change.changeRequestId,
+          );
         } catch (error) {
           if (error instanceof NotFoundError) return null;
           throw error;
