@@ -605,7 +605,7 @@ describeEachBackend(
         `Token limit of ${LIMITS.GRAPHQL_MAX_TOKENS} exceeded: the document is too long.`,
       );
 
-      // graphql-armor's static cost (README): an object field 2, a scalar 1, each × 1.5 per level, so
+      // graphql-armor's static cost (docs/graphql.md): an object field 2, a scalar 1, each × 1.5 per level, so
       // `{ viewer { user { email × n } } }` costs 2 + 2 × 1.5 + n × 1.5².
       const costOf = (scalars: number) => 2 + 2 * 1.5 + 2.25 * scalars;
       const scalars = Math.floor((LIMITS.GRAPHQL_MAX_COST - costOf(0)) / 2.25);

@@ -1,5 +1,5 @@
 /**
- * The CLI's administrative commands as the README uses them to set up a second project and a key
+ * The CLI's administrative commands as docs/cli.md uses them to set up a second project and a key
  * limited to it, a second user (`users create`, `users list`), and to list and revoke keys (`keys
  * list`, `keys revoke`): run against a real database, then used over REST.
  */

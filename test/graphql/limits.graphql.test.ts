@@ -1,6 +1,6 @@
 /**
  * Limits on GraphQL documents (src/graphql/limits.ts) through the real server, with the default
- * configuration (README): a document over a limit gets HTTP 400 and one GraphQL error naming the
+ * configuration (docs/graphql.md, docs/configuration.md): a document over a limit gets HTTP 400 and one GraphQL error naming the
  * limit, never a 500 or a stack, and nothing runs; introspection and real queries still pass.
  */
 import { getIntrospectionQuery } from "graphql";

@@ -14,7 +14,7 @@
  *   NULLs and is `[]` over no rows, `any`/`argMax`/`argMin` skip NULLs;
  * - `JSONExtractString` is `''` and `JSONExtractInt/Float/Bool` 0/false when the key is missing or
  *   holds another type; `concat` with a NULL argument is NULL; `extract` is `''` without a match.
- * Differences kept and documented (README, "HogQL"): `length`/`substring` count characters, not
+ * Differences kept and documented (docs/hogql.md, "Functions"): `length`/`substring` count characters, not
  * bytes; `quantile` is exact (`percentile_cont`); `uniq` is exact; regular expressions are
  * PostgreSQL's (ARE), not re2.
  */

@@ -1,5 +1,5 @@
 /**
- * HogQL functions, family strings (PostHog `posthog/hogql/functions/mapping.py`). Strings: lengths and substrings in characters (not bytes: README, "HogQL"), case, trimming,
+ * HogQL functions, family strings (PostHog `posthog/hogql/functions/mapping.py`). Strings: lengths and substrings in characters (not bytes: docs/hogql.md, "Functions"), case, trimming,
  * search, regular expressions (PostgreSQL's ARE, not re2), `concat` (NULL with a NULL argument),
  * `extract` (`''` without a match).
  */
