@@ -108,10 +108,30 @@ export const SETTING_DESCRIPTIONS: Record<SettingName, string> = {
   WEBHOOK_MAX_RESPONSE_BYTES: "most bytes of a receiver's answer read",
   WEBHOOK_MAX_ATTEMPTS: "tries per webhook delivery (about 30 minutes of back-off) before it is given up",
   ENDPOINT_CACHE_MAX_BYTES: "bytes of endpoint run results cached per process (0: off)",
+  OTEL_EXPORTER_OTLP_ENDPOINT:
+    "turns traces on (OpenTelemetry, see Tracing): `serve` sends spans over OTLP/HTTP (JSON) to this base URL + `/v1/traces`, e.g. `http://collector:4318`. Unset (and no other `OTEL_*` switch): traces are off and nothing of OpenTelemetry is loaded",
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT:
+    "the same, the full URL spans are posted to (used as given, over `OTEL_EXPORTER_OTLP_ENDPOINT`)",
+  OTEL_EXPORTER_OTLP_HEADERS:
+    "headers sent with each export, `name=value` pairs separated by commas (a vendor's API key)",
+  OTEL_TRACES_EXPORTER:
+    "`otlp`: traces on, to the endpoint above (default `http://localhost:4318`); `console`: spans printed on stdout (a look without a collector); `none`: off whatever else is set. Unset: on when an endpoint is set",
+  OTEL_SERVICE_NAME: "the traces' `service.name` (unset: `signalbox`; `service.version` is the package's)",
+  OTEL_TRACES_SAMPLER:
+    "which requests are traced (unset: `parentbased_always_on`, every request not sampled out by its caller's `traceparent`); `parentbased_traceidratio` with `OTEL_TRACES_SAMPLER_ARG` keeps a fraction",
+  OTEL_TRACES_SAMPLER_ARG: "the fraction the `…traceidratio` samplers keep, 0 to 1 (unset: 1)",
+  OTEL_SDK_DISABLED: "turns traces off whatever else is set",
 };
 
 /** Settings whose values are secrets: `signalbox config` masks them. */
-const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(["METRICS_TOKEN"]);
+const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(["METRICS_TOKEN", "OTEL_EXPORTER_OTLP_HEADERS"]);
+
+/** Settings that are URLs, whose password (if any) is masked. */
+const URL_SETTINGS: ReadonlySet<SettingName> = new Set([
+  "DATABASE_URL",
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+]);
 
 /** One setting as shown: its variable, default (null: unset), meaning, and its value now. */
 export interface SettingRow {
@@ -137,7 +157,7 @@ function defaultOf(schema: z.ZodType): string | null {
 function masked(name: SettingName, value: string): string {
   if (SECRET_SETTINGS.has(name)) return "[Redacted]";
   // A URL's password (`postgresql://user:password@host/db`).
-  if (name === "DATABASE_URL") return value.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, "$1[Redacted]@");
+  if (URL_SETTINGS.has(name)) return value.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, "$1[Redacted]@");
   return value;
 }
 

@@ -180,6 +180,25 @@ export const envSchema = z.object({
     .int()
     .min(0)
     .default(64 * 1024 * 1024),
+  // OpenTelemetry's own variables (opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/):
+  // validated and documented here, read by the SDK itself when traces are on (src/observability/).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  OTEL_TRACES_EXPORTER: z.enum(["otlp", "console", "none"]).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  OTEL_TRACES_SAMPLER: z
+    .enum([
+      "always_on",
+      "always_off",
+      "traceidratio",
+      "parentbased_always_on",
+      "parentbased_always_off",
+      "parentbased_traceidratio",
+    ])
+    .optional(),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+  OTEL_SDK_DISABLED: booleanFromEnv.default(false),
 });
 
 /** Rows per page when a list request gives no size (DRF `PAGE_SIZE` in posthog/settings/web.py). */
@@ -328,6 +347,27 @@ export interface WebhookSettings {
   maxAttempts: number;
 }
 
+/**
+ * Traces (src/observability/): OpenTelemetry spans of each request, its SQL statements and its
+ * GraphQL operations, sent over OTLP/HTTP. Off unless configured, and then nothing of OpenTelemetry
+ * is loaded. The other `OTEL_*` variables (headers, sampler, service name) are read by the SDK itself.
+ */
+export interface TracingSettings {
+  /**
+   * Where spans go, null when tracing is off: `otlp` when `OTEL_TRACES_EXPORTER=otlp`, or when it is
+   * unset and `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set; `console`
+   * (stdout, for a look without a collector) when `OTEL_TRACES_EXPORTER=console`; off when
+   * `OTEL_TRACES_EXPORTER=none` or `OTEL_SDK_DISABLED=true` (the specification's switches).
+   */
+  exporter: "otlp" | "console" | null;
+  /**
+   * The URL OTLP spans are posted to, as the exporter derives it: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`
+   * as given, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`, else `http://localhost:4318/v1/traces`;
+   * null unless `exporter` is `otlp`.
+   */
+  endpoint: string | null;
+}
+
 /** The service configuration. */
 export interface Config {
   port: number;
@@ -412,6 +452,20 @@ export interface Config {
    * `RATE_LIMIT_CAPTURE` and `RATE_LIMIT_FLAGS` per project token on the SDK paths (off).
    */
   rateLimits: RateLimitConfig;
+  /** Traces (`OTEL_*`, src/observability/). */
+  tracing: TracingSettings;
+}
+
+/** The `TracingSettings` the `OTEL_*` variables `e` give (see there). */
+function tracingSettings(e: z.output<typeof envSchema>): TracingSettings {
+  const endpointSet = Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  const named = e.OTEL_TRACES_EXPORTER;
+  const exporter = e.OTEL_SDK_DISABLED || named === "none" ? null : (named ?? (endpointSet ? "otlp" : null));
+  const base = e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, "") ?? "http://localhost:4318";
+  return {
+    exporter,
+    endpoint: exporter === "otlp" ? (e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${base}/v1/traces`) : null,
+  };
 }
 
 /** A setting's value that does not parse: the CLI exits with code 3. */
@@ -469,6 +523,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       capture: e.RATE_LIMIT_CAPTURE,
       flags: e.RATE_LIMIT_FLAGS,
     },
+    tracing: tracingSettings(e),
     limits: {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       captureBodyLimitBytes: e.CAPTURE_BODY_LIMIT_BYTES,

@@ -7,24 +7,27 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import type { Logger } from "pino";
-import { buildApp } from "./app.js";
-import { type AdminCommand, type AdminResult, runAdminCommand } from "./cli/admin-commands.js";
-import { AdminCommandError, listenAdminSocket, sendAdminCommand } from "./cli/admin-socket.js";
+import type { AdminCommand, AdminResult } from "./cli/admin-commands.js";
 import { type Config, ConfigurationError, loadConfig } from "./config.js";
 import { settingRows } from "./config-settings.js";
 import { DomainError } from "./core/errors.js";
-import { migrateJobQueue } from "./core/jobs/postgres-queue.js";
 import { createLogger, logDestination } from "./core/logger.js";
 import { DataDirectoryLockedError } from "./db/data-dir-lock.js";
-import { type Database, type DatabaseSource, openDatabase } from "./db/database.js";
-import {
-  applyMigrations,
-  DEFAULT_MIGRATIONS_DIR,
-  type MigrationReport,
-  migrationStatus,
-} from "./db/migrations.js";
+import type { Database, DatabaseSource } from "./db/database.js";
+import type { MigrationReport } from "./db/migrations.js";
+import { startTracingForCommand } from "./observability/tracing.js";
 import { NEW_USER_LEVELS } from "./users/users.schemas.js";
 import { buildInfo } from "./version.js";
+
+// Traces (src/observability/, off unless OTEL_* asks) hook http, fastify and pg as they load, so
+// they start before any module that loads those: the modules below are imported after, dynamically.
+const tracing = await startTracingForCommand(process.argv);
+const { buildApp } = await import("./app.js");
+const { runAdminCommand } = await import("./cli/admin-commands.js");
+const { AdminCommandError, listenAdminSocket, sendAdminCommand } = await import("./cli/admin-socket.js");
+const { migrateJobQueue } = await import("./core/jobs/postgres-queue.js");
+const { openDatabase } = await import("./db/database.js");
+const { applyMigrations, DEFAULT_MIGRATIONS_DIR, migrationStatus } = await import("./db/migrations.js");
 
 /** An error the CLI reports as one line, without a stack. */
 class CliError extends Error {}
@@ -64,6 +67,9 @@ async function open(config: Config, log: Logger, requireMigrated: boolean): Prom
   }
 }
 
+/** Longest a graceful stop waits for the last spans to reach the collector (ms). */
+const TRACES_FLUSH_TIMEOUT_MS = 3000;
+
 async function serve(): Promise<void> {
   const config = loadConfig();
   const log = logger(config, false);
@@ -82,6 +88,10 @@ async function serve(): Promise<void> {
   const closeAdminSocket =
     database.kind === "embedded" ? await listenAdminSocket(config.dataDir, database.prisma) : null;
   log.info({ ...buildInfo(), database: database.description, graphql: "/graphql" }, "signalbox serving");
+  if (tracing) {
+    tracing.logTo(log);
+    log.info({ destination: tracing.destination }, "traces on");
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -96,6 +106,8 @@ async function serve(): Promise<void> {
     await app.close();
     await closeAdminSocket?.();
     await database.close();
+    // The spans not yet sent, the last requests' included; a collector that does not answer is not awaited.
+    await tracing?.shutdown(TRACES_FLUSH_TIMEOUT_MS);
     log.info("stopped");
     // PGlite resets process.exitCode on close (offline-prisma.md trap 4): exit explicitly.
     process.exit(0);

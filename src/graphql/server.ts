@@ -26,6 +26,7 @@ import { DomainError, holdsInternalText } from "../core/errors.js";
 import { unstorableTextError } from "../core/json-input.js";
 import type { RateLimits } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
+import { tracingGraphQLPlugins } from "../core/tracing.js";
 import { useCompiledExecution } from "./compiled-execution.js";
 import { createGraphQLContext, type GraphQLContext } from "./context.js";
 import { toGraphQLError } from "./errors.graphql.js";
@@ -135,6 +136,8 @@ export function createGraphQLServer(
       ...graphqlLimitPlugins(limits),
       ...useCompiledExecution(),
       useSubscriptionErrorsOverSse(),
+      // Last, so that it wraps the compiled execution: a span per operation when traces are on.
+      ...tracingGraphQLPlugins(),
     ],
     maskedErrors: {
       // Never yoga's development mode (NODE_ENV=development), which adds causes and stacks.

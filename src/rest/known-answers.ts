@@ -23,6 +23,7 @@ import FindMyWay from "find-my-way";
 import { levels } from "pino";
 import { andThen, type MaybePromise } from "../core/maybe-promise.js";
 import { observeHttpRequest } from "../core/metrics.js";
+import { traceRoute } from "../core/tracing.js";
 import { runWithSqlStats, type SqlStats, serverTiming } from "../db/sql-stats.js";
 import { admit, checkQuery, type DoorDeps } from "./request-context.js";
 import type { RestReply, RestRoute } from "./route.js";
@@ -79,6 +80,8 @@ export class KnownAnswers {
     const found = this.router.find("GET", mark === -1 ? url : url.slice(0, mark));
     if (!found) return false;
     const route = found.store as RestRoute;
+    // Answered here, before fastify's routing: the request's trace is named by its route (no-op without traces).
+    traceRoute(route.path);
     let outcome: MaybePromise<RestReply>;
     const stats: SqlStats = { statements: 0, durationMs: 0 };
     try {

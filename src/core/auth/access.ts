@@ -9,6 +9,7 @@
 import type { ProjectAccess, ServiceContext } from "../context.js";
 import { DomainError, PermissionDeniedError, ProjectNotFoundError } from "../errors.js";
 import type { ProjectEventStream } from "../live-changes.js";
+import { traceProject } from "../tracing.js";
 import { requireScope, type Scope } from "./scopes.js";
 
 async function loadProject(ctx: ServiceContext, projectId: number): Promise<ProjectAccess> {
@@ -62,6 +63,8 @@ export function authorizeProject(
   projectId: number,
   scope: Scope,
 ): ProjectAccess | Promise<ProjectAccess> {
+  // The request's trace names the project it asks for, refused or not (a no-op without traces).
+  traceProject(projectId);
   const held = ctx.projects.get(projectId);
   if (held) return authorized(ctx, held, scope);
   return loadProject(ctx, projectId).then((project) => authorized(ctx, project, scope));
