@@ -37,6 +37,7 @@ import type { ObjectChange } from "../db/change-feed.js";
 import { findLiveFlag } from "../feature-flags/feature-flags.queries.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
+import { requestMetrics } from "./experiment-write-checks.js";
 import {
   type ExperimentRecord,
   experimentListWhere,
@@ -56,7 +57,7 @@ import {
   experimentListFiltersSchema,
 } from "./experiments.schemas.js";
 import { linkExposureCohort, selectNamesStartingWith } from "./experiments.store.js";
-import { createExperimentWrites, requestMetrics } from "./experiments.writes.js";
+import { createExperimentWrites } from "./experiments.writes.js";
 import { createHoldoutOperations } from "./holdouts.service.js";
 import { exposureCohortFilters, exposureCohortName } from "./rules/exposure-cohort.js";
 import { type JsonWithNumbers, parseJsonNumbers } from "./rules/fingerprint.js";

@@ -5,31 +5,26 @@
  * inputs). Creates and updates (PostHog's rules in order, the row lock, the version bump, the
  * activity entry in one transaction) are feature-flags.writes.ts; how flags are stored,
  * feature-flags.store.ts; how they are read, feature-flags.queries.ts.
+ * The service's operations by job: the flags depending on a flag, flag-dependents.service.ts; blast
+ * radius and static cohorts, flag-audience.service.ts; the operations other domains call after
+ * authorising their own, flag-authorized.service.ts; version history, restores and approved
+ * changes, flag-versions.service.ts.
  * Source of the rules: `posthog/api/feature_flag.py`; posthog-behavior.md §2.3–2.9.
  */
-import { type AppliedChange, PreconditionFailed } from "../approvals/approvals.service.js";
-import type { FlagChange } from "../approvals/rules/actions.js";
-import type { CohortRecord } from "../cohorts/cohorts.queries.js";
 import type { CohortService } from "../cohorts/cohorts.service.js";
-import { type ActivityPage, changesBetween, listActivity, recordActivity } from "../core/activity-log.js";
-import { authorizeProject, authorizeProjectScopes, authorizeProjectStream } from "../core/auth/access.js";
+import { type ActivityPage, listActivity } from "../core/activity-log.js";
+import { authorizeProject, authorizeProjectStream } from "../core/auth/access.js";
 import type { ServiceContext } from "../core/context.js";
-import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
 import { forbidDestroy } from "../core/forbid-destroy.js";
-import { checkNestingDepth, checkStorableString } from "../core/json-input.js";
+import { checkStorableString } from "../core/json-input.js";
 import { objectChanges } from "../core/live-changes.js";
-import { versionOperations } from "../core/object-versions.js";
 import type { ActivityPaging, OffsetPage } from "../core/paging.js";
 import type { ServiceDeps } from "../core/services.js";
 import { sharedRead } from "../core/shared-reads.js";
-import { readerOf, transactional } from "../core/transactional.js";
 import { inIdOrder, parseInput, parseIntegerId } from "../core/validation.js";
 import type { ObjectChange } from "../db/change-feed.js";
 import type { RunSqlTransaction } from "../db/sql-transaction.js";
-import type { Prisma } from "../generated/prisma/client.js";
-import type { GroupService } from "../groups/groups.service.js";
-import type { PersonService } from "../persons/persons.service.js";
-import type { FlagEvaluationService } from "./evaluation/evaluation.service.js";
 import {
   ALL_FLAG_PARTS,
   type FlagPart,
@@ -42,72 +37,25 @@ import {
   selectFlags,
 } from "./feature-flags.queries.js";
 import { flagListFiltersSchema, replaceFlagSchema, updateFlagSchema } from "./feature-flags.schemas.js";
-import { activateIfInactive, flagExists, readFlagIn, readFlagSummaries } from "./feature-flags.store.js";
-import {
-  createFlagWrites,
-  type FlagWriteCollaborators,
-  gatedChange,
-  recordFlagVersion,
-} from "./feature-flags.writes.js";
+import { flagExists } from "./feature-flags.store.js";
+import { createFlagWrites } from "./feature-flags.writes.js";
+import { createFlagAudienceOperations, type FlagAudienceCollaborators } from "./flag-audience.service.js";
+import { createAuthorizedFlagOperations } from "./flag-authorized.service.js";
 import { type FlagCallRollup, rollUpFlagCalls } from "./flag-calls.js";
-import { readBlastRadiusQuery } from "./rules/blast-radius.js";
+import { createFlagDependentOperations } from "./flag-dependents.service.js";
+import { createFlagVersionOperations } from "./flag-versions.service.js";
+import type { FlagWriteCollaborators } from "./flag-write-checks.js";
 import { bulkKeysBodySchema, readFlagIds } from "./rules/bulk-keys.js";
-import type { FlagSummary } from "./rules/filter-types.js";
-import {
-  type DependentFlagEntry,
-  dependentFlagEntry,
-  dependentFlags,
-  dependentsWarning,
-} from "./rules/flag-dependencies.js";
 import { remoteConfigPayload } from "./rules/remote-config.js";
-import { staticCohortName } from "./rules/static-cohort.js";
 import { type FlagStatusResult, flagStatus } from "./rules/status.js";
 
-/**
- * The fields of a kept version (core/object-versions.ts) a restore writes: what a flag PATCH sets,
- * less `deleted` (a restore neither deletes nor undeletes), the usage dashboard and the encrypted
- * payloads switch (not built). `filters` follow the PATCH rule: without `groups` they keep the
- * stored ones (§2.5 rule 1).
- */
-function flagRestoreBody(snapshot: Record<string, unknown>): Record<string, unknown> {
-  const fields = [
-    "name",
-    "key",
-    "filters",
-    "active",
-    "ensure_experience_continuity",
-    "rollback_conditions",
-    "has_enriched_analytics",
-    "is_remote_configuration",
-    "evaluation_runtime",
-    "bucketing_identifier",
-    "tags",
-    "evaluation_tags",
-  ];
-  return Object.fromEntries(fields.filter((f) => f in snapshot).map((f) => [f, snapshot[f]]));
-}
-
 /** The other domains' services the flag service calls (and, through it, its writes). */
-export interface FlagServiceCollaborators extends FlagWriteCollaborators {
+export interface FlagServiceCollaborators extends FlagWriteCollaborators, FlagAudienceCollaborators {
   /**
    * Tells the filter rules about the cohorts a flag names (existence, PostHog's
    * `behavioral_cohort_found`); writes the static cohort of `create_static_cohort_for_flag`.
    */
   cohorts: Pick<CohortService, "summariesForFlags" | "createStaticWithPersons">;
-  /** Evaluates a flag for every person (`create_static_cohort_for_flag`). */
-  evaluation: Pick<FlagEvaluationService, "personsWithFlag">;
-  /** Counts the persons a condition selects (blast radius). */
-  persons: Pick<PersonService, "countMatching">;
-  /** Counts the groups a condition selects (blast radius of a group flag). */
-  groups: Pick<GroupService, "countMatching">;
-}
-
-/** `POST :id/has_active_dependents`'s answer (§2.6): the flags that depend on a flag, and PostHog's warning. */
-export interface ActiveDependents {
-  hasActiveDependents: boolean;
-  dependentFlags: DependentFlagEntry[];
-  /** Present only when there are dependents (`dependentsWarning`). */
-  warning?: string;
 }
 
 /** `POST bulk_keys/`'s answer (§2.10): key by id (as text) of the project's non-deleted flags asked for. */
@@ -117,44 +65,10 @@ export interface FlagKeys {
   warning?: string;
 }
 
-/** A condition's blast radius (§2.10): persons (or groups) it selects, of all the project has. */
-export interface BlastRadius {
-  usersAffected: number;
-  totalUsers: number;
-}
-
 /** Creates the feature-flag service. */
 export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceCollaborators) {
-  const { cohorts } = others;
-  const { createFlag, applyUpdate, updateLockedFilters } = createFlagWrites(others);
-  const versions = versionOperations({
-    scope: "FeatureFlag",
-    readScope: "feature_flag:read",
-    writeScope: "feature_flag:write",
-    exists: (ctx, projectId, id) => flagExists(ctx.db, projectId, id),
-    restoreBody: flagRestoreBody,
-    update: (ctx, projectId, id, body) =>
-      applyUpdate(ctx, projectId, id, parseInput(updateFlagSchema, body, ctx.limits), { kind: "posthog" }),
-  });
-
-  /**
-   * The non-deleted, active flags depending on each of `ids` (§2.6 `dependentFlags`), by key, from
-   * one read of the project's flags. Flags of `ids` not in the project have none.
-   */
-  async function dependentsByFlag(
-    ctx: ServiceContext,
-    projectId: number,
-    ids: readonly number[],
-  ): Promise<Map<number, Array<FlagSummary & { name: string }>>> {
-    const flags = await readFlagSummaries(ctx.db, projectId);
-    return new Map(ids.map((id) => [id, dependentFlags(id, flags.values())]));
-  }
-
-  /** One flag's dependents (§2.6), after checking it is in the project. @throws NotFoundError */
-  async function dependentsOfOne(ctx: ServiceContext, projectId: number, id: number) {
-    await readFlag(ctx.reader, projectId, { id });
-    return (await dependentsByFlag(ctx, projectId, [id])).get(id) ?? [];
-  }
+  const writes = createFlagWrites(others);
+  const { createFlag, applyUpdate } = writes;
 
   return {
     /**
@@ -199,64 +113,6 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     },
 
     /**
-     * The flags that depend on flag `id` (`GET :id/dependent_flags`, §2.6): non-deleted, active
-     * flags of the project with a `type: "flag"` condition on it, by key, as `{id, key, name}`.
-     * Scope `feature_flag:read`. @throws NotFoundError when the flag is not in the project.
-     */
-    async dependentFlags(ctx: ServiceContext, projectId: number, id: number): Promise<DependentFlagEntry[]> {
-      await authorizeProject(ctx, projectId, "feature_flag:read");
-      return (await dependentsOfOne(ctx, projectId, id)).map(dependentFlagEntry);
-    },
-
-    /**
-     * `POST :id/has_active_dependents` (spec row 10, §2.6; PostHog's older form of `dependentFlags`):
-     * the same flags, whether there are any, and a warning when there are. Writes nothing; `body` is
-     * not read (only its nesting is limited). Scope `feature_flag:read` (decision 2).
-     * @throws NotFoundError when the flag is not in the project; ValidationError `max_depth`.
-     */
-    async activeDependents(
-      ctx: ServiceContext,
-      projectId: number,
-      id: number,
-      body: unknown,
-    ): Promise<ActiveDependents> {
-      await authorizeProject(ctx, projectId, "feature_flag:read");
-      // The body is not read, but too deep a one is refused, as DRF's parser does before any action.
-      checkNestingDepth(body, ctx.limits.maxJsonDepth);
-      const dependents = (await dependentsOfOne(ctx, projectId, id)).map(dependentFlagEntry);
-      if (dependents.length === 0) return { hasActiveDependents: false, dependentFlags: [] };
-      return {
-        hasActiveDependents: true,
-        dependentFlags: dependents,
-        warning: dependentsWarning(dependents.length),
-      };
-    },
-
-    /**
-     * The dependents (§2.6) of each of `ids`, whole records, by key, in the order asked (a batch for
-     * GraphQL's loaders: two statements whatever the number of flags). Scope `feature_flag:read`.
-     */
-    async dependentsOfMany(
-      ctx: ServiceContext,
-      projectId: number,
-      ids: readonly number[],
-    ): Promise<FlagRecord[][]> {
-      await authorizeProject(ctx, projectId, "feature_flag:read");
-      const byFlag = await dependentsByFlag(ctx, projectId, ids);
-      const wanted = [...new Set([...byFlag.values()].flat().map((flag) => flag.id))];
-      const records =
-        wanted.length === 0
-          ? new Map<number, FlagRecord>()
-          : new Map((await selectFlags(ctx.reader, projectId, { ids: wanted })).map((f) => [f.id, f]));
-      return ids.map((id) =>
-        (byFlag.get(id) ?? []).flatMap((flag) => {
-          const record = records.get(flag.id);
-          return record ? [record] : [];
-        }),
-      );
-    },
-
-    /**
      * A remote-configuration flag's payload (spec row 11, `GET :id/remote_config`, §2.10): its
      * stored `filters.payloads["true"]` as is (a JSON string as stored, or another JSON value), null
      * when absent or falsy. `idOrKey` is the flag's id when all digits, else its key; soft-deleted
@@ -293,58 +149,6 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       const flags = ids.length === 0 ? [] : await selectFlagKeys(ctx.reader, project.id, ids);
       const keys = Object.fromEntries(flags.map((flag) => [String(flag.id), flag.key]));
       return request.warning === undefined ? { keys } : { keys, warning: request.warning };
-    },
-
-    /**
-     * How many persons a release condition selects, of all the project's persons (spec row 18,
-     * `POST user_blast_radius/`, §2.10), or with `group_type_index` how many groups of that type;
-     * the condition's rollout is not applied. Counted in the database. Scope `feature_flag:read`
-     * (decision 2). @throws ValidationError (`readBlastRadiusQuery`, and filters the rows cannot be
-     * filtered by); NotImplementedError for conditions on other flags or behavioral cohorts.
-     */
-    async blastRadius(ctx: ServiceContext, projectId: number, body: unknown): Promise<BlastRadius> {
-      const project = await authorizeProject(ctx, projectId, "feature_flag:read");
-      const { criteria, groupTypeIndex } = readBlastRadiusQuery(body, ctx.limits);
-      const attr = "condition__properties";
-      const counts =
-        groupTypeIndex === null
-          ? await others.persons.countMatching(ctx, project.id, criteria, attr)
-          : await others.groups.countMatching(ctx, project.id, groupTypeIndex, criteria, attr);
-      return { usersAffected: counts.matching, totalUsers: counts.total };
-    },
-
-    /**
-     * `POST :id/create_static_cohort_for_flag` (spec row 7, posthog-behavior.md §2.10 and decision 2):
-     * a new static cohort named `Users with feature flag <key> enabled at <YYYY-MM-DD HH:MM:SS>` (UTC,
-     * rules/static-cohort.ts), created by the key's user, holding every person of the project for
-     * whom flag `id` is truthy now (`flagEvaluation.personsWithFlag`: our engine, persons read in
-     * pages; none for a deleted, inactive or group-aggregated flag, as PostHog's task, which raises
-     * nothing for them). Soft-deleted flags are found, as PostHog's `get_object` finds them.
-     *
-     * Unlike PostHog, which answers `is_calculating: true` and fills the cohort in a background task,
-     * the members are computed before the write, and the cohort, its members, its `count` and its
-     * `created` activity entry are written in one transaction (cohorts' `createStaticWithPersons`):
-     * the cohort exists complete or not at all, even if the process dies, and the answer already
-     * says `is_calculating: false` and the right `count`. Persons deleted between the read and the
-     * write are left out. `body` is not read (PostHog's action reads none; only its nesting is
-     * limited). Scopes `feature_flag:read` and `cohort:write`, checked before anything is read.
-     * Returns the cohort as written.
-     * @throws NotFoundError when the flag is not in the project; PermissionDeniedError (either
-     *   scope); ValidationError `max_depth`.
-     */
-    async createStaticCohort(
-      ctx: ServiceContext,
-      projectId: number,
-      id: number,
-      body: unknown,
-    ): Promise<CohortRecord> {
-      await authorizeProjectScopes(ctx, projectId, ["feature_flag:read", "cohort:write"]);
-      // The body is not read, but too deep a one is refused, as for `has_active_dependents`.
-      checkNestingDepth(body, ctx.limits.maxJsonDepth);
-      const flag = await readFlag(ctx.reader, projectId, { id });
-      const name = staticCohortName(flag.key, deps.now());
-      const personIds = await others.evaluation.personsWithFlag(ctx, projectId, flag.id);
-      return cohorts.createStaticWithPersons(ctx, projectId, name, personIds);
     },
 
     /**
@@ -419,118 +223,6 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
     },
 
     /**
-     * Creates a flag for another domain that has already authorised its own operation (PostHog's
-     * experiment create runs `FeatureFlagSerializer` directly: every flag rule applies, no flag scope
-     * is asked). Called inside the caller's `transactional` (core/transactional.ts), the flag's reads
-     * and writes join that transaction, so the caller's rows commit or roll back with the flag.
-     * Returns the flag as read in the transaction.
-     * @throws ValidationError for any flag rule (attrs as on flag create); NotImplementedError.
-     */
-    createAuthorized(ctx: ServiceContext, projectId: number, body: unknown): Promise<FlagRecord> {
-      return createFlag(ctx, projectId, body);
-    },
-
-    /**
-     * Rewrites a flag's `filters` for an operation another domain has authorised (a holdout's new
-     * groups copied to its draft experiments' flags, ee/clickhouse/views/experiment_holdouts.py, which
-     * saves each flag through the flag serializer): locks the flag's row, then writes `rewrite` of the
-     * filters as stored there, by the same rules, version bump and activity entry as a flag PATCH.
-     * Nothing is written when the filters are unchanged. Joins the caller's `transactional`, whose
-     * own rows it locks after the flag's (lock order: flag, then the others).
-     * @throws ValidationError, NotFoundError: the caller's transaction then rolls back whole.
-     */
-    rewriteFiltersAuthorized(
-      ctx: ServiceContext,
-      projectId: number,
-      id: number,
-      rewrite: (stored: Record<string, unknown>) => Record<string, unknown>,
-    ): Promise<FlagRecord> {
-      return updateLockedFilters(ctx, projectId, id, rewrite);
-    },
-
-    /**
-     * Sets a flag's `filters` for another domain that has authorised its own operation (an
-     * experiment's draft variants or holdout, ee/clickhouse/views/experiments.py `update`, which runs
-     * the flag serializer's partial update): every filter rule, the version bump and the flag's
-     * activity entry apply as on a flag PATCH, decided from a first read, then again under the flag's
-     * row lock. Called inside the caller's `transactional`, it joins it (its reads included) before
-     * the caller locks its own rows: both are written or neither; the flag moving under the first
-     * decision throws RowMoved up to the caller's `retryWhileMoved` (core/row-lock.ts).
-     * @throws ValidationError, NotFoundError, ConflictError; RowMoved when joined (see above).
-     */
-    updateFiltersAuthorized(
-      ctx: ServiceContext,
-      projectId: number,
-      id: number,
-      filters: Record<string, unknown>,
-    ): Promise<FlagRecord> {
-      const input = parseInput(updateFlagSchema, { filters }, ctx.limits);
-      return applyUpdate(ctx, projectId, id, input, { kind: "posthog" });
-    },
-
-    /**
-     * What a change another domain schedules for flag `id` is to the approval gate, read now in `tx`
-     * (a scheduled change, PostHog's `gate_scheduled_change`): the flag as it is and what the change
-     * would set, `{active}` or the stored filters rewritten by `rewrite`; null when the flag is gone or
-     * `rewrite` refuses it (the run reports that). No write; the caller has authorised its operation.
-     */
-    async scheduledChangeOf(
-      tx: Prisma.TransactionClient,
-      projectId: number,
-      id: number,
-      change: { active: boolean } | { rewrite: (stored: Record<string, unknown>) => Record<string, unknown> },
-    ): Promise<FlagChange | null> {
-      const current = await readFlagIn(tx, projectId, id).catch((error: unknown) => {
-        if (error instanceof NotFoundError) return null;
-        throw error;
-      });
-      if (!current || current.deleted) return null;
-      if ("active" in change) return gatedChange(current, { active: change.active }, undefined);
-      let filters: Record<string, unknown>;
-      try {
-        filters = change.rewrite(structuredClone(current.filters) as Record<string, unknown>);
-      } catch {
-        return null;
-      }
-      return gatedChange(current, { filters }, filters);
-    },
-
-    /**
-     * Turns a flag on for another domain's authorised operation (an experiment's launch: PostHog sets
-     * `feature_flag.active = True` and saves the model, no serializer rule), in the caller's
-     * `transactional` when one is open: bumps the version, stamps the modifier (the context's user)
-     * and writes the flag's `updated` activity entry. No-op when already active.
-     * The update is conditional on the flag being inactive and increments the stored version, so a
-     * concurrent flag write is neither overwritten nor given the same version, and a flag turned on
-     * by two transactions at once is turned on (and logged) once.
-     */
-    activateAuthorized(ctx: ServiceContext, projectId: number, id: number): Promise<void> {
-      const userId = ctx.actor.user.id;
-      return transactional(ctx, async (tx) => {
-        const current = await readFlagIn(tx, projectId, id);
-        if (current.active) return;
-        // An experiment's launch is `experiment.launch` to the approval gate (issue 27).
-        await others.approvals.gate(tx, ctx, projectId, gatedChange(current, { active: true }, undefined));
-        if (!(await activateIfInactive(tx, projectId, id, userId))) return;
-        const updated = await readFlagIn(tx, projectId, id);
-        await recordActivity(tx, {
-          projectId,
-          userId,
-          scope: "FeatureFlag",
-          itemId: String(id),
-          activity: "updated",
-          name: updated.key,
-          changes: changesBetween(
-            "FeatureFlag",
-            { active: false, version: updated.version - 1 },
-            { active: true, version: updated.version },
-          ),
-        });
-        await recordFlagVersion(tx, updated, "updated", userId);
-      });
-    },
-
-    /**
      * Partially updates a flag from a REST body (spec row 4, `PATCH`; §2.7): absent fields keep their
      * value. A stale body `version` is a conflict only under PostHog's `original_flag` rule (see
      * `ConflictRule`). Scope `feature_flag:write`.
@@ -572,52 +264,6 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
       return applyUpdate(ctx, projectId, id, input, { kind: "expectedVersion", version: expectedVersion });
     },
 
-    /** A page of a flag's kept versions, highest first, with their changes (issue 27). Scope `feature_flag:read`. @throws NotFoundError */
-    versions: versions.versions,
-    /** One kept version of a flag (issue 27). Scope `feature_flag:read`. @throws NotFoundError (flag or version) */
-    version: versions.version,
-    /**
-     * Restores a flag to kept version n (issue 27): a flag PATCH of that version's fields (every
-     * rule, the version bump, activity with the `version_restore` trigger, webhooks), returning the
-     * flag as written. Scope `feature_flag:write`. @throws NotFoundError, ValidationError, as `update`.
-     */
-    restoreVersion: versions.restore,
-
-    /**
-     * Applies an approved change request's intent to its flag (issue 27; PostHog's
-     * `FeatureFlagActionBase.apply`) as `ctx`'s user (the requester), after the approval was
-     * authorised: the stored body through the flag's update path, under the row lock, only if the
-     * flag's version is still the one the request was made against; a held create (`flag_id` null)
-     * creates the flag by the create's rules. Returns PostHog's `result_data`.
-     * @throws PreconditionFailed (`Flag version mismatch: expected N, got M`); what the update or the
-     *   create throws (a key taken meanwhile: ValidationError).
-     */
-    async applyApprovedChange(
-      ctx: ServiceContext,
-      projectId: number,
-      intent: Record<string, unknown>,
-    ): Promise<AppliedChange> {
-      if (intent["flag_id"] === null) {
-        // A gated create: the flag is created now, by the create's rules (a taken key fails it).
-        const flag = await createFlag(ctx, projectId, intent["full_request_data"] ?? {}, true);
-        return { resource_id: flag.id, resource_version: flag.version };
-      }
-      const id = Number(intent["flag_id"]);
-      const expected = Number((intent["preconditions"] as { version?: unknown } | undefined)?.version);
-      const body = parseInput(updateFlagSchema, intent["full_request_data"] ?? {}, ctx.limits);
-      try {
-        const flag = await applyUpdate(ctx, projectId, id, body, {
-          kind: "expectedVersion",
-          version: expected,
-        });
-        return { resource_id: flag.id, resource_version: flag.version };
-      } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
-        const now = await readFlag(readerOf(ctx), projectId, { id });
-        throw new PreconditionFailed(`Flag version mismatch: expected ${expected}, got ${now.version}`);
-      }
-    },
-
     /** Hard delete, which PostHog refuses (spec row 5; core/forbid-destroy.ts). Scope `feature_flag:write` first. */
     destroy: forbidDestroy("feature_flag:write"),
 
@@ -642,6 +288,11 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
         ...paging,
       });
     },
+
+    ...createFlagDependentOperations(),
+    ...createFlagAudienceOperations(deps, others),
+    ...createAuthorizedFlagOperations(others, writes),
+    ...createFlagVersionOperations(writes),
   };
 }
 

@@ -6,7 +6,7 @@
 import { builder } from "../../graphql/builder.js";
 import { ProjectRef } from "../../graphql/refs.js";
 import { requiresScopes } from "../../graphql/scopes.js";
-import type { BlastRadius } from "../feature-flags.service.js";
+import type { BlastRadius } from "../flag-audience.service.js";
 import { ConditionGroupInput, groupBody } from "./filters.input.js";
 
 const BlastRadiusRef = builder.objectRef<BlastRadius>("FeatureFlagBlastRadius").implement({
