@@ -14,16 +14,12 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildInfo } from "../../src/version.js";
 import type { ServeProcess } from "../support/cli.js";
+import { compileServer } from "../support/compiled-server.js";
 import { postgresOrSkip, prepareSpawnedBackend, type SpawnedBackend } from "../support/spawned-backend.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-/** Inside the package, so that the compiled files find node_modules and prisma/ as dist/src/ does. */
-const OUT = path.join(ROOT, "node_modules", ".cache", "signalbox-observability");
-const MAIN = path.join(OUT, "src", "main.js");
 const RECORDER = pathToFileURL(path.join(import.meta.dirname, "fixtures", "record-modules.mjs")).href;
 
 /** OTLP span kinds (opentelemetry-proto `Span.SpanKind`). */
@@ -124,20 +120,11 @@ const NO_OTEL = Object.fromEntries(
     .map((name) => [name, ""]),
 );
 
+/** The compiled server's `main.js` (test/support/compiled-server.ts). */
+let MAIN = "";
+
 beforeAll(async () => {
-  await fs.rm(OUT, { recursive: true, force: true });
-  const sources = (await fs.readdir(path.join(ROOT, "src"), { recursive: true }))
-    .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
-    .map((file) => path.join(ROOT, "src", file));
-  await build({
-    entryPoints: sources,
-    outbase: ROOT,
-    outdir: OUT,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    logLevel: "warning",
-  });
+  MAIN = await compileServer("signalbox-observability");
 });
 
 for (const backendName of ["pglite", "postgres"] as const) {
