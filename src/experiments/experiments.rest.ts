@@ -291,6 +291,8 @@ export const experimentRoutes: RestModule = (services, limits) => {
       service: experiments,
       serialize: serializeExperiment,
       objectSchema: experimentSchema,
+      // A restore is an update: the approval gate may hold the flag write it makes.
+      conflictSchema: z.union([errorBodySchema, approvalHeldSchema]),
     }),
     {
       method: "POST",

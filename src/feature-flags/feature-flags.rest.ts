@@ -304,6 +304,8 @@ export const featureFlagRoutes: RestModule = (services, limits) => {
       service: flags,
       serialize: record,
       objectSchema: featureFlagSchema,
+      // A restore is an update: the approval gate may hold it.
+      conflictSchema: z.union([errorBodySchema, approvalHeldSchema]),
     }),
     ...activityRoutes(
       BASE,

@@ -77,6 +77,8 @@ export interface VersionRoutesOf<T> {
   /** The restored object's answer, and its schema (the model's update answer). */
   serialize(record: T, ctx: ServiceContext): unknown;
   objectSchema: z.ZodType;
+  /** The restore's 409 body: the update's conflict, or the approval gate's hold (default: the conflict). */
+  conflictSchema?: z.ZodType;
 }
 
 /** The three routes (see the module comment). */
@@ -113,7 +115,7 @@ export function versionRoutes<T>(limits: Limits, of: VersionRoutesOf<T>): RestRo
         `Restore the ${noun} to a kept version: a new version equal to it, written through the ${noun}'s ` +
         "update path (its rules, approvals, activity with a `version_restore` trigger, webhooks). The body is not read (too deep a one is refused).",
       scopes: [scopes.write],
-      responses: { 200: of.objectSchema, 409: errorBodySchema },
+      responses: { 200: of.objectSchema, 409: of.conflictSchema ?? errorBodySchema },
       handler: async ({ params, body, ctx }) => {
         // Not read, but refused when too deep to walk, as every body (core/json-input.ts).
         checkNestingDepth(body, ctx.limits.maxJsonDepth);
