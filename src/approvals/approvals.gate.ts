@@ -16,7 +16,13 @@ import type { ServiceContext } from "../core/context.js";
 import type { RecordedAfterRollback } from "../core/transactional.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { PolicyConflictError } from "./approvals.errors.js";
-import { membershipLevel, type NewChangeRequest, selectEnabledPolicies } from "./approvals.store.js";
+import {
+  type Db,
+  membershipLevel,
+  type NewChangeRequest,
+  selectEnabledPolicies,
+  selectOpenChangeRequest,
+} from "./approvals.store.js";
 import { type DetectedAction, detectActions, type FlagChange } from "./rules/actions.js";
 import { decide, type PolicyRules, type PolicySnapshot } from "./rules/policy.js";
 
@@ -60,6 +66,11 @@ export function requestRow(write: GatedWrite, at: Date, intent = write.action.in
     createdAt: at,
     expiresAt: new Date(at.getTime() + Number(write.expiresAfterUs / 1000n)),
   };
+}
+
+/** The open change request of `write`'s action on its resource, or null: the one a new request would duplicate. */
+export function openRequestFor(db: Db, write: GatedWrite) {
+  return selectOpenChangeRequest(db, write.projectId, write.action.key, "feature_flag", write.resourceId);
 }
 
 /** Opens a gated write's change request once its write rolled back, and returns the refusal to answer. */

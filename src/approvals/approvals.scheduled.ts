@@ -20,15 +20,15 @@ import { inSavepoint } from "../core/transactional.js";
 import { isUniqueViolation } from "../db/database-error.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { ChangeRequestPendingError } from "./approvals.errors.js";
-import { evaluateGate, requestRow, withApprovedChange } from "./approvals.gate.js";
+import { evaluateGate, openRequestFor, requestRow, withApprovedChange } from "./approvals.gate.js";
 import {
-  type ChangeRequestRecord,
   insertChangeRequest,
+  isOpenRequest,
   lockChangeRequest,
   selectChangeRequest,
-  selectOpenChangeRequest,
   updateChangeRequestRow,
 } from "./approvals.store.js";
+import { expire, expireOpen, logTransition } from "./approvals.transitions.js";
 import type { FlagChange } from "./rules/actions.js";
 
 /** PostHog's refusal of a schedule whose action on the flag has an open request already. */
@@ -43,30 +43,8 @@ export function isScheduledRequest(request: { intent: unknown }): boolean {
 /** What a bound run came to: applied, or skipped with the reason. */
 export type BoundRun<T> = { applied: true; result: T } | { applied: false; reason: string };
 
-/** Records a request's transition (the service's `logTransition`). */
-type LogTransition = (
-  tx: Prisma.TransactionClient,
-  request: ChangeRequestRecord,
-  activity: string,
-  userId: number | null,
-) => Promise<unknown>;
-
-/** The scheduled bindings over the service's clock and transition log. */
-export function createScheduledBindings(now: () => Date, logTransition: LogTransition) {
-  /** Expires request `id` when it is still open; the ids of what it closed. */
-  async function expireOpen(
-    tx: Prisma.TransactionClient,
-    projectId: number,
-    id: string,
-    userId: number | null,
-  ) {
-    const request = await lockChangeRequest(tx, projectId, id);
-    if (request.state !== "pending" && request.state !== "approved") return null;
-    const expired = await updateChangeRequestRow(tx, id, { state: "expired" }, now());
-    await logTransition(tx, expired, "expired", userId);
-    return expired;
-  }
-
+/** The scheduled bindings on the service's clock. */
+export function createScheduledBindings(now: () => Date) {
   return {
     /**
      * Binds the change a schedule would make (`change`, null when its payload cannot be read: the run
@@ -84,11 +62,9 @@ export function createScheduledBindings(now: () => Date, logTransition: LogTrans
       own: string | null,
     ): Promise<string | null> {
       const write = change ? await evaluateGate(tx, ctx, projectId, change) : null;
-      const open = write
-        ? await selectOpenChangeRequest(tx, projectId, write.action.key, "feature_flag", write.resourceId)
-        : null;
+      const open = write ? await openRequestFor(tx, write) : null;
       if (own && (!write || open?.id !== own || open.state !== "pending")) {
-        await expireOpen(tx, projectId, own, ctx.actor.user.id);
+        await expireOpen(tx, projectId, own, ctx.actor.user.id, now());
       }
       if (!write) return null;
       if (open && open.id === own && open.state === "pending") return own;
@@ -101,13 +77,7 @@ export function createScheduledBindings(now: () => Date, logTransition: LogTrans
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // Another request was opened for the action meanwhile.
-        const racing = await selectOpenChangeRequest(
-          tx,
-          projectId,
-          write.action.key,
-          "feature_flag",
-          write.resourceId,
-        );
+        const racing = await openRequestFor(tx, write);
         if (!racing) throw error;
         throw new ChangeRequestPendingError(racing, SCHEDULE_PENDING);
       }
@@ -116,7 +86,7 @@ export function createScheduledBindings(now: () => Date, logTransition: LogTrans
     /** Whether request `id` is still open (pending or approved): a schedule bound to it keeps its timing. */
     async isOpen(db: Prisma.TransactionClient, projectId: number, id: string): Promise<boolean> {
       const request = await selectChangeRequest(db, projectId, id);
-      return request?.state === "pending" || request?.state === "approved";
+      return request !== null && isOpenRequest(request);
     },
 
     /** Expires request `id` (a schedule's dropped binding) when pending or approved. */
@@ -126,7 +96,7 @@ export function createScheduledBindings(now: () => Date, logTransition: LogTrans
       projectId: number,
       id: string,
     ): Promise<void> {
-      await expireOpen(tx, projectId, id, ctx.actor.user.id);
+      await expireOpen(tx, projectId, id, ctx.actor.user.id, now());
     },
 
     /**
@@ -143,8 +113,7 @@ export function createScheduledBindings(now: () => Date, logTransition: LogTrans
     ): Promise<BoundRun<T>> {
       const request = await lockChangeRequest(tx, projectId, id);
       if (request.state === "pending") {
-        const expired = await updateChangeRequestRow(tx, id, { state: "expired" }, now());
-        await logTransition(tx, expired, "expired", null);
+        await expire(tx, request, null, now());
         return { applied: false, reason: "its change request was not approved in time" };
       }
       if (request.state !== "approved" || request.validationStatus === "stale") {

@@ -5,15 +5,11 @@
  * rules and messages, applied at quorum as their requester through the resource's own update path
  * (an `applier` each resource type registers), expired when their time is up, and marked stale when
  * their resource changes meanwhile. Every transition writes a `ChangeRequest` activity entry (so a
- * change-feed event, GraphQL's `changeRequestChanged`, and webhooks `change_request.*`). Scopes
+ * change-feed event, GraphQL's `changeRequestChanged`, and webhooks `change_request.*`;
+ * approvals.transitions.ts). Scopes
  * `approvals:read` / `approvals:write` (PostHog's `scope_object = "approvals"`).
  */
-import {
-  type ActivityListener,
-  type ActivityScope,
-  recordActivity,
-  withActivityTrigger,
-} from "../core/activity-log.js";
+import { type ActivityListener, type ActivityScope, withActivityTrigger } from "../core/activity-log.js";
 import { authorizeProject, authorizeProjectStream } from "../core/auth/access.js";
 import { actingContext, type ServiceContext } from "../core/context.js";
 import { DomainError, NotFoundError, PermissionDeniedError, ValidationError } from "../core/errors.js";
@@ -32,7 +28,13 @@ import {
   ChangeRequestActionError,
   ChangeRequestPendingError,
 } from "./approvals.errors.js";
-import { createApprovalGate, type GatedWrite, requestRow, withApprovedChange } from "./approvals.gate.js";
+import {
+  createApprovalGate,
+  type GatedWrite,
+  openRequestFor,
+  requestRow,
+  withApprovedChange,
+} from "./approvals.gate.js";
 import { canCancel } from "./approvals.responses.js";
 import { createScheduledBindings, isScheduledRequest } from "./approvals.scheduled.js";
 import { approveSchema, cancelSchema, rejectSchema } from "./approvals.schemas.js";
@@ -49,9 +51,9 @@ import {
   selectChangeRequestPage,
   selectChangeRequests,
   selectExpired,
-  selectOpenChangeRequest,
   updateChangeRequestRow,
 } from "./approvals.store.js";
+import { expireOpen, logTransition } from "./approvals.transitions.js";
 import { approvalRefusal, type PolicySnapshot } from "./rules/policy.js";
 
 /** How many expired requests one sweep closes at most. */
@@ -117,24 +119,6 @@ export function createApprovalService(deps: ServiceDeps) {
   const appliers = new Map<string, ChangeApplier>();
   const data = () => databaseOf(deps, "approval service");
 
-  /** The activity entry of a request's transition (`activity` the new state, or `canceled`). */
-  function logTransition(
-    tx: Prisma.TransactionClient,
-    request: ChangeRequestRecord,
-    activity: string,
-    userId: number | null,
-  ) {
-    return recordActivity(tx, {
-      projectId: request.projectId,
-      userId,
-      scope: "ChangeRequest",
-      itemId: request.id,
-      activity,
-      name: request.actionKey,
-      changes: null,
-    });
-  }
-
   /** Opens a gated write's change request, after its write rolled back (approvals.gate.ts). */
   async function openChangeRequest(write: GatedWrite): Promise<Error> {
     const { ctx } = write;
@@ -148,13 +132,7 @@ export function createApprovalService(deps: ServiceDeps) {
       return new ApprovalRequiredError(created, write.message, write.approvers);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      const open = await selectOpenChangeRequest(
-        ctx.db,
-        write.projectId,
-        write.action.key,
-        "feature_flag",
-        write.resourceId,
-      );
+      const open = await openRequestFor(ctx.db, write);
       if (!open) throw error;
       return new ChangeRequestPendingError(open);
     }
@@ -272,7 +250,7 @@ export function createApprovalService(deps: ServiceDeps) {
     ...createPolicyOperations(deps),
 
     /** The bindings of scheduled changes to change requests (approvals.scheduled.ts). */
-    ...createScheduledBindings(deps.now, logTransition),
+    ...createScheduledBindings(deps.now),
 
     /** The gate flag writes call under their row lock (approvals.gate.ts). */
     gate: createApprovalGate(openChangeRequest),
@@ -426,13 +404,7 @@ export function createApprovalService(deps: ServiceDeps) {
       const now = deps.now();
       let expired = 0;
       for (const due of await selectExpired(ctx, now, EXPIRY_BATCH)) {
-        const done = await transactional(ctx, async (tx) => {
-          const request = await lockChangeRequest(tx, due.projectId, due.id);
-          if (request.state !== "pending" && request.state !== "approved") return false;
-          const closed = await updateChangeRequestRow(tx, request.id, { state: "expired" }, now);
-          await logTransition(tx, closed, "expired", null);
-          return true;
-        });
+        const done = await transactional(ctx, (tx) => expireOpen(tx, due.projectId, due.id, null, now));
         if (done) expired += 1;
       }
       return expired;

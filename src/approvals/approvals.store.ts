@@ -11,6 +11,14 @@ import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 /** A client reads go through. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
+/** The states of an open change request: waiting for votes, or approved and not yet applied. */
+export const OPEN_STATES = ["pending", "approved"] as const;
+
+/** Whether `request` is open (`OPEN_STATES`). */
+export function isOpenRequest(request: { state: string }): boolean {
+  return (OPEN_STATES as readonly string[]).includes(request.state);
+}
+
 const POLICY_SELECT = {
   id: true,
   projectId: true,
@@ -258,7 +266,7 @@ export function selectOpenChangeRequest(
   resourceId: string | null,
 ) {
   return db.changeRequest.findFirst({
-    where: { projectId, actionKey, resourceType, resourceId, state: { in: ["pending", "approved"] } },
+    where: { projectId, actionKey, resourceType, resourceId, state: { in: [...OPEN_STATES] } },
     select: CHANGE_REQUEST_SELECT,
   });
 }
@@ -412,7 +420,7 @@ export function markStaleSweep(db: Db): Promise<number> {
 /** Pending or approved requests whose time is up (any project), oldest first, at most `limit`. */
 export function selectExpired(ctx: Pick<ServiceContext, "db">, now: Date, limit: number) {
   return ctx.db.changeRequest.findMany({
-    where: { state: { in: ["pending", "approved"] }, expiresAt: { lte: now } },
+    where: { state: { in: [...OPEN_STATES] }, expiresAt: { lte: now } },
     select: { id: true, projectId: true },
     orderBy: { expiresAt: "asc" },
     take: limit,

@@ -198,9 +198,9 @@ export function createScheduledChangeService(deps: ServiceDeps, others: Schedule
         const locked = await lockScheduledChange(tx, projectId, id);
         const fields = checkSchedule(input, storedSchedule(locked));
         let bound = locked.changeRequestId;
-        if (bound && (await approvals.isOpen(tx, projectId, bound))) {
-          const retimed = TIMING_FIELDS.find(([field]) => !sameValue(fields[field], locked[field]));
-          if (retimed) throw new ValidationError(RETIME_REFUSED, { attr: retimed[1], code: "invalid" });
+        const retimed = TIMING_FIELDS.find(([field]) => !sameValue(fields[field], locked[field]));
+        if (retimed && bound && (await approvals.isOpen(tx, projectId, bound))) {
+          throw new ValidationError(RETIME_REFUSED, { attr: retimed[1], code: "invalid" });
         }
         if (input.payload !== undefined) {
           bound = await bindingFor(others, tx, ctx, {
