@@ -22,6 +22,11 @@ import type { FlagWrites } from "./feature-flags.writes.js";
 import type { FlagWriteCollaborators } from "./flag-write-checks.js";
 import { gatedChange, recordFlagVersion } from "./flag-write-records.js";
 
+/** What a scheduled change does to its flag: sets `active`, or rewrites the stored filters. */
+export type ScheduledFlagChange =
+  | { active: boolean }
+  | { rewrite: (stored: Record<string, unknown>) => Record<string, unknown> };
+
 /** Creates the flag operations other domains call after authorising their own (see the module comment). */
 export function createAuthorizedFlagOperations(
   others: Pick<FlagWriteCollaborators, "approvals">,
@@ -88,7 +93,7 @@ export function createAuthorizedFlagOperations(
       tx: Prisma.TransactionClient,
       projectId: number,
       id: number,
-      change: { active: boolean } | { rewrite: (stored: Record<string, unknown>) => Record<string, unknown> },
+      change: ScheduledFlagChange,
     ): Promise<FlagChange | null> {
       const current = await readFlagIn(tx, projectId, id).catch((error: unknown) => {
         if (error instanceof NotFoundError) return null;

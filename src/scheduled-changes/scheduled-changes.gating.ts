@@ -8,6 +8,7 @@
 import type { ApprovalService } from "../approvals/approvals.service.js";
 import type { ServiceContext } from "../core/context.js";
 import type { FeatureFlagService } from "../feature-flags/feature-flags.service.js";
+import type { ScheduledFlagChange } from "../feature-flags/flag-authorized.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { flagChangeOf } from "./rules/operations.js";
 
@@ -43,7 +44,7 @@ export async function bindingFor(
   schedule: { projectId: number; flagId: number; payload: unknown; own: string | null },
 ): Promise<string | null> {
   const { projectId, flagId, payload, own } = schedule;
-  let change: Parameters<FeatureFlagService["scheduledChangeOf"]>[3] | null = null;
+  let change: ScheduledFlagChange | null = null;
   try {
     const asked = flagChangeOf(payload);
     if (asked.kind === "filters") change = { rewrite: asked.rewrite };
