@@ -182,7 +182,13 @@ export async function startEmbeddedHost(options: {
     pending.resolve(message);
   }
 
-  let live: Child | null = await spawn(options.loadDataDir ?? null);
+  const removeSocketDir = async () => {
+    if (socketDir) await fs.rm(socketDir, { recursive: true, force: true });
+  };
+  let live: Child | null = await spawn(options.loadDataDir ?? null).catch(async (error: unknown) => {
+    await removeSocketDir();
+    throw error;
+  });
   let current: Promise<Child> = Promise.resolve(live);
   let reopenDelayMs = REOPEN_MIN_MS;
 
@@ -298,7 +304,7 @@ export async function startEmbeddedHost(options: {
         await child.exited;
         clearTimeout(killer);
       }
-      if (socketDir) await fs.rm(socketDir, { recursive: true, force: true });
+      await removeSocketDir();
     },
   };
 }
