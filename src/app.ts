@@ -52,11 +52,12 @@ import { registerApiDocsRoutes } from "./rest/api-docs.js";
 import { registerBodyParsers } from "./rest/body-parsers.js";
 import { httpServerOptions, registerErrorHandlers } from "./rest/error-handlers.js";
 import { registerEventStreamRoutes } from "./rest/event-streams.js";
-import type { KnownAnswers } from "./rest/known-answers.js";
-import { buildOpenApiDocument, registerOpenApiRoute } from "./rest/openapi.js";
+import { buildOpenApiDocument, type DocumentedRoute, registerOpenApiRoute } from "./rest/openapi.js";
 import type { RestRoute } from "./rest/route.js";
 import { registerRestRoutes } from "./rest/routes.js";
-import { registerSdkRoutes, type SdkRoute } from "./sdk/routes.js";
+import type { KnownAnswers } from "./sdk/known-answers.js";
+import type { SdkRoute } from "./sdk/route.js";
+import { registerSdkRoutes } from "./sdk/routes.js";
 import { trackServedRoutes } from "./served-routes.js";
 import { buildInfo } from "./version.js";
 
@@ -66,7 +67,7 @@ declare module "fastify" {
     sqlStats: SqlStats;
   }
   interface FastifyInstance {
-    /** The REST routes' answers from memory, offered each request before routing (rest/known-answers.ts). */
+    /** The SDK door's answers from memory, offered each request before routing (sdk/known-answers.ts). */
     knownAnswers: KnownAnswers;
     /** The server's job queue (src/core/jobs/): `enqueue`, `runNow`; stopped when the server closes. */
     jobs: JobQueue;
@@ -97,11 +98,35 @@ function sdkRoutes(services: Services, limits: Limits): SdkRoute[] {
   return SDK_MODULES.flatMap((module) => module(services, limits));
 }
 
+/** The SDK paths PostHog's API schema documents (`SdkRoute.documented`), as the OpenAPI document reads them. */
+function documentedSdkRoutes(routes: readonly SdkRoute[]): DocumentedRoute[] {
+  return routes.flatMap((route) =>
+    route.documented
+      ? [
+          {
+            method: route.methods[0]!,
+            path: route.path,
+            summary: route.summary,
+            scopes: route.personalKey?.scopes ?? [],
+            request: { query: route.documented.query },
+            responses: route.documented.responses,
+            tag: route.documented.tag,
+          },
+        ]
+      : [],
+  );
+}
+
+/** Every route the OpenAPI document holds: the REST door's, then the SDK paths it documents. */
+export function documentedRoutes(services: Services, limits: Limits): DocumentedRoute[] {
+  return [...restRoutes(services, limits), ...documentedSdkRoutes(sdkRoutes(services, limits))];
+}
+
 /**
  * The OpenAPI document of `routes`, as `GET /api/schema/` serves it and `schema/openapi.json` holds
  * it (`npm run openapi` writes the file; test/rest/openapi.test.ts fails when it is stale).
  */
-export function openApiDocument(routes: readonly RestRoute[]): OpenAPIObject {
+export function openApiDocument(routes: readonly DocumentedRoute[]): OpenAPIObject {
   return buildOpenApiDocument(
     routes,
     {
@@ -204,7 +229,7 @@ const QUIET_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metri
  * `debug` (to follow a request that never finishes), and when it is answered "request completed" with the request (core/logger.ts's `req` serializer: the URL's credentials
  * redacted), its status and its time in ms, at `info` (`QUIET_PATHS` at `debug`), or "request
  * errored" at `error` when its answer failed. Requests answered before routing log the same line
- * themselves (rest/known-answers.ts).
+ * themselves (sdk/known-answers.ts).
  */
 class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {
@@ -257,7 +282,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest("sqlStats", null as unknown as SqlStats);
   // Per-request hooks in callback form: fastify runs them without a promise each.
   app.addHook("onRequest", (request, reply, done) => {
-    // A request whose admission began before routing counts from there (rest/known-answers.ts).
+    // A request whose admission began before routing counts from there (sdk/known-answers.ts).
     request.sqlStats = knownAnswers?.sqlStatsOf(request.raw) ?? { statements: 0, durationMs: 0 };
     reply.header("X-Request-Id", request.id);
     done();
@@ -324,20 +349,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.now ? { now: options.now } : {}),
   };
   const routes = restRoutes(services, config.limits);
-  knownAnswers = registerRestRoutes(app, routes, restDeps);
-  app.decorate("knownAnswers", knownAnswers);
+  registerRestRoutes(app, routes, restDeps);
   registerEventStreamRoutes(
     app,
     EVENT_STREAM_MODULES.flatMap((module) => module(services)),
     restDeps,
   );
-  registerOpenApiRoute(app, openApiDocument(routes));
+  const sdk = sdkRoutes(services, config.limits);
+  registerOpenApiRoute(app, openApiDocument([...routes, ...documentedSdkRoutes(sdk)]));
   registerApiDocsRoutes(app);
-  await registerSdkRoutes(app, sdkRoutes(services, config.limits), {
+  knownAnswers = await registerSdkRoutes(app, sdk, {
     rateLimits,
     tokens: data.tokens,
+    data,
+    limits: config.limits,
     ...(options.now ? { now: options.now } : {}),
   });
+  app.decorate("knownAnswers", knownAnswers);
   await startJobs(app, database, config, { services, transaction: database.transaction, config });
   return app;
 }

@@ -44,6 +44,7 @@ import "./feature-flags/graphql/index.js";
 import { createFlagDefinitionsService } from "./feature-flags/delivery/definitions.js";
 import { flagsSdkRoutes } from "./feature-flags/delivery/flags.sdk.js";
 import { localEvaluationRoutes } from "./feature-flags/delivery/local-evaluation.rest.js";
+import { localEvaluationSdkRoutes } from "./feature-flags/delivery/local-evaluation.sdk.js";
 import { localEvaluationStreamRoutes } from "./feature-flags/delivery/local-evaluation.stream.js";
 import { ofrepSdkRoutes } from "./feature-flags/delivery/ofrep.sdk.js";
 import { createFlagEvaluationService } from "./feature-flags/evaluation/evaluation.service.js";
@@ -77,7 +78,7 @@ import "./projects/projects.graphql.js";
 import { createProjectService } from "./projects/projects.service.js";
 import type { EventStreamModule } from "./rest/event-streams.js";
 import type { RestModule } from "./rest/route.js";
-import type { SdkModule } from "./sdk/routes.js";
+import type { SdkModule } from "./sdk/route.js";
 import { organizationMemberRoutes } from "./users/organization-members.rest.js";
 import { userRoutes } from "./users/users.rest.js";
 import "./users/users.graphql.js";
@@ -187,8 +188,13 @@ export const REST_MODULES: readonly RestModule[] = [
 /** Every domain's event-stream module (Server-Sent Events on the REST door's authentication: rest/event-streams.ts). */
 export const EVENT_STREAM_MODULES: readonly EventStreamModule[] = [localEvaluationStreamRoutes];
 
-/** Every domain's SDK module (token-authenticated paths: capture, the flag paths, OpenFeature's OFREP). */
-export const SDK_MODULES: readonly SdkModule[] = [ingestionSdkRoutes, flagsSdkRoutes, ofrepSdkRoutes];
+/** Every domain's SDK module (the paths SDKs call: capture, `/flags`, OpenFeature's OFREP, the flag definitions). */
+export const SDK_MODULES: readonly SdkModule[] = [
+  ingestionSdkRoutes,
+  flagsSdkRoutes,
+  ofrepSdkRoutes,
+  localEvaluationSdkRoutes,
+];
 
 /**
  * The process's rate limits as configured: the key's two windows, and the route scopes each domain

@@ -5,7 +5,7 @@
  * reach that port), and/or on the service's port behind `Authorization: Bearer <METRICS_TOKEN>`
  * (401 otherwise, in PostHog's error body; the token compared in constant time). Neither set: no
  * `/metrics` at all (404). Either way every request fastify answers is counted by its route template
- * (`onResponse`); those answered before routing count themselves (rest/known-answers.ts).
+ * (`onResponse`); those answered before routing count themselves (sdk/known-answers.ts).
  */
 import { timingSafeEqual } from "node:crypto";
 import http from "node:http";

@@ -173,3 +173,16 @@ export function checkStorableText(value: unknown): void {
     }
   }
 }
+
+/**
+ * Refuses a query string holding a NUL character (e.g. `?search=%00`), which no database query can
+ * carry, or a lone surrogate: 400 `null_characters_not_allowed` (or `surrogate_characters_not_allowed`),
+ * `attr` the parameter's name.
+ * @throws ValidationError.
+ */
+export function checkStorableQuery(query: URLSearchParams): void {
+  for (const [name, value] of query) {
+    checkStorableString(name, name);
+    checkStorableString(value, name);
+  }
+}

@@ -2,7 +2,7 @@
  * Values that are ready at once when the process already holds them, and promises otherwise: what
  * the steps of a hot path return (authentication, project authorization, the local-evaluation
  * payload), so that one pipeline serves a request with no promise and no statement when everything
- * is held (rest/known-answers.ts) and waits only where it must read.
+ * is held (sdk/known-answers.ts) and waits only where it must read.
  */
 
 /** A value now, or a promise of it. */

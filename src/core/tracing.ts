@@ -1,7 +1,7 @@
 /**
  * The marks the service makes on a request's trace where it learns what the HTTP layer cannot see:
  * the project the request names (core/auth/access.ts, as it authorizes it), the route template of
- * a request answered before fastify's routing (rest/known-answers.ts), and the GraphQL door's
+ * a request answered before fastify's routing (sdk/known-answers.ts), and the GraphQL door's
  * tracing plugins (graphql/server.ts).
  *
  * Each is a no-op until traces start (src/observability/tracing-sdk.ts installs the real marks), so

@@ -6,7 +6,7 @@
  * `{"status": 1}`, and no SDK reads the body), or an empty 204 for `?beacon=1` (capture's
  * `NoContent`, for `navigator.sendBeacon`, whose answer nobody reads).
  */
-import type { SdkModule, SdkRoute } from "../sdk/routes.js";
+import type { SdkModule, SdkRoute } from "../sdk/route.js";
 import { countCapturedEvents } from "./capture-metrics.js";
 
 const EVENT_PATHS = ["/e/", "/i/v0/e/", "/capture/", "/track/", "/engage/"] as const;

@@ -1,41 +1,25 @@
 /**
- * The REST door's Server-Sent Events routes (WHATWG HTML §9.2 "Server-sent events"): a GET
- * authenticated exactly as the route table's (personal API key, key limits, scopes, the project
- * token of `projectFromToken` paths) whose answer is a `text/event-stream` that stays open. Errors
- * before the stream opens (authentication, scope, project, query) are the door's PostHog bodies
- * and statuses. Once open, the request's key and token are authenticated again whenever access
- * changes (`ServiceContext.renewal`, core/auth/access.ts `authorizeProjectStream`): a stream whose
- * caller is refused then, or that fails, ends with an `event: error` whose data is the PostHog
- * error body (`{type, code, detail, attr}`; an unexpected failure is logged and shown as the
- * generic server error). Otherwise it only ends (the client reconnects with `Last-Event-ID`).
+ * The REST door's Server-Sent Events routes (core/event-stream.ts): a GET authenticated exactly as
+ * the route table's (personal API key, key limits, scopes) whose answer is a `text/event-stream`
+ * that stays open. Errors before the stream opens (authentication, scope, project, query) are the
+ * door's PostHog bodies and statuses. Once open, the request's key is authenticated again whenever
+ * access changes (`ServiceContext.renewal`, core/auth/access.ts `authorizeProjectStream`): a stream
+ * whose caller is refused then, or that fails, ends with an `event: error` whose data is the PostHog
+ * error body. Otherwise it only ends (the client reconnects with `Last-Event-ID`).
  *
  * They are not in the route tables (rest/routes.ts): those answer one body per request, and the
  * tests that walk them (auth matrix, bad input) read whole bodies. Their own tests are in test/live/.
- * Heartbeats (`: heartbeat` comment lines) every `Limits.streamHeartbeatMs` keep idle connections
- * open through proxies; the server's socket timeout is lifted for the stream. After
- * `Limits.streamMaxLifetimeMs` (core/stream-lifetime.ts) the response ends cleanly, and the
- * `EventSource` reconnects with `Last-Event-ID`.
+ * The SDK door streams the token-named paths itself (sdk/routes.ts).
  */
-import { PassThrough } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Scope } from "../core/auth/scopes.js";
 import type { ContextRenewal, ServiceContext } from "../core/context.js";
-import { errorBody, SERVER_ERROR_BODY } from "../core/error-body.js";
-import { AuthenticationError, DomainError } from "../core/errors.js";
+import { EVENT_STREAM_HEADERS, eventStreamBody, type ServerSentEvent } from "../core/event-stream.js";
+import { checkStorableQuery } from "../core/json-input.js";
 import type { Services } from "../core/services.js";
-import { atStreamLifetimeEnd } from "../core/stream-lifetime.js";
-import { checkPath, checkQuery, contextFor, type DoorDeps, type RequestParts } from "./request-context.js";
-import type { ProjectFromToken, RestDeps } from "./route.js";
+import { checkPath, contextFor, type DoorDeps, type RequestParts } from "./request-context.js";
+import type { RestDeps } from "./route.js";
 import { absoluteUrl } from "./routes.js";
-
-/** One event: `id` (what `Last-Event-ID` resumes from) and `data` (one line: compact JSON). */
-export interface ServerSentEvent {
-  id?: string;
-  /** The event type; absent: `message` (what `EventSource.onmessage` hears). */
-  event?: string;
-  /** The data, without line breaks (JSON as serialised has none). */
-  data: Buffer | string;
-}
 
 /** What an event-stream route's `open` gets. */
 export interface EventStreamRequest {
@@ -57,7 +41,6 @@ export interface EventStreamRoute {
   summary: string;
   /** The scopes a key needs (the service enforces them). */
   scopes: readonly Scope[];
-  projectFromToken?: ProjectFromToken;
   /**
    * Authorises and opens the stream; rejects (before any byte is sent) with a DomainError, which the
    * door answers as every REST error. The iterable's end closes the response.
@@ -65,48 +48,21 @@ export interface EventStreamRoute {
   open(request: EventStreamRequest): Promise<AsyncIterable<ServerSentEvent>>;
 }
 
-/** The bytes of one event. */
-function frame(event: ServerSentEvent): Buffer {
-  const head = `${event.id === undefined ? "" : `id: ${event.id}\n`}${event.event === undefined ? "" : `event: ${event.event}\n`}data: `;
-  return Buffer.concat([Buffer.from(head), Buffer.from(event.data), Buffer.from("\n\n")]);
-}
-
-/** The last event of a stream that ends with `error`: its PostHog error body (see the module comment). */
-function errorEvent(error: unknown): ServerSentEvent {
-  return {
-    event: "error",
-    data: JSON.stringify(error instanceof DomainError ? errorBody(error) : SERVER_ERROR_BODY),
-  };
-}
-
 /**
  * How the door authenticates a stream's request again: `contextFor` on the same headers, path
- * parameters and query; a token must still name the project the stream opened on (`projectId`; a
- * rotated token names none). `keyId`: the key it opened with.
+ * parameters and query. `keyId`: the key it opened with.
  */
 function renewalOf(
   deps: DoorDeps,
   route: EventStreamRoute,
-  request: Omit<RequestParts, "body">,
-  opened: { keyId: string; projectId: string | undefined },
+  request: RequestParts,
+  keyId: string,
 ): ContextRenewal {
-  const token = route.projectFromToken ? request.query.get("token") : null;
   return {
-    id: `rest ${route.path} ${opened.keyId} ${token ?? ""} ${opened.projectId ?? ""}`,
-    renew: async () => {
-      const params = { ...request.params };
-      const fresh = await contextFor(deps, { ...request, params }, route);
-      if (token !== null && params["project_id"] !== opened.projectId) {
-        throw new AuthenticationError("Incorrect authentication credentials.", "authentication_failed");
-      }
-      return fresh;
-    },
+    id: `rest ${route.path} ${keyId} ${request.params["project_id"] ?? ""}`,
+    renew: () => Promise.resolve(contextFor(deps, request)),
   };
 }
-
-const HEARTBEAT = Buffer.from(": heartbeat\n\n");
-/** The first bytes: the reconnection delay a client should wait (ms), and the headers go out at once. */
-const OPENING = Buffer.from("retry: 1000\n\n");
 
 /** Registers `routes` on `app` (see the module comment); the app's error handler answers their errors. */
 export function registerEventStreamRoutes(
@@ -114,10 +70,7 @@ export function registerEventStreamRoutes(
   routes: readonly EventStreamRoute[],
   restDeps: RestDeps,
 ): void {
-  const deps: DoorDeps = {
-    ...restDeps,
-    responses: undefined,
-  };
+  const deps: DoorDeps = { ...restDeps, responses: undefined };
   const closing = new AbortController();
   app.addHook("preClose", async () => closing.abort());
   for (const route of routes) {
@@ -125,73 +78,35 @@ export function registerEventStreamRoutes(
       method: "GET",
       url: route.path,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const url = absoluteUrl(request, deps.publicUrl);
-        const pathParams = { ...(request.params as Record<string, string>) };
-        const params = { ...pathParams };
-        const parts = { headers: request.headers, params, query: url.searchParams };
-        const authenticated = await contextFor(deps, parts, route);
+        const query = absoluteUrl(request, deps.publicUrl).searchParams;
+        const params = { ...(request.params as Record<string, string>) };
+        const parts = { headers: request.headers, params, query };
+        const authenticated = await contextFor(deps, parts);
         checkPath(params);
-        checkQuery(url.searchParams);
+        checkStorableQuery(query);
         const ctx: ServiceContext = {
           ...authenticated,
-          renewal: renewalOf(
-            deps,
-            route,
-            { ...parts, params: pathParams },
-            { keyId: authenticated.actor.apiKey.id, projectId: params["project_id"] },
-          ),
+          renewal: renewalOf(deps, route, parts, authenticated.actor.apiKey.id),
         };
         const gone = new AbortController();
-        const signal = AbortSignal.any([gone.signal, closing.signal]);
         const lastEventId = request.headers["last-event-id"];
         const events = await route.open({
           params,
-          query: url.searchParams,
+          query,
           lastEventId: typeof lastEventId === "string" ? lastEventId : undefined,
-          signal,
+          signal: AbortSignal.any([gone.signal, closing.signal]),
           ctx,
         });
-        const body = new PassThrough();
-        // Nothing is written after the end (a heartbeat racing the close would be an 'error' event).
-        const write = (chunk: Buffer) => {
-          if (body.writable) body.write(chunk);
-        };
-        body.on("error", (error) => request.log.debug({ err: error }, "event stream body failed"));
-        write(OPENING);
-        const heartbeat = setInterval(() => write(HEARTBEAT), deps.limits.streamHeartbeatMs);
-        heartbeat.unref();
-        const stop = () => {
-          clearInterval(heartbeat);
-          cancelLifetime();
-          gone.abort();
-        };
-        const cancelLifetime = atStreamLifetimeEnd(deps.limits.streamMaxLifetimeMs, stop);
-        request.raw.socket.setTimeout(0);
-        // The response closes when the stream ends or the client goes away (the request's own
-        // `close` comes as soon as its empty body is read).
-        reply.raw.on("close", stop);
-        body.on("close", stop);
-        signal.addEventListener("abort", () => body.end(), { once: true });
-        void (async () => {
-          try {
-            for await (const event of events) {
-              if (!body.writable) break;
-              write(frame(event));
-            }
-          } catch (error) {
-            if (!(error instanceof DomainError)) request.log.error({ err: error }, "event stream failed");
-            write(frame(errorEvent(error)));
-          } finally {
-            stop();
-            body.end();
-          }
-        })();
-        return reply
-          .status(200)
-          .header("Content-Type", "text/event-stream; charset=utf-8")
-          .header("Cache-Control", "no-cache, no-transform")
-          .header("X-Accel-Buffering", "no")
-          .send(body);
+        const body = eventStreamBody({
+          events,
+          request: request.raw,
+          response: reply.raw,
+          closing: closing.signal,
+          limits: deps.limits,
+          log: request.log,
+          gone,
+        });
+        return reply.status(200).headers(EVENT_STREAM_HEADERS).send(body);
       },
     });
   }

@@ -30,6 +30,12 @@ import { type JsonSchema, tidy } from "./json-schema.js";
 import type { HttpMethod, RestRoute } from "./route.js";
 import { routeResponses } from "./route-responses.js";
 
+/** What the document reads of a route: a REST route, or an SDK path PostHog's API schema documents. */
+export type DocumentedRoute = Pick<
+  RestRoute,
+  "method" | "path" | "summary" | "scopes" | "request" | "responses" | "tag"
+>;
+
 /** The media types every write route takes (DRF's default parsers). */
 const REQUEST_MEDIA_TYPES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"];
 
@@ -109,7 +115,7 @@ function resourceSegments(path: string): string[] {
  * The operation's tag, one per resource: `route.tag`, else the first segment of its path after the
  * project prefix of either family (`/api/projects/{project_id}/`, `/api/environments/{project_id}/`).
  */
-function tagOf(route: RestRoute): string {
+function tagOf(route: DocumentedRoute): string {
   if (route.tag) return route.tag;
   const segments = openApiPath(route.path).split("/").filter(Boolean).slice(1);
   const scoped =
@@ -123,7 +129,7 @@ function tagOf(route: RestRoute): string {
  * A route's summary as OpenAPI wants it: `summary`, its first sentence (up to the first `.`, `;` or
  * `:` followed by a space, without it), and `description`, the whole text and the scopes it needs.
  */
-function summaryAndDescription(route: RestRoute): { summary: string; description: string } {
+function summaryAndDescription(route: DocumentedRoute): { summary: string; description: string } {
   const text = route.summary.trim();
   const first = /^(.+?)[.;:](?:\s|$)/.exec(text)?.[1] ?? text;
   const scopes = route.scopes.length
@@ -133,7 +139,7 @@ function summaryAndDescription(route: RestRoute): { summary: string; description
 }
 
 /** drf-spectacular's style: `feature_flags_list`, `feature_flags_partial_update`, `users_me_retrieve`. */
-function operationId(route: RestRoute): string {
+function operationId(route: DocumentedRoute): string {
   const segments = resourceSegments(route.path);
   const names = segments.filter((s) => !s.startsWith("{")).map((s) => s.replace(/\W/g, ""));
   const endsInParameter = segments.at(-1)?.startsWith("{") ?? false;
@@ -171,7 +177,7 @@ function parameters(
   return result;
 }
 
-function operation(route: RestRoute, components: Components): OperationObject {
+function operation(route: DocumentedRoute, components: Components): OperationObject {
   const described = parameters("path", route.request?.params, components);
   const pathParameters = [...openApiPath(route.path).matchAll(/\{(\w+)\}/g)].map(
     ([, name]) =>
@@ -220,7 +226,7 @@ function operation(route: RestRoute, components: Components): OperationObject {
  * @throws Error when two different schemas carry the same name.
  */
 export function buildOpenApiDocument(
-  routes: readonly RestRoute[],
+  routes: readonly DocumentedRoute[],
   info: InfoObject,
   servers: ServerObject[] = [],
 ): OpenAPIObject {

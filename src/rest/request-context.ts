@@ -1,20 +1,17 @@
 /**
  * Who a REST request is from and which project it names: the personal API key (posthog/auth.py)
- * turned into the request's `ServiceContext`, once per request, by one function for the door and
- * for answers given from memory before routing (known-answers.ts): it looks up what the process
- * does not hold (the key, a project token), and answers at once when it holds both.
+ * turned into the request's `ServiceContext`, once per request, then counted against its rate limit
+ * and its path checked, as DRF's `APIView.initial` does.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import type { Actor } from "../core/auth/actor.js";
 import { authenticate, findCredential } from "../core/auth/authenticate.js";
 import { createServiceContext, type ServiceContext } from "../core/context.js";
-import { AuthenticationError, NotFoundError, ProjectNotFoundError, ValidationError } from "../core/errors.js";
-import { checkStorableString } from "../core/json-input.js";
+import { NotFoundError, ProjectNotFoundError } from "../core/errors.js";
 import { andThen, type MaybePromise } from "../core/maybe-promise.js";
 import { type RateLimits, throwIfThrottled } from "../core/rate-limit.js";
 import { parseIntegerId } from "../core/validation.js";
 import type { ResponseCache } from "./response-cache.js";
-import type { ProjectFromToken, RestDeps, RestRoute } from "./route.js";
+import type { RestDeps, RestRoute } from "./route.js";
 
 /** The door's per-process state beside its dependencies. */
 export interface DoorDeps extends RestDeps {
@@ -25,22 +22,11 @@ export interface DoorDeps extends RestDeps {
 /** What a request carries that names its caller and its project. */
 export interface RequestParts {
   headers: IncomingHttpHeaders;
-  /** Path parameters; a `projectFromToken` route's `project_id` is set here from the token. */
+  /** Path parameters. */
   params: Record<string, string>;
   query: URLSearchParams;
   /** The parsed body (a `personal_api_key` field is a credential); undefined without one. */
   body?: unknown;
-}
-
-/**
- * Refuses a query string holding a NUL character (e.g. `?search=%00`), which no database query can
- * carry: 400 `null_characters_not_allowed`, `attr` the parameter's name.
- */
-export function checkQuery(query: URLSearchParams): void {
-  for (const [name, value] of query) {
-    checkStorableString(name, name);
-    checkStorableString(value, name);
-  }
 }
 
 /**
@@ -59,77 +45,20 @@ export function checkPath(params: Readonly<Record<string, string>>): void {
 }
 
 /**
- * The project id of a `projectFromToken` route's request, once the key is known.
- * @throws ValidationError (400) without a token where one is required; AuthenticationError (401)
- *   for an unknown token; ProjectNotFoundError (404) when the user has no current project.
+ * The request's service context: the personal API key's actor, with the project the path names
+ * (a malformed id names none) looked up with it. At once (no promise, no statement) when the
+ * process holds the key.
+ * @throws AuthenticationError (401) without a valid key.
  */
-function projectOfToken(
-  option: ProjectFromToken,
-  token: string | null,
-  projectId: number | null,
-  actor: Actor,
-): number {
-  if (token) {
-    if (projectId === null) {
-      throw new AuthenticationError("Incorrect authentication credentials.", "authentication_failed");
-    }
-    return projectId;
-  }
-  if (option.whenMissing === "required") {
-    throw new ValidationError("This query parameter is required: the project's API token (phc_…).", {
-      attr: "token",
-      code: "required",
-    });
-  }
-  if (actor.user.currentProjectId === null) throw new ProjectNotFoundError();
-  return actor.user.currentProjectId;
-}
-
-/** The token a `projectFromToken` route's request names its project with (null: none, or not such a route). */
-function tokenOf(parts: RequestParts, route: Pick<RestRoute, "projectFromToken"> | undefined): string | null {
-  return route?.projectFromToken ? parts.query.get("token") : null;
-}
-
-/** The request's context once its actor is known; sets `params.project_id` from the token (see `contextFor`). */
-function contextOf(
-  deps: DoorDeps,
-  parts: RequestParts,
-  route: Pick<RestRoute, "projectFromToken"> | undefined,
-  actor: Actor,
-  projectId: number | null,
-): ServiceContext {
-  const fromToken = route?.projectFromToken;
-  if (fromToken) {
-    parts.params["project_id"] = String(projectOfToken(fromToken, tokenOf(parts, route), projectId, actor));
-  }
-  return createServiceContext(deps.data, actor, deps.limits);
-}
-
-/**
- * The request's service context. For a `projectFromToken` route, also sets `params.project_id`
- * from the token (see rest/routes.ts). The project a path (or a known token) names comes with the
- * key lookup (a malformed id names none). At once (no promise, no statement) when the process holds
- * the key and the token, as answers given from memory need (./known-answers.ts); else read.
- * @throws AuthenticationError (401) without a valid key or with an unknown token; as `projectOfToken`.
- */
-export function contextFor(
-  deps: DoorDeps,
-  parts: RequestParts,
-  route?: Pick<RestRoute, "projectFromToken">,
-): MaybePromise<ServiceContext> {
+export function contextFor(deps: DoorDeps, parts: RequestParts): MaybePromise<ServiceContext> {
   const credential = findCredential({
     authorization: parts.headers.authorization,
     body: parts.body,
     query: parts.query,
   });
-  const token = tokenOf(parts, route);
-  const projectId = route?.projectFromToken
-    ? token && credential
-      ? deps.data.tokens.projectIdOf(token)
-      : null
-    : parseIntegerId(parts.params["project_id"] ?? "");
-  return andThen(projectId, (id) =>
-    andThen(authenticate(deps.data, credential, id), (actor) => contextOf(deps, parts, route, actor, id)),
+  const projectId = parseIntegerId(parts.params["project_id"] ?? "");
+  return andThen(authenticate(deps.data, credential, projectId), (actor) =>
+    createServiceContext(deps.data, actor, deps.limits),
   );
 }
 
@@ -160,7 +89,7 @@ export function rateWait(
  *   NotFoundError (404) for a path parameter holding a NUL.
  */
 export function admit(deps: DoorDeps, parts: RequestParts, route?: RestRoute): MaybePromise<ServiceContext> {
-  return andThen(contextFor(deps, parts, route), (ctx) => {
+  return andThen(contextFor(deps, parts), (ctx) => {
     if (route) {
       throwIfThrottled(rateWait(deps.rateLimits, route, ctx, parts.params));
       checkPath(parts.params);

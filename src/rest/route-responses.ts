@@ -22,7 +22,9 @@ function hasPathParameters(route: Pick<RestRoute, "path">): boolean {
  * organization (a key limited to others is refused); 404 where the path has parameters; 400 where a
  * body or query is read; 413 and 415 where a body is read. A status the route declares wins.
  */
-export function routeResponses(route: RestRoute): Array<[status: number, body: ResponseBody]> {
+export function routeResponses(
+  route: Pick<RestRoute, "path" | "request" | "scopes" | "responses">,
+): Array<[status: number, body: ResponseBody]> {
   const answers = new Map<number, ResponseBody>();
   const implied = (status: number, applies: boolean) => {
     if (applies) answers.set(status, errorBodySchema);

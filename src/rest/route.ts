@@ -2,7 +2,7 @@
  * What a REST route is: the table entry a domain declares (`RestRoute`), what its handler gets and
  * answers (`RestRequest`, `RestReply`), and what the door needs from the composition root
  * (`RestDeps`). Types only, so that the door's machinery (routes.ts, request-context.ts,
- * route-responses.ts, known-answers.ts) and every domain share them without a cycle.
+ * route-responses.ts) and every domain share them without a cycle.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { z } from "zod";
@@ -47,18 +47,6 @@ export interface RestReply {
   headers?: Record<string, string>;
 }
 
-/**
- * Where a route takes its project from when its path names none: the query's `token` (a project's
- * public `phc_…` token). `whenMissing`: what a request without a token gets, `required` a 400
- * (`token` is required, as PostHog's Rust `/flags/definitions` requires it) or `current_project`
- * the key's user's current project (PostHog's legacy `/api/feature_flag/` paths, §2 of
- * posthog-behavior.md). An unknown token is a 401 `authentication_failed`, after the key was
- * checked (DRF authenticates first; posthog/api/routing.py `_get_team_from_request`).
- */
-export interface ProjectFromToken {
-  whenMissing: "required" | "current_project";
-}
-
 /** One documented path and method. */
 export interface RestRoute {
   method: HttpMethod;
@@ -96,10 +84,7 @@ export interface RestRoute {
    * the door gives every route of a kind (401, 403, ...) are added by `routeResponses`.
    */
   responses: Readonly<Partial<Record<number, z.ZodType | null>>>;
-  /**
-   * The route's answer. May answer at once (not a promise) when every step of it is held by the
-   * process; an `answersFromMemory` route relies on that.
-   */
+  /** The route's answer (at once, not a promise, when every step of it is held by the process). */
   handler: (request: RestRequest) => MaybePromise<RestReply>;
   /**
    * False for a GET whose body reads data tables (events, persons, groups, cohort members), which
@@ -108,20 +93,12 @@ export interface RestRoute {
   conditional?: boolean;
   /** Errors PostHog answers on this route with an empty body (e.g. 405 on flag DELETE). */
   emptyBodyOn?: (error: DomainError) => boolean;
-  /** For a path without `:project_id`: take the project from the query's public token (see `ProjectFromToken`). */
-  projectFromToken?: ProjectFromToken;
   /**
    * PostHog's own body for some errors of this route, instead of `{type, code, detail, attr}`
    * (`bulk_keys`' `{"error": ...}`, `status`'s `{"status": "unknown", ...}`), with the error's
    * status; undefined keeps the standard body. `responses` must admit it for that status.
    */
   errorBody?: (error: DomainError) => unknown;
-  /**
-   * Offered each request before routing, for the hottest polling paths (rest/known-answers.ts): when
-   * the door's admission and `handler` answer at once (everything held: no statement, no wait) with
-   * a `Buffer` body or none, the answer is written without fastify. A GET with `conditional: false` only.
-   */
-  answersFromMemory?: boolean;
 }
 
 /** What the REST door needs from the composition root. */

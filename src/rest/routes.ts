@@ -3,14 +3,17 @@ import { authorizeProject } from "../core/auth/access.js";
 import { findCredential } from "../core/auth/authenticate.js";
 import type { ServiceContext } from "../core/context.js";
 import { DomainError, MethodNotAllowedError, ProjectNotFoundError } from "../core/errors.js";
+import { checkStorableQuery } from "../core/json-input.js";
 import { parseIntegerId } from "../core/validation.js";
 import { FORM_BODY_ROUTE_CONFIG } from "./body-parsers.js";
 import { answerBeforeRead, CONDITIONAL_CACHE_CONTROL, projectEntityTag } from "./conditional.js";
-import { JSON_TYPE, KnownAnswers } from "./known-answers.js";
-import { admit, checkQuery, type DoorDeps, type RequestParts } from "./request-context.js";
+import { admit, type DoorDeps, type RequestParts } from "./request-context.js";
 import { ResponseCache } from "./response-cache.js";
-import type { HttpMethod, RestDeps, RestReply, RestRoute } from "./route.js";
+import type { HttpMethod, RestDeps, RestRoute } from "./route.js";
 import { responseSchemas } from "./route-responses.js";
+
+/** The JSON type fastify gives the answers it serialises; the door's own answers are sent with the same. */
+const JSON_TYPE = "application/json; charset=utf-8";
 
 const METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -73,10 +76,8 @@ const admittedBeforeBody = new WeakMap<FastifyRequest, ServiceContext>();
  * PostHog's `PersonalAPIKeyAuthentication` reads `request.data`, which parses it), so it is admitted
  * once the body is parsed, as DRF does.
  */
-function admitBeforeBody(deps: DoorDeps, known: KnownAnswers, route?: RestRoute) {
+function admitBeforeBody(deps: DoorDeps, route?: RestRoute) {
   return async (request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream) => {
-    // Admitted before routing already (./known-answers.ts): its outcome is handed over.
-    if (known.holds(request.raw)) return payload;
     if (findCredential({ authorization: request.headers.authorization })) {
       admittedBeforeBody.set(request, await admit(deps, partsOf(deps, request, undefined), route));
     }
@@ -106,14 +107,13 @@ function routeErrorHandler(route: RestRoute) {
 
 /**
  * Registers `routes`, each answering with its response schemas, and a 405 answer for the other
- * methods of each of their paths. Returns the answers from memory of the routes that declare
- * `answersFromMemory`, for the HTTP server to offer each request to before fastify (src/app.ts).
+ * methods of each of their paths.
  */
 export function registerRestRoutes(
   app: FastifyInstance,
   routes: readonly RestRoute[],
   restDeps: RestDeps,
-): KnownAnswers {
+): void {
   const deps: DoorDeps = {
     ...restDeps,
     responses:
@@ -121,7 +121,6 @@ export function registerRestRoutes(
         ? new ResponseCache(restDeps.limits.responseCacheBytes)
         : undefined,
   };
-  const known = new KnownAnswers(deps, routes, app.log);
   const methodsByPath = new Map<string, Set<HttpMethod>>();
   for (const route of routes) {
     const conditional =
@@ -136,39 +135,33 @@ export function registerRestRoutes(
       url: route.path,
       config: FORM_BODY_ROUTE_CONFIG,
       schema: { response: schemas },
-      preParsing: admitBeforeBody(deps, known, route),
+      preParsing: admitBeforeBody(deps, route),
       errorHandler: routeErrorHandler(route),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const url = absoluteUrl(request, deps.publicUrl);
         const params = request.params as Record<string, string>;
-        const handed = known.takeOver(request.raw);
+        const ctx = await admitted(deps, request, route);
+        checkStorableQuery(url.searchParams);
         let etag: string | undefined;
-        let result: RestReply;
-        if (handed) {
-          result = await handed;
-        } else {
-          const ctx = await admitted(deps, request, route);
-          checkQuery(url.searchParams);
-          if (conditional) {
-            // The door decides ETag and 304 from the project's revision before the handler runs.
-            const project = await authorizeProject(ctx, pathId(params, "project_id"), route.scopes[0]!);
-            etag = projectEntityTag({ project, url, actor: ctx.actor, now: deps.now?.() ?? new Date() });
-            const early = answerBeforeRead(request.headers, etag, deps.responses);
-            if (early) {
-              reply.header("ETag", etag).header("Cache-Control", CONDITIONAL_CACHE_CONTROL);
-              if (early.kind === "not-modified") return reply.status(304).send();
-              return reply.status(200).headers(early.answer.headers).type(JSON_TYPE).send(early.answer.body);
-            }
+        if (conditional) {
+          // The door decides ETag and 304 from the project's revision before the handler runs.
+          const project = await authorizeProject(ctx, pathId(params, "project_id"), route.scopes[0]!);
+          etag = projectEntityTag({ project, url, actor: ctx.actor, now: deps.now?.() ?? new Date() });
+          const early = answerBeforeRead(request.headers, etag, deps.responses);
+          if (early) {
+            reply.header("ETag", etag).header("Cache-Control", CONDITIONAL_CACHE_CONTROL);
+            if (early.kind === "not-modified") return reply.status(304).send();
+            return reply.status(200).headers(early.answer.headers).type(JSON_TYPE).send(early.answer.body);
           }
-          result = await route.handler({
-            params,
-            query: url.searchParams,
-            body: request.body ?? {},
-            url,
-            headers: request.headers,
-            ctx,
-          });
         }
+        const result = await route.handler({
+          params,
+          query: url.searchParams,
+          body: request.body ?? {},
+          url,
+          headers: request.headers,
+          ctx,
+        });
         if (etag) reply.header("ETag", etag).header("Cache-Control", CONDITIONAL_CACHE_CONTROL);
         if (result.headers) reply.headers(result.headers);
         const status = result.status ?? 200;
@@ -194,7 +187,7 @@ export function registerRestRoutes(
       method: others,
       url: path,
       config: FORM_BODY_ROUTE_CONFIG,
-      preParsing: admitBeforeBody(deps, known),
+      preParsing: admitBeforeBody(deps),
       handler: async (request) => {
         // Authentication comes first, as in DRF: an anonymous caller gets 401, not 405.
         await admitted(deps, request);
@@ -202,5 +195,4 @@ export function registerRestRoutes(
       },
     });
   }
-  return known;
 }

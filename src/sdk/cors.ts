@@ -5,18 +5,27 @@
  * `GET, POST, OPTIONS` and the preflight's requested headers mirrored. A page on any origin can send
  * events with `fetch(..., {credentials: "include"})` or `navigator.sendBeacon`.
  */
+import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
 
 /** The methods a preflight is told the SDK paths take. */
 const ALLOWED_METHODS = "GET,POST,OPTIONS";
 
-/** Sets the CORS headers every answer of an SDK path carries (errors included). */
+const VARY = "origin, access-control-request-method, access-control-request-headers";
+
+/**
+ * The CORS headers every answer of an SDK path carries (errors included), in the order they are
+ * sent, from the request's headers.
+ */
+export function corsHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const origin = headers.origin;
+  if (!origin) return { Vary: VARY };
+  return { Vary: VARY, "Access-Control-Allow-Origin": origin, "Access-Control-Allow-Credentials": "true" };
+}
+
+/** Sets `corsHeaders` on the reply. */
 export function setCorsHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  const origin = request.headers.origin;
-  reply.header("Vary", "origin, access-control-request-method, access-control-request-headers");
-  if (!origin) return;
-  reply.header("Access-Control-Allow-Origin", origin);
-  reply.header("Access-Control-Allow-Credentials", "true");
+  reply.headers(corsHeaders(request.headers));
 }
 
 /** Whether `request` is a CORS preflight (an OPTIONS with `Access-Control-Request-Method`). */
@@ -32,11 +41,14 @@ export function setPreflightHeaders(request: FastifyRequest, reply: FastifyReply
 }
 
 /**
- * Lets a cross-origin page read `names` of the answer (`Access-Control-Expose-Headers`): a browser
- * hides every header but the CORS-safelisted ones otherwise, and OFREP's web provider reads `ETag`
- * to send it back as `If-None-Match`.
+ * The header that lets a cross-origin page read `names` of the answer (`Access-Control-Expose-Headers`),
+ * or none: a browser hides every header but the CORS-safelisted ones otherwise, and OFREP's web
+ * provider reads `ETag` to send it back as `If-None-Match`.
  */
-export function exposeHeaders(request: FastifyRequest, reply: FastifyReply, names: readonly string[]): void {
-  if (!request.headers.origin || names.length === 0) return;
-  reply.header("Access-Control-Expose-Headers", names.join(", "));
+export function exposeHeaders(
+  headers: IncomingHttpHeaders,
+  names: readonly string[],
+): Record<string, string> {
+  if (!headers.origin || names.length === 0) return {};
+  return { "Access-Control-Expose-Headers": names.join(", ") };
 }

@@ -1,8 +1,11 @@
 /**
- * The SDK door: the paths PostHog's SDKs call with a project's public token (`phc_…`) rather than a
- * personal API key, beside the REST and GraphQL doors. A domain declares its SDK paths as
- * `SdkRoute`s (capture's `/e/`, `/batch/`, ...; the flag paths of issue 8 next), the composition root
- * lists them, and this module serves them, each with and without its trailing slash:
+ * The SDK door: the paths PostHog's SDKs call, beside the REST and GraphQL doors. A domain declares
+ * its SDK paths as `SdkRoute`s (./route.ts: capture's `/e/`, `/batch/`, ...; `/flags/`, OFREP, the
+ * flag definitions), the composition root lists them, and this module serves them, each with and
+ * without its trailing slash. Most take a project's public token (`phc_…`); the flag definitions
+ * server SDKs poll take a personal API key (`personalKey`: ./personal-key.ts), are answered from
+ * memory before routing when the process holds everything (./known-answers.ts), and may be event
+ * streams (`eventStream`: core/event-stream.ts; renewed when access changes). For every path:
  * - CORS on every answer and preflight (./cors.ts, as rust/capture/src/router.rs);
  * - the body read as bytes whatever its type (JSON, `text/plain` from `sendBeacon`, forms, gzip),
  *   up to the route's `bodyLimitBytes` (413 beyond), then decoded (./payload.ts);
@@ -20,111 +23,27 @@
  *   `detail` is capture's message, rust/capture/src/api.rs `CaptureError`), never an HTML page, unless
  *   the route renders its own (`renderError`: OFREP's `{errorCode, errorDetails}`);
  * - a handler's reply headers (an `ETag`) are sent, and exposed to cross-origin pages (./cors.ts).
- * The handler gets the project and the decoded payload; the domain service does the rest.
+ * The handler gets the project, the decoded payload (and on a personal-key path the caller's
+ * `ctx`); the domain service does the rest.
  */
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Limits } from "../config.js";
-import type { ProjectTokenCache } from "../core/auth/project-token.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errorBody, errorHeaders, httpLayerError, SERVER_ERROR_BODY } from "../core/error-body.js";
 import { AuthenticationError, DomainError, MethodNotAllowedError, NotFoundError } from "../core/errors.js";
-import { type RateLimits, type RateScope, throwIfThrottled } from "../core/rate-limit.js";
-import type { Services } from "../core/services.js";
-import { exposeHeaders, isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
+import { EVENT_STREAM_HEADERS, eventStreamBody } from "../core/event-stream.js";
+import { throwIfThrottled } from "../core/rate-limit.js";
+import { answerHeaders } from "./answer-headers.js";
+import { isPreflight, setCorsHeaders, setPreflightHeaders } from "./cors.js";
+import { KnownAnswers } from "./known-answers.js";
 import { decodePayload } from "./payload.js";
+import { answerByKey, type KeyRoute } from "./personal-key.js";
+import type { SdkDeps, SdkReply, SdkRoute } from "./route.js";
 import { findProjectToken, headerToken } from "./token.js";
-
-/** Methods an SDK path takes (OPTIONS is answered for every path). */
-export type SdkMethod = "GET" | "POST";
 
 /** The methods the SDK door routes; those a path does not take are answered 405. */
 const ROUTED_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
-/** What an SDK handler gets. */
-export interface SdkRequest {
-  /** The id of the project the request's token names (only the id: see `ProjectTokenCache`). */
-  projectId: number;
-  /** The token that named it. */
-  token: string;
-  /**
-   * The decoded JSON payload (an event, an array of events, a batch, a flags body...); undefined for
-   * `tokenIn: "path"`, and for an empty body on a route that `allowEmptyBody`.
-   */
-  payload: unknown;
-  /** The route's path parameters (`:key` → its decoded value). */
-  params: Readonly<Record<string, string>>;
-  query: URLSearchParams;
-  /** The request's headers (lower-case names), e.g. for the runtime an SDK runs in. */
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The request's id (its `X-Request-Id`, or a new UUID: src/app.ts). */
-  requestId: string;
-  /** The route's path as declared (with its trailing slash), e.g. `/engage/`. */
-  path: string;
-  /** The request's logger, for failures a handler answers without throwing. */
-  log: FastifyBaseLogger;
-  /** The services' clock (tests fix it): what a handler stamps its answers with (`evaluated_at`). */
-  now: () => Date;
-}
-
-/**
- * A handler's answer: a body with a status (200 unless given), sent as JSON, or as given (a string)
- * with `contentType`.
- */
-export interface SdkReply {
-  status?: number;
-  body: unknown;
-  /** The body's media type when it is not JSON (e.g. `application/javascript`). */
-  contentType?: string;
-  /** Headers to send (e.g. `ETag`); a cross-origin page may read them (`Access-Control-Expose-Headers`). */
-  headers?: Readonly<Record<string, string>>;
-}
-
-/** One token-authenticated SDK path. */
-export interface SdkRoute {
-  methods: readonly SdkMethod[];
-  /** The path with its trailing slash; the server answers without it too. */
-  path: string;
-  /** One line on what the route does. */
-  summary: string;
-  /** Largest body, and largest decoded payload, in bytes (413 beyond). */
-  bodyLimitBytes: number;
-  /**
-   * Where the project token is: in the payload or query (default); in the `:token` path segment, in
-   * which case no payload is read (the handler gets `payload: undefined`); or in the request's
-   * `Authorization: Bearer` or `X-API-Key` header (./token.ts `headerToken`).
-   */
-  tokenIn?: "payload" | "path" | "header";
-  /** An empty body is no payload (`payload: undefined`) rather than capture's 400. Default false. */
-  allowEmptyBody?: boolean;
-  /**
-   * The route's own error answers, instead of PostHog's body: `error` is the failure as a domain
-   * error, or null for an unexpected one (logged by the door, its cause never shown).
-   */
-  renderError?: (error: DomainError | null, params: Readonly<Record<string, string>>) => SdkReply;
-  /**
-   * The answer to a GET with no payload at all (no body, no `data`), before any token is looked for;
-   * `now` is the services' clock.
-   */
-  answerWithoutPayload?: (query: URLSearchParams, now: () => Date) => SdkReply;
-  /**
-   * The per-token rate limit the route counts against (core/rate-limit.ts: capture's and flag
-   * evaluation's, each off unless configured); none when absent (the remote config, preflights).
-   */
-  rateScope?: RateScope;
-  handler: (request: SdkRequest) => Promise<SdkReply>;
-}
-
-/** A domain's SDK module: builds its routes from the services. */
-export type SdkModule = (services: Services, limits: Limits) => SdkRoute[];
-
-/** What the SDK door needs from the composition root. */
-export interface SdkDeps {
-  /** The process's token → project cache (core/auth/project-token.ts): finds a token's project. */
-  tokens: ProjectTokenCache;
-  /** The process's rate limits (a route's `rateScope`). */
-  rateLimits: RateLimits;
-  /** The services' clock; default: the system clock. */
-  now?: () => Date;
-}
+/** The door's dependencies with its clock. */
+type Door = SdkDeps & { now: () => Date };
 
 /**
  * Answers `error` in PostHog's JSON error body, or as the route's `renderError` says, with the CORS
@@ -134,12 +53,14 @@ async function answerError(
   error: unknown,
   request: FastifyRequest,
   reply: FastifyReply,
-  renderError?: SdkRoute["renderError"],
+  route?: Pick<SdkRoute, "renderError" | "personalKey">,
 ) {
   setCorsHeaders(request, reply);
   const known = httpLayerError(error, request.routeOptions.bodyLimit ?? 0);
   if (!known) request.log.error({ err: error }, "unexpected error");
-  if (known) reply.headers(errorHeaders(known, false));
+  // A personal-key path answers a 401 with the challenge DRF's authenticators send (`Bearer`).
+  if (known) reply.headers(errorHeaders(known, route?.personalKey !== undefined));
+  const renderError = route?.renderError;
   if (renderError) return send(request, reply, renderError(known, paramsOf(request)));
   if (known) return reply.status(known.httpStatus).send(errorBody(known));
   return reply.status(500).send(SERVER_ERROR_BODY);
@@ -157,15 +78,72 @@ function invalidTokenError(): AuthenticationError {
   );
 }
 
-async function handle(
-  route: SdkRoute,
-  deps: SdkDeps & { now: () => Date },
+/** The request's query string. */
+function queryOf(request: FastifyRequest): URLSearchParams {
+  return new URL(request.url, "http://sdk.invalid").searchParams;
+}
+
+/** The request's body bytes (empty without one). */
+function bodyOf(request: FastifyRequest): Buffer {
+  return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+}
+
+/**
+ * A personal-key route's answer (./personal-key.ts): the outcome begun before routing when there is
+ * one (./known-answers.ts), else admission and the handler now; an event stream's events are sent
+ * as they come (core/event-stream.ts), ended when the server closes (`closing`).
+ */
+async function handleByKey(
+  route: KeyRoute,
+  deps: Door,
+  known: KnownAnswers,
+  closing: AbortSignal,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
   setCorsHeaders(request, reply);
-  const query = new URL(request.url, "http://sdk.invalid").searchParams;
-  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  const handed = known.takeOver(request.raw);
+  if (handed) return send(request, reply, await handed);
+  const query = queryOf(request);
+  const body = bodyOf(request);
+  const gone = new AbortController();
+  const result = await answerByKey(deps, route, {
+    // A body may carry the key (`personal_api_key`), as DRF's `request.data` does.
+    payload:
+      body.length === 0
+        ? undefined
+        : decodePayload({
+            body,
+            query: new URLSearchParams(),
+            contentType: request.headers["content-type"],
+            contentEncoding: request.headers["content-encoding"],
+            limitBytes: route.bodyLimitBytes,
+          }),
+    params: paramsOf(request),
+    query,
+    headers: request.headers,
+    requestId: request.id,
+    path: route.path,
+    log: request.log,
+    ...(route.eventStream ? { signal: AbortSignal.any([gone.signal, closing]) } : {}),
+  });
+  if (!result.events) return send(request, reply, result);
+  const stream = eventStreamBody({
+    events: result.events,
+    request: request.raw,
+    response: reply.raw,
+    closing,
+    limits: deps.limits,
+    log: request.log,
+    gone,
+  });
+  return reply.status(200).headers(EVENT_STREAM_HEADERS).send(stream);
+}
+
+async function handle(route: SdkRoute, deps: Door, request: FastifyRequest, reply: FastifyReply) {
+  setCorsHeaders(request, reply);
+  const query = queryOf(request);
+  const body = bodyOf(request);
   if (route.answerWithoutPayload && request.method === "GET" && body.length === 0 && !query.get("data")) {
     return send(request, reply, route.answerWithoutPayload(query, deps.now));
   }
@@ -213,27 +191,28 @@ async function handle(
 
 /** Sends a handler's answer: JSON, or the body as given with its `contentType`, and its headers. */
 function send(request: FastifyRequest, reply: FastifyReply, result: SdkReply) {
-  reply.status(result.status ?? 200);
-  if (result.contentType) reply.type(result.contentType);
-  if (result.headers) {
-    reply.headers(result.headers);
-    exposeHeaders(request, reply, Object.keys(result.headers));
-  }
-  return reply.send(result.body);
+  return reply
+    .status(result.status ?? 200)
+    .headers(answerHeaders(request.headers, result))
+    .send(result.body);
 }
 
 /**
  * Serves `routes` in a scope of their own (their body parsing and error answers are the door's,
  * not the REST door's): each path answers its methods, 405 to the others (as capture's router
  * does), and OPTIONS (a preflight gets its CORS headers and an empty 200; a plain OPTIONS
- * capture's `{"status": "Ok"}`).
+ * capture's `{"status": "Ok"}`). Returns the answers from memory of the routes that declare
+ * `answersFromMemory`, for the HTTP server to offer each request to before fastify (src/app.ts).
  */
 export async function registerSdkRoutes(
   app: FastifyInstance,
   routes: readonly SdkRoute[],
   deps: SdkDeps,
-): Promise<void> {
-  const door = { ...deps, now: deps.now ?? (() => new Date()) };
+): Promise<KnownAnswers> {
+  const door: Door = { ...deps, now: deps.now ?? (() => new Date()) };
+  const known = new KnownAnswers(door, routes, app.log);
+  const closing = new AbortController();
+  app.addHook("preClose", async () => closing.abort());
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
@@ -244,13 +223,15 @@ export async function registerSdkRoutes(
     scope.setErrorHandler((error, request, reply) => answerError(error, request, reply));
     for (const route of routes) {
       const errorHandler = (error: unknown, request: FastifyRequest, reply: FastifyReply) =>
-        answerError(error, request, reply, route.renderError);
+        answerError(error, request, reply, route);
       scope.route({
         method: [...route.methods],
         url: route.path,
         bodyLimit: route.bodyLimitBytes,
         errorHandler,
-        handler: (request, reply) => handle(route, door, request, reply),
+        handler: route.personalKey
+          ? (request, reply) => handleByKey(route as KeyRoute, door, known, closing.signal, request, reply)
+          : (request, reply) => handle(route, door, request, reply),
       });
       const others = ROUTED_METHODS.filter(
         (method) => !(route.methods as readonly string[]).includes(method),
@@ -277,4 +258,5 @@ export async function registerSdkRoutes(
       });
     }
   });
+  return known;
 }

@@ -17,7 +17,6 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/cli/admin-commands.js";
 import { ALL_SCOPES, type Scope, scopeSatisfied } from "../../src/core/auth/scopes.js";
 import { NotFoundError } from "../../src/core/errors.js";
-import type { RestRoute } from "../../src/rest/route.js";
 import { createChangeRequestFixture, createPolicyFixture } from "../support/approvals.js";
 import { expectNothingWritten } from "../support/db-dump.js";
 import { createFlag } from "../support/flags.js";
@@ -34,7 +33,16 @@ import {
   takesArgument,
 } from "../support/graphql-operations.js";
 import { itWhere } from "../support/it-where.js";
-import { collectionOf, fillPath, hasBody, type PathValues, params, ROUTES } from "../support/rest-routes.js";
+import {
+  collectionOf,
+  fillPath,
+  hasBody,
+  KEY_ROUTES,
+  type KeyRoute,
+  type PathValues,
+  params,
+  ROUTES,
+} from "../support/rest-routes.js";
 import { SDK_ROUTES } from "../support/sdk-routes.js";
 import { describeEachBackend, type TestResponse, type TestServer } from "../support/server.js";
 import {
@@ -63,16 +71,15 @@ const NOT_IN_A_ROUTE_TABLE: Record<string, string> = {
   "/api/schema/": "the OpenAPI document of the routes: public by design, as PostHog's, no data",
   "/api/docs/": "the reference page over /api/schema/ (rest/api-docs.ts): public by design, no data",
   "/api/docs/:file": "the reference page's script (Scalar's bundle): public by design, no data",
-  "/flags/definitions/stream":
-    "an event stream (rest/event-streams.ts): the polling path's auth, its answer never ends; test/live/ checks its refusals",
-  "/api/feature_flag/local_evaluation/stream": "an event stream, as /flags/definitions/stream",
   "/api/projects/:project_id/feature_flags/local_evaluation/stream":
-    "an event stream, as /flags/definitions/stream",
+    "an event stream (rest/event-streams.ts): the polling path's auth, its answer never ends; test/live/ checks its refusals",
 };
 
 /**
- * The token-authenticated SDK paths (src/sdk/, `SDK_MODULES`): no personal API key, no scopes, so
- * nothing of this matrix applies; test/ingestion/ walks each of them (tokens, CORS, bad input).
+ * The SDK paths (src/sdk/, `SDK_MODULES`). The token-authenticated ones take no personal API key and
+ * no scopes, so nothing of this matrix applies (test/ingestion/ walks each of them: tokens, CORS, bad
+ * input); the definitions polls, which take a key, are walked here (`KEY_ROUTES`), and their event
+ * streams, whose answer never ends, in test/live/.
  */
 const SDK_PATHS = new Set(SDK_ROUTES.map((route) => route.path));
 
@@ -144,9 +151,9 @@ function expectAnswer(response: TestResponse, label: string, status: number, bod
 }
 
 describe("the REST route tables and the GraphQL schema declare what the matrix needs", () => {
-  it("every REST route declares its scopes, each a grantable one", () => {
+  it("every route a key is checked on declares its scopes, each a grantable one", () => {
     expect(ROUTES.length).toBeGreaterThan(0);
-    for (const route of ROUTES) {
+    for (const route of KEY_ROUTES) {
       expect(Array.isArray(route.scopes), `${route.method} ${route.path}`).toBe(true);
       for (const scope of route.scopes) expect(ALL_SCOPES, `${route.method} ${route.path}`).toContain(scope);
     }
@@ -200,17 +207,17 @@ describeEachBackend("REST auth matrix", (server) => {
    * One request: the route with `values` and `key` (null: none), a body on write methods; a route
    * taking its project from the token gets `values.project_id`'s (a token no project has for an unknown id).
    */
-  const call = (route: RestRoute, values: PathValues, key: string | null) =>
+  const call = (route: KeyRoute, values: PathValues, key: string | null) =>
     server().request(route.method, `${fillPath(route.path, values)}${tokenQuery(route, values)}`, {
       key,
       ...(hasBody(route.method) ? { body: { key: freshKey() } } : {}),
     });
 
-  const tokenQuery = (route: RestRoute, values: PathValues) =>
+  const tokenQuery = (route: KeyRoute, values: PathValues) =>
     route.projectFromToken ? `?token=${tokens.get(values.project_id) ?? "phc_no_such_project"}` : "";
 
   /** The own project's values, with a new object of the route's collection for its `:id` (success may change it). */
-  const withFreshObject = async (s: TestServer, route: RestRoute): Promise<PathValues> => {
+  const withFreshObject = async (s: TestServer, route: KeyRoute): Promise<PathValues> => {
     if (params(route.path).has("name")) {
       return { ...own, name: await createEndpoint(s, t.project, endpointName(freshKey())) };
     }
@@ -277,7 +284,7 @@ describeEachBackend("REST auth matrix", (server) => {
 
   /** `call`, asserting the answer and that nothing was written. */
   const refused = async (
-    route: RestRoute,
+    route: KeyRoute,
     scenario: string,
     values: PathValues,
     key: string | null,
@@ -335,7 +342,7 @@ describeEachBackend("REST auth matrix", (server) => {
     expect(checked).toBeGreaterThan(0);
   });
 
-  for (const route of ROUTES) {
+  for (const route of KEY_ROUTES) {
     const kinds = params(route.path);
     // A project named by its token is refused as one named in the path.
     if (route.projectFromToken) kinds.add("project_id");

@@ -9,14 +9,14 @@ import path from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { OpenAPIObject, OperationObject, ResponseObject } from "openapi3-ts/oas31";
 import { describe, expect, it } from "vitest";
-import { openApiDocument, restRoutes } from "../../src/app.js";
+import { documentedRoutes, openApiDocument } from "../../src/app.js";
 import { createServices } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
 import { printOpenApiDocument } from "../../src/rest/openapi.js";
 import { describeEachBackend } from "../support/server.js";
 
 const DOCUMENT_FILE = path.join(import.meta.dirname, "..", "..", "schema", "openapi.json");
-const routes = restRoutes(createServices(), loadConfig({}).limits);
+const routes = documentedRoutes(createServices(), loadConfig({}).limits);
 const document = openApiDocument(routes);
 
 /** Every operation of the document with its path and method. */
@@ -38,7 +38,7 @@ describe("the OpenAPI document", () => {
     const checkedIn = await fs.readFile(DOCUMENT_FILE, "utf8").catch(() => "");
     expect(
       checkedIn,
-      "schema/openapi.json is out of date with the REST route table: run `npm run openapi` and commit the result",
+      "schema/openapi.json is out of date with the route tables: run `npm run openapi` and commit the result",
     ).toBe(printOpenApiDocument(document));
   });
 

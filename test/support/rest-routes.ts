@@ -5,11 +5,41 @@
 import { createServices, REST_MODULES } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
 import type { RestRoute } from "../../src/rest/route.js";
+import type { PersonalKeyAccess } from "../../src/sdk/route.js";
+import { SDK_ROUTES } from "./sdk-routes.js";
 
 /** Every route of every REST module, in registration order. */
 export const ROUTES: readonly RestRoute[] = REST_MODULES.flatMap((module) =>
   module(createServices(), loadConfig({}).limits),
 );
+
+/**
+ * A route a personal API key is checked on, as the route-walking tests read it: a REST route, or an
+ * SDK path that takes a key (`projectFromToken`: the query's `token` names its project, and what a
+ * request without one gets).
+ */
+export type KeyRoute = Pick<
+  RestRoute,
+  "method" | "path" | "scopes" | "responses" | "request" | "emptyBodyOn" | "errorBody"
+> & { projectFromToken?: PersonalKeyAccess["whenNoToken"] };
+
+/** The SDK door's personal-key paths that answer one body (the definitions polls; not their streams). */
+export const SDK_KEY_ROUTES: readonly KeyRoute[] = SDK_ROUTES.flatMap((route) =>
+  route.personalKey && !route.eventStream
+    ? [
+        {
+          method: "GET" as const,
+          path: route.path,
+          scopes: route.personalKey.scopes,
+          responses: route.documented?.responses ?? {},
+          projectFromToken: route.personalKey.whenNoToken,
+        },
+      ]
+    : [],
+);
+
+/** Every route a personal API key is checked on: the REST door's, then the SDK door's (`SDK_KEY_ROUTES`). */
+export const KEY_ROUTES: readonly KeyRoute[] = [...ROUTES, ...SDK_KEY_ROUTES];
 
 /** The names of a path's parameters (`project_id`, `id`, ...). */
 export function params(path: string): Set<string> {

@@ -7,7 +7,7 @@ import { createServices, SDK_MODULES } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
 import { flagsSdkRoutes } from "../../src/feature-flags/delivery/flags.sdk.js";
 import { ingestionSdkRoutes } from "../../src/ingestion/ingestion.sdk.js";
-import type { SdkRoute } from "../../src/sdk/routes.js";
+import type { SdkRoute } from "../../src/sdk/route.js";
 
 /** Every route of every SDK module, in registration order. */
 export const SDK_ROUTES: readonly SdkRoute[] = SDK_MODULES.flatMap((module) =>

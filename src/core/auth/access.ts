@@ -52,7 +52,7 @@ export function canReachProject(ctx: ServiceContext, project: ProjectAccess): bo
  * Checks the actor may use project `projectId` (parsed by the door) with `scope`, in PostHog's order:
  * the project exists, the key is not limited away from it, the key holds the scope, the user is a member.
  * Answers at once (no promise, no statement) when the request already holds the project (read with
- * the key), so that an answer given from memory (rest/known-answers.ts) is checked by these same
+ * the key), so that an answer given from memory (sdk/known-answers.ts) is checked by these same
  * rules; else reads the project first.
  * @throws ProjectNotFoundError `Project not found.` for an unknown id.
  * @throws PermissionDeniedError when the key is limited to other projects or organizations, lacks

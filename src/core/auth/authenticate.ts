@@ -146,7 +146,7 @@ function actorOf(rows: KeyRow[]): Actor {
  * Looks the credential up by its hash and returns the actor, with the projects `projectId` names
  * (when the request names one, as REST paths do) or else its first projects read along (`Actor.projects`).
  * A key seen before costs no statement and no promise (`DataAccess.actors`, kept correct by the
- * change feed), so that answers given from memory (rest/known-answers.ts) authenticate by this same
+ * change feed), so that answers given from memory (sdk/known-answers.ts) authenticate by this same
  * function; otherwise one hand-written statement on the driver (`DataAccess.reader`), the hottest of
  * the service. Updates `last_used_at` at most once an hour.
  * @throws AuthenticationError `not_authenticated` without a credential; `authentication_failed`

@@ -55,7 +55,7 @@ export interface FlagDefinitionsService {
    * (posthog-behavior.md §1.7). Costs no statement of its own when cached: the revision comes with
    * the caller's key lookup. Answers at once (no promise) when the caller's context holds the project
    * and its definitions are loaded at that revision, for answers given from memory
-   * (rest/known-answers.ts).
+   * (sdk/known-answers.ts).
    * @throws as `authorizeProject` (404 unknown project, 403 key limits, scope, membership).
    */
   localEvaluation(

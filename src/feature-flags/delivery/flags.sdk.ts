@@ -11,7 +11,7 @@
  *   start (remote-config.ts).
  */
 import { randomUUID } from "node:crypto";
-import type { SdkModule, SdkReply, SdkRequest, SdkRoute } from "../../sdk/routes.js";
+import type { SdkModule, SdkReply, SdkRequest, SdkRoute } from "../../sdk/route.js";
 import { countFlagRequest, evaluatedCount } from "./delivery-metrics.js";
 import { type FlagsResponseShape, flagsResponseBody, responseShape } from "./flags-response.js";
 import { flagsConfig, remoteConfig, remoteConfigScript } from "./remote-config.js";

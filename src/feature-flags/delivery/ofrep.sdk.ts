@@ -15,7 +15,7 @@
  * (400 `TARGETING_KEY_MISSING`, `INVALID_CONTEXT`, `PARSE_ERROR`) and each flag's answer by ./ofrep.ts.
  */
 import fresh from "fresh";
-import type { SdkModule, SdkReply, SdkRequest, SdkRoute } from "../../sdk/routes.js";
+import type { SdkModule, SdkReply, SdkRequest, SdkRoute } from "../../sdk/route.js";
 import { countFlagRequest, evaluatedCount } from "./delivery-metrics.js";
 import { bulkEtag, flagNotFound, ofrepErrorReply, ofrepResult } from "./ofrep.js";
 

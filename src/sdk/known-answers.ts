@@ -1,16 +1,16 @@
 /**
- * Answers given from memory before routing, for the REST routes that declare `answersFromMemory`
- * (the local-evaluation payload SDKs poll every 30 s: issue 8's goal of ≥ 80% of a plain `node:http`
- * server sending the same bytes). Each such request runs the door's own pipeline here, the one
- * fastify's handler runs (`admit`, `checkQuery`, the route's `handler`), whose steps answer at once
- * when the process holds what they need: the key's actor (core/auth/actor-cache.ts), the project
- * token, the project's revision (core/project-revisions.ts) and the payload at that revision. When
- * every step did, the answer costs no statement, no promise and none of fastify's per-request work
- * (request and reply objects, hooks, the SQL accounting context), and is written here with the
- * headers fastify would write, in the same order.
+ * Answers given from memory before routing, for the SDK routes that declare `answersFromMemory` (the
+ * local-evaluation payload server SDKs poll every 30 s: issue 8's goal of ≥ 80% of a plain
+ * `node:http` server sending the same bytes). Each such request runs the door's own pipeline here,
+ * the one fastify's handler runs (`answerByKey`: admission, then the route's `handler`), whose steps
+ * answer at once when the process holds what they need: the key's actor (core/auth/actor-cache.ts),
+ * the project token, the project's revision (core/project-revisions.ts) and the payload at that
+ * revision. When every step did, the answer costs no statement, no promise and none of fastify's
+ * per-request work (request and reply objects, hooks, the SQL accounting context), and is written
+ * here with the headers the door would write, in the same order (`answerHeaders`).
  *
  * Otherwise (a step had to read, or refused) the request goes on to fastify with the outcome begun
- * here handed over (`takeOver`): fastify's handler answers it, errors in PostHog's shape included,
+ * here handed over (`takeOver`): the door's handler answers it, errors in PostHog's shape included,
  * and nothing runs twice (no second key lookup, rate-limit count or load). A request with a body
  * is left to fastify untouched (its `personal_api_key` field would be a credential).
  * Logged as the app logs a request (one "request completed" line at `info`: src/app.ts), with the
@@ -21,15 +21,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyBaseLogger } from "fastify";
 import FindMyWay from "find-my-way";
 import { levels } from "pino";
-import { andThen, type MaybePromise } from "../core/maybe-promise.js";
+import type { MaybePromise } from "../core/maybe-promise.js";
 import { observeHttpRequest } from "../core/metrics.js";
 import { traceRoute } from "../core/tracing.js";
 import { runWithSqlStats, type SqlStats, serverTiming } from "../db/sql-stats.js";
-import { admit, checkQuery, type DoorDeps } from "./request-context.js";
-import type { RestReply, RestRoute } from "./route.js";
-
-/** The JSON type fastify gives the answers it serialises; the door's own answers are sent with the same. */
-export const JSON_TYPE = "application/json; charset=utf-8";
+import { answerHeaders } from "./answer-headers.js";
+import { answerByKey, type KeyRoute } from "./personal-key.js";
+import type { SdkDeps, SdkReply, SdkRoute } from "./route.js";
 
 /** `Server-Timing` of an answer that ran no statement, as the door writes it. */
 const NO_STATEMENTS = serverTiming({ statements: 0, durationMs: 0 });
@@ -43,26 +41,21 @@ export class KnownAnswers {
    */
   private readonly handedOver = new WeakMap<
     IncomingMessage,
-    { outcome: Promise<RestReply>; stats: SqlStats }
+    { outcome: Promise<SdkReply>; stats: SqlStats }
   >();
   /** Requests answered here since the server started (the others went through fastify). */
   answered = 0;
 
-  /**
-   * @throws Error for a route with `answersFromMemory` that is not a non-conditional GET (a
-   *   conditional read's ETags are the door's own, rest/conditional.ts).
-   */
+  /** @throws Error for a route with `answersFromMemory` that is not a personal-key GET. */
   constructor(
-    private readonly deps: DoorDeps,
-    routes: readonly RestRoute[],
+    private readonly deps: SdkDeps & { now: () => Date },
+    routes: readonly SdkRoute[],
     private readonly log: FastifyBaseLogger,
   ) {
     for (const route of routes) {
       if (!route.answersFromMemory) continue;
-      if (route.method !== "GET" || route.conditional !== false) {
-        throw new Error(
-          `${route.method} ${route.path}: only a GET with conditional: false may answer from memory`,
-        );
+      if (!route.personalKey || route.methods.join() !== "GET" || route.eventStream) {
+        throw new Error(`${route.path}: only a personal-key GET may answer from memory`);
       }
       this.router.on("GET", route.path, () => undefined, route);
     }
@@ -79,30 +72,22 @@ export class KnownAnswers {
     const mark = url.indexOf("?");
     const found = this.router.find("GET", mark === -1 ? url : url.slice(0, mark));
     if (!found) return false;
-    const route = found.store as RestRoute;
+    const route = found.store as KeyRoute;
     // Answered here, before fastify's routing: the request's trace is named by its route (no-op without traces).
     traceRoute(route.path);
-    let outcome: MaybePromise<RestReply>;
+    let outcome: MaybePromise<SdkReply>;
     const stats: SqlStats = { statements: 0, durationMs: 0 };
+    const requestId = (request.headers["x-request-id"] as string | undefined) || randomUUID();
     try {
-      const query = new URLSearchParams(mark === -1 ? "" : url.slice(mark + 1));
-      const params = { ...found.params } as Record<string, string>;
-      const headers = request.headers;
-      const base = this.deps.publicUrl ?? `http://${headers.host ?? "localhost"}`;
       outcome = runWithSqlStats(stats, () =>
-        andThen(admit(this.deps, { headers, params, query }, route), (ctx) => {
-          checkQuery(query);
-          return route.handler({
-            params,
-            query,
-            headers,
-            ctx,
-            body: {},
-            // Made only if the handler reads it (for links): the polling paths' answers have none.
-            get url() {
-              return new URL(url, base);
-            },
-          });
+        answerByKey(this.deps, route, {
+          payload: undefined,
+          params: found.params as Record<string, string>,
+          query: new URLSearchParams(mark === -1 ? "" : url.slice(mark + 1)),
+          headers: request.headers,
+          requestId,
+          path: route.path,
+          log: this.log,
         }),
       );
     } catch (error) {
@@ -110,7 +95,14 @@ export class KnownAnswers {
     }
     if (!(outcome instanceof Promise) && (outcome.body === undefined || Buffer.isBuffer(outcome.body))) {
       this.answered++;
-      this.write(request, response, route, outcome as RestReply & { body: Buffer | undefined }, started);
+      this.write(
+        request,
+        response,
+        route,
+        requestId,
+        outcome as SdkReply & { body: Buffer | undefined },
+        started,
+      );
       return true;
     }
     const handed = Promise.resolve(outcome);
@@ -129,30 +121,26 @@ export class KnownAnswers {
    * The outcome begun for `request` before routing (its admission and handler), once: fastify's
    * handler answers with it instead of running them again. Undefined for any other request.
    */
-  takeOver(request: IncomingMessage): Promise<RestReply> | undefined {
+  takeOver(request: IncomingMessage): Promise<SdkReply> | undefined {
     const handed = this.handedOver.get(request);
     this.handedOver.delete(request);
     return handed?.outcome;
-  }
-
-  /** Whether `request` has an outcome handed over (its admission is done: fastify's hooks skip it). */
-  holds(request: IncomingMessage): boolean {
-    return this.handedOver.has(request);
   }
 
   /** Writes `reply` with the door's headers in fastify's order, and logs it as fastify would. */
   private write(
     request: IncomingMessage,
     response: ServerResponse,
-    route: RestRoute,
-    reply: RestReply & { body: Buffer | undefined },
+    route: KeyRoute,
+    requestId: string,
+    reply: SdkReply & { body: Buffer | undefined },
     started: number,
   ): void {
-    const requestId = (request.headers["x-request-id"] as string | undefined) || randomUUID();
     const status = reply.status ?? 200;
     const headers: Record<string, string | number> = { "x-request-id": requestId };
-    for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name.toLowerCase()] = value;
-    if (reply.body) headers["content-type"] = JSON_TYPE;
+    for (const [name, value] of Object.entries(answerHeaders(request.headers, reply))) {
+      headers[name.toLowerCase()] = value;
+    }
     headers["server-timing"] = NO_STATEMENTS;
     if (reply.body) headers["content-length"] = reply.body.length;
     response.writeHead(status, headers).end(reply.body);

@@ -1,10 +1,11 @@
 /**
- * Answers from memory before routing (src/rest/known-answers.ts), on PGlite and PostgreSQL, on the
- * local-evaluation paths SDKs poll: once the key and the payload are held, a poll is answered
- * without fastify, with exactly the bytes the door sends (status, headers in order, body; only
- * the request id and the date differ); anything the process does not hold, and every error, is
- * answered by the door with the work begun before routing (not run again); a write, a revoked scope
- * or a deleted key is seen at once.
+ * Answers from memory before routing (src/sdk/known-answers.ts), on PGlite and PostgreSQL, on the
+ * definitions paths SDKs poll (the SDK door's personal-key paths): once the key and the payload are
+ * held, a poll is answered without fastify, with exactly the bytes the door sends (status, headers
+ * in order, body; only the request id and the date differ), CORS headers included; anything the
+ * process does not hold, and every error, is answered by the door with the work begun before
+ * routing (not run again); a write, a revoked scope or a deleted key is seen at once. The REST
+ * door's project path serves the same payload through fastify.
  */
 import http from "node:http";
 import { beforeAll, expect, it } from "vitest";
@@ -64,8 +65,21 @@ describeEachBackend("answers from memory before routing", (server) => {
     paths = [
       `/flags/definitions?token=${token}&send_cohorts`,
       `/api/feature_flag/local_evaluation/?token=${token}`,
-      flagsPath(s, "local_evaluation?send_cohorts"),
     ];
+  });
+
+  it("leaves the REST door's project path to fastify, with the same payload and tag", async () => {
+    const s = server();
+    const restPath = flagsPath(s, "local_evaluation?send_cohorts");
+    await get(s, restPath, auth());
+    await get(s, paths[0]!, auth()); // the door reads the token
+    const before = answered();
+    const rest = await get(s, restPath, auth());
+    const sdk = await get(s, paths[0]!, auth());
+    expect(answered()).toBe(before + 1);
+    expect(rest.status).toBe(200);
+    expect(rest.body.equals(sdk.body)).toBe(true);
+    expect(header(rest, "etag")).toBe(header(sdk, "etag"));
   });
 
   it("answers a held poll, 200 and 304, with the door's bytes on every path", async () => {
@@ -80,6 +94,13 @@ describeEachBackend("answers from memory before routing", (server) => {
       expect(answered()).toBe(before + 1);
       expect(known.status).toBe(200);
       expect(comparable(known)).toEqual(comparable(door));
+      // A page on another origin: the CORS headers, written here as the door writes them.
+      const cross = { ...auth(), origin: "https://app.example" };
+      const crossKnown = await get(s, path, cross);
+      const crossDoor = await get(s, path, { ...cross, "content-length": "0" });
+      expect(answered()).toBe(before + 2);
+      expect(comparable(crossKnown)).toEqual(comparable(crossDoor));
+      expect(header(crossKnown, "access-control-expose-headers")).toBe("ETag, Cache-Control");
       expect(header(known, "server-timing")).toBe('db;dur=0.0;desc="0 statements"');
       expect(JSON.parse(known.body.toString()).flags.map((flag: { key: string }) => flag.key)).toContain(
         "known-answer",
@@ -92,7 +113,7 @@ describeEachBackend("answers from memory before routing", (server) => {
         "if-none-match": etag,
         "content-length": "0",
       });
-      expect(answered()).toBe(before + 2);
+      expect(answered()).toBe(before + 3);
       expect(notModified.status).toBe(304);
       expect(notModified.body.length).toBe(0);
       expect(comparable(notModified)).toEqual(comparable(notModifiedByDoor));
