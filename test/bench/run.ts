@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
+import { localEvaluator } from "../support/flag-parity.js";
 import { postgresAnswers } from "../support/postgres.js";
 import type { BenchReady } from "./server.js";
 import { startServer, stopServer, tellServer } from "./server-process.js";
@@ -537,6 +538,36 @@ function figuresFor(ready: BenchReady): Figure[] {
         expected: [200],
       },
     },
+    ...(ready.unleash
+      ? [
+          {
+            id: "flags",
+            name: `  one person, ${flags} flags, vs Unleash`,
+            ours: {
+              name: "remote /flags",
+              target: {
+                url: `${ready.ours}/flags/?v=2`,
+                method: "POST" as const,
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify({
+                  token: ready.projectToken,
+                  distinct_id: "user-1",
+                  person_properties: { email: "person-1@example.com" },
+                }),
+              },
+              expected: [200],
+            },
+            against: {
+              name: "Unleash 7.5 frontend API",
+              target: {
+                url: `${ready.unleash.frontend.url}?userId=${encodeURIComponent("person-1@example.com")}`,
+                headers: { authorization: ready.unleash.frontend.token },
+              },
+              expected: [200],
+            },
+          },
+        ]
+      : []),
     {
       id: "ofrep",
       name: "POST /ofrep/v1/evaluate/flags 200",
@@ -611,6 +642,18 @@ async function benchBackend(label: string, backend: string): Promise<void> {
       const page = (await answer.json()) as { features?: unknown[]; total?: number };
       if (page.features?.length !== flags || page.total !== flags)
         throw new Error(`Unleash answered ${page.features?.length} flags of ${page.total}, not ${flags}`);
+      // Its frontend cache fills a moment after the revision moves (unleash.ts).
+      let toggles: unknown[] | undefined;
+      for (let attempt = 0; attempt < 50 && !toggles?.length; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+        const frontend = await fetch(`${ready.unleash.frontend.url}?userId=person-1%40example.com`, {
+          headers: { authorization: ready.unleash.frontend.token },
+        });
+        toggles = ((await frontend.json()) as { toggles?: unknown[] }).toggles;
+      }
+      // Its frontend API lists the flags enabled for the context: some of the 100 at a 50% rollout.
+      if (!toggles?.length || toggles.length >= flags)
+        throw new Error(`Unleash's frontend API answered ${toggles?.length} enabled flags of ${flags}`);
     }
     if (ready.postgraphile) {
       const answer = await fetch(ready.postgraphile, {
@@ -666,6 +709,7 @@ async function benchBackend(label: string, backend: string): Promise<void> {
       }
     }
     printTable(label, results);
+    if (!ONLY || ONLY.includes("flags")) await printLocalCeiling(ready, auth);
   } finally {
     await stopServer(child);
   }
@@ -740,6 +784,47 @@ function printTable(label: string, results: Result[]): void {
     const perSecond = (runs: Measured[]) => (pick(runs).perSecond * figure.eventsPerRequest!).toFixed(0);
     const comparison = against.length > 0 ? `, ${figure.against?.name}: ${perSecond(against)} events/s` : "";
     console.log(`${figure.name}: ${perSecond(ours)} events/s${comparison}`);
+  }
+}
+
+/**
+ * What issue 29 goal 3 calls the ceiling of remote evaluation: posthog-node 5.70 evaluating the same
+ * project's flags for the same person in this process, on the definitions our server serves
+ * (`getAllFlagsAndPayloads(..., {onlyEvaluateLocally: true})`, as test/bench/engine.ts times it):
+ * no network, no parsing, no database, one call awaited after another. Each evaluation answers every
+ * flag, as one `/flags` request does.
+ */
+async function printLocalCeiling(ready: BenchReady, auth: Record<string, string>): Promise<void> {
+  const answer = await fetch(`${ready.ours}/flags/definitions?token=${ready.projectToken}`, {
+    headers: auth,
+  });
+  const evaluator = await localEvaluator({
+    body: Buffer.from(await answer.arrayBuffer()),
+    etag: answer.headers.get("etag") ?? "",
+  });
+  try {
+    const person = {
+      distinctId: "user-1",
+      properties: { email: "person-1@example.com" },
+      groups: {},
+      groupProperties: {},
+      staticCohortIds: [],
+    };
+    const rates: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      let done = 0;
+      const started = performance.now();
+      while (performance.now() - started < SECONDS * 1000) {
+        await evaluator.evaluateAll(person);
+        done++;
+      }
+      rates.push(done / ((performance.now() - started) / 1000));
+    }
+    console.log(
+      `posthog-node local evaluation in process (one client awaited in a loop): ${median(rates).toFixed(0)} evaluations/s of ${ready.flagIds.length} flags, one person`,
+    );
+  } finally {
+    await evaluator.close();
   }
 }
 

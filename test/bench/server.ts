@@ -59,8 +59,11 @@ export interface BenchReady {
   createProjectId: number;
   /** PostGraphile's GraphQL endpoint on the same database (PostgreSQL only), when it started. */
   postgraphile?: string;
-  /** Unleash 7.5's admin list of its `FLAGS` flags and its admin token, when it started (unleash.ts). */
-  unleash?: { list: string; token: string };
+  /**
+   * Unleash 7.5's admin list of its `FLAGS` flags and its admin token, and its frontend API with its
+   * token, when it started (unleash.ts).
+   */
+  unleash?: { list: string; token: string; frontend: { url: string; token: string } };
   /**
    * The local-evaluation figures: the public token of a third project holding a copy of the seeded
    * flags and a cohort (no other figure writes there, so its payload stays the same), the payload's
@@ -350,9 +353,9 @@ async function main(backend: string): Promise<void> {
       cleanups.unshift(() => started.close());
     }
   }
-  // Only the list figure reads Unleash, which takes some 30 s to migrate and seed.
+  // Only the list and remote-evaluation figures read Unleash, which takes some 30 s to migrate and seed.
   const only = process.env["BENCH_ONLY"]?.split(",").map((name) => name.trim());
-  if (only && !only.includes("list")) {
+  if (only && !only.includes("list") && !only.includes("flags")) {
     // Not measured in this run.
   } else if (backend === "postgres" || (await postgresAnswers())) {
     const name = `sbx_bench_unleash_${randomBytes(4).toString("hex")}`;
@@ -362,7 +365,7 @@ async function main(backend: string): Promise<void> {
     const started = await startUnleash(databaseUrl(name), FLAGS);
     if (typeof started === "string") console.warn(`!! Unleash skipped: ${started}`);
     else {
-      unleash = { list: started.list, token: started.token };
+      unleash = { list: started.list, token: started.token, frontend: started.frontend };
       cleanups.unshift(() => started.close());
     }
   } else {

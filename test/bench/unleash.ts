@@ -24,7 +24,7 @@ const TAGS = ["beta", "checkout", "mobile"] as const;
 /** Seeding requests in flight at once (each flag's three writes stay in order). */
 const SEED_CONCURRENCY = 10;
 
-/** A running Unleash: its admin list URL, the token that reads it, and how to stop it. */
+/** A running Unleash: its admin list URL, the token that reads it, its frontend API, and how to stop it. */
 export interface RunningUnleash {
   /**
    * The endpoint Unleash's UI reads for a project's flag list in 7.5 (its `useFeatureSearch` hook):
@@ -36,14 +36,21 @@ export interface RunningUnleash {
   list: string;
   /** The admin API token (`Authorization` header value, no scheme, as Unleash expects). */
   token: string;
+  /**
+   * Unleash's frontend API (`GET /api/frontend?userId=…&properties[…]=…`), what its client SDKs call
+   * to have flags evaluated for one context, the peer of PostHog's remote `/flags`; and the frontend
+   * token (environment `development`) that reads it.
+   */
+  frontend: { url: string; token: string };
   close(): Promise<void>;
 }
 
 /**
  * Starts Unleash on the (empty) PostgreSQL database at `url` (it runs its own migrations) and seeds
  * `flags` flags through its admin API: each `bench-<i>` with a description, a `flexibleRollout`
- * strategy at 50% with one constraint in `development` (as ours carry a condition group at 50%),
- * and two `simple` tags. Returns why it could not, as text, instead of throwing.
+ * strategy at 50% with one constraint in `development` (as ours carry a condition group at 50%:
+ * `userId` containing `@example.com`, as ours ask the person's `email` to), two `simple` tags, and
+ * enabled in `development`. Returns why it could not, as text, instead of throwing.
  */
 export async function startUnleash(url: string, flags: number): Promise<RunningUnleash | string> {
   try {
@@ -51,6 +58,7 @@ export async function startUnleash(url: string, flags: number): Promise<RunningU
     process.env["CHECK_VERSION"] = "false";
     const { start, LogLevel, ApiTokenType } = await import("unleash-server");
     const token = `*:*.${randomBytes(16).toString("hex")}`;
+    const frontendToken = `*:development.${randomBytes(16).toString("hex")}`;
     const unleash = await start({
       databaseUrl: url,
       db: { ssl: false, pool: { min: 0, max: 10 } },
@@ -64,6 +72,13 @@ export async function startUnleash(url: string, flags: number): Promise<RunningU
         createAdminUser: false,
         initApiTokens: [
           { environment: "*", projects: ["*"], secret: token, type: ApiTokenType.ADMIN, tokenName: "bench" },
+          {
+            environment: "development",
+            projects: ["*"],
+            secret: frontendToken,
+            type: ApiTokenType.FRONTEND,
+            tokenName: "bench-frontend",
+          },
         ],
       },
     });
@@ -96,6 +111,8 @@ export async function startUnleash(url: string, flags: number): Promise<RunningU
       for (const tag of [TAGS[i % 3]!, TAGS[(i + 1) % 3]!]) {
         await post(`/features/${name}/tags`, { type: "simple", value: tag });
       }
+      // Enabled, as ours are active: the frontend API evaluates enabled flags only.
+      await post(`/projects/default/features/${name}/environments/development/on`, {});
     };
     try {
       await Promise.all(
@@ -103,6 +120,9 @@ export async function startUnleash(url: string, flags: number): Promise<RunningU
           for (let i = worker; i < flags; i += SEED_CONCURRENCY) await seedFlag(i);
         }),
       );
+      // The frontend API answers from a cache that refreshes when the configuration revision moves,
+      // which its scheduler (off here) would notice; notice it once, as the scheduler would.
+      await unleash.services.configurationRevisionService.updateMaxRevisionId();
     } catch (error) {
       await unleash.stop();
       throw error;
@@ -110,6 +130,7 @@ export async function startUnleash(url: string, flags: number): Promise<RunningU
     return {
       list: `${admin}/search/features?project=IS%3Adefault&offset=0&limit=${flags}&sortBy=createdAt&sortOrder=desc`,
       token,
+      frontend: { url: `http://127.0.0.1:${address.port}/api/frontend`, token: frontendToken },
       close: () => unleash.stop(),
     };
   } catch (error) {
