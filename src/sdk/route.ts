@@ -80,7 +80,7 @@ export interface SdkReply {
   events?: AsyncIterable<ServerSentEvent>;
 }
 
-/** One token-authenticated SDK path. */
+/** One SDK path: token-authenticated, or by a personal API key (`personalKey`). */
 export interface SdkRoute {
   methods: readonly SdkMethod[];
   /** The path with its trailing slash; the server answers without it too. */
@@ -108,8 +108,9 @@ export interface SdkRoute {
    */
   answerWithoutPayload?: (query: URLSearchParams, now: () => Date) => SdkReply;
   /**
-   * The per-token rate limit the route counts against (core/rate-limit.ts: capture's and flag
-   * evaluation's, each off unless configured); none when absent (the remote config, preflights).
+   * The rate limit the route counts against (core/rate-limit.ts: capture's and flag evaluation's per
+   * token, local evaluation's per project on a `personalKey` route, each off unless configured);
+   * none when absent (the remote config, preflights, the definitions streams).
    */
   rateScope?: RateScope;
   /**
