@@ -71,13 +71,17 @@ describeEachBackend(
       const s = server();
       const project = await s.createProject("Polled");
       const key = await s.createKey(["*"]);
+      // The SDK door's polling path (answered from memory once the token and payload are held) and
+      // the REST door's project path count against the same limit.
+      const polled = `/flags/definitions/?token=${await projectToken(s, project)}`;
       const path = `/api/projects/${project}/feature_flags/local_evaluation/`;
-      const first = await s.request("GET", path, { key });
+      const first = await s.request("GET", polled, { key });
       expect(first.status).toBe(200);
       const answeredBefore = s.app.knownAnswers.answered;
-      expect((await s.request("GET", path, { key })).status).toBe(200);
+      expect((await s.request("GET", polled, { key })).status).toBe(200);
       expect(s.app.knownAnswers.answered).toBe(answeredBefore + 1);
       expectThrottled(await s.request("GET", path, { key }));
+      expectThrottled(await s.request("GET", polled, { key }));
       // The project's limit, whoever polls: another key is refused too.
       expectThrottled(await s.request("GET", path, { key: await s.createKey(["feature_flag:read"]) }));
       // The polls did not count against the key's own limit (4 a minute).
