@@ -69,8 +69,9 @@ describe.each(["info", "debug"] as const)("request logs at %s", (logLevel) => {
   });
 
   it("logs an answer given from memory in the same one line", async () => {
-    const path = `/api/projects/${server.projectId}/feature_flags/local_evaluation/`;
-    // The first poll loads the definitions; the second is answered before routing.
+    const project = await server.db.project.findUniqueOrThrow({ where: { id: server.projectId } });
+    const path = `/flags/definitions/?token=${project.apiToken}`;
+    // The first poll reads the token and loads the definitions; the second is answered before routing.
     expect((await server.request("GET", path)).status).toBe(200);
     const served = server.app.knownAnswers.answered;
     const before = records(server, "request completed").length;
@@ -80,7 +81,8 @@ describe.each(["info", "debug"] as const)("request logs at %s", (logLevel) => {
     expect(after).toHaveLength(1);
     expect(after[0]).toMatchObject({
       level: "info",
-      req: { method: "GET", url: path },
+      // The token is redacted as every credential in a URL is (core/logger.ts).
+      req: { method: "GET", url: "/flags/definitions/?token=[Redacted]" },
       res: { statusCode: 200 },
     });
   });
