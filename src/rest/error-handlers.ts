@@ -19,6 +19,7 @@ import {
   RequestTimeoutError,
   UriTooLongError,
 } from "../core/errors.js";
+import { JSON_MEDIA_TYPE } from "../core/media-types.js";
 import { EmptyBodyError } from "./routes.js";
 
 /** The end of a request line: ` HTTP/1.1` and its line break. */
@@ -113,7 +114,7 @@ export function registerErrorHandlers(app: FastifyInstance, limits: Limits): voi
       const own = known.restBody();
       // An error's own body (an approval gate's 409) is not the route's error schema: sent as
       // written, past the route's response serializer.
-      if (own !== undefined) return reply.type("application/json; charset=utf-8").send(JSON.stringify(own));
+      if (own !== undefined) return reply.type(JSON_MEDIA_TYPE).send(JSON.stringify(own));
       return reply.send(errorBody(known));
     }
     request.log.error({ err: error }, "unexpected error");

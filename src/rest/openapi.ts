@@ -26,6 +26,7 @@ import type {
 } from "openapi3-ts/oas31";
 import { z } from "zod";
 import { MethodNotAllowedError } from "../core/errors.js";
+import { JSON_MEDIA_TYPE } from "../core/media-types.js";
 import { type JsonSchema, tidy } from "./json-schema.js";
 import type { HttpMethod, RestRoute } from "./route.js";
 import { routeResponses } from "./route-responses.js";
@@ -279,7 +280,7 @@ export function registerOpenApiRoute(app: FastifyInstance, document: OpenAPIObje
   app.route({
     method: "GET",
     url: OPENAPI_PATH,
-    handler: async (_request, reply) => reply.type("application/json; charset=utf-8").send(text),
+    handler: async (_request, reply) => reply.type(JSON_MEDIA_TYPE).send(text),
   });
   app.route({
     method: ["POST", "PUT", "PATCH", "DELETE"],

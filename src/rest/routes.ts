@@ -4,6 +4,7 @@ import { findCredential } from "../core/auth/authenticate.js";
 import type { ServiceContext } from "../core/context.js";
 import { DomainError, MethodNotAllowedError, ProjectNotFoundError } from "../core/errors.js";
 import { checkStorableQuery } from "../core/json-input.js";
+import { JSON_MEDIA_TYPE } from "../core/media-types.js";
 import { parseIntegerId } from "../core/validation.js";
 import { FORM_BODY_ROUTE_CONFIG } from "./body-parsers.js";
 import { answerBeforeRead, CONDITIONAL_CACHE_CONTROL, projectEntityTag } from "./conditional.js";
@@ -11,9 +12,6 @@ import { admit, type DoorDeps, type RequestParts } from "./request-context.js";
 import { ResponseCache } from "./response-cache.js";
 import type { HttpMethod, RestDeps, RestRoute } from "./route.js";
 import { responseSchemas } from "./route-responses.js";
-
-/** The JSON type fastify gives the answers it serialises; the door's own answers are sent with the same. */
-const JSON_TYPE = "application/json; charset=utf-8";
 
 const METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -151,7 +149,11 @@ export function registerRestRoutes(
           if (early) {
             reply.header("ETag", etag).header("Cache-Control", CONDITIONAL_CACHE_CONTROL);
             if (early.kind === "not-modified") return reply.status(304).send();
-            return reply.status(200).headers(early.answer.headers).type(JSON_TYPE).send(early.answer.body);
+            return reply
+              .status(200)
+              .headers(early.answer.headers)
+              .type(JSON_MEDIA_TYPE)
+              .send(early.answer.body);
           }
         }
         const result = await route.handler({
@@ -169,10 +171,10 @@ export function registerRestRoutes(
           // Serialised here, as fastify would (the route's 200 schema), to be kept for the tag.
           const body = serializedBody(reply, result.body, has200Schema);
           deps.responses.set(etag, { body, headers: result.headers ?? {} });
-          return reply.status(200).type(JSON_TYPE).send(body);
+          return reply.status(200).type(JSON_MEDIA_TYPE).send(body);
         }
         // fastify sends a Buffer or a string as given, as text unless told: these are JSON texts.
-        if (Buffer.isBuffer(result.body) || typeof result.body === "string") reply.type(JSON_TYPE);
+        if (Buffer.isBuffer(result.body) || typeof result.body === "string") reply.type(JSON_MEDIA_TYPE);
         return reply.status(status).send(result.body);
       },
     });

@@ -106,7 +106,8 @@ async function handleByKey(
   if (handed) return send(request, reply, await handed);
   const query = queryOf(request);
   const body = bodyOf(request);
-  const gone = new AbortController();
+  // Only an event stream has a life to end.
+  const gone = route.eventStream ? new AbortController() : undefined;
   const result = await answerByKey(deps, route, {
     // A body may carry the key (`personal_api_key`), as DRF's `request.data` does.
     payload:
@@ -125,9 +126,9 @@ async function handleByKey(
     requestId: request.id,
     path: route.path,
     log: request.log,
-    ...(route.eventStream ? { signal: AbortSignal.any([gone.signal, closing]) } : {}),
+    ...(gone ? { signal: AbortSignal.any([gone.signal, closing]) } : {}),
   });
-  if (!result.events) return send(request, reply, result);
+  if (!result.events || !gone) return send(request, reply, result);
   const stream = eventStreamBody({
     events: result.events,
     request: request.raw,

@@ -9,6 +9,7 @@
  * SDK's tag survives a change of key. posthog-behavior.md §2.10; spec row 16.
  */
 import { z } from "zod";
+import { JSON_MEDIA_TYPE } from "../../core/media-types.js";
 import type { LocalEvaluationBytes } from "../evaluation/project-definitions.js";
 import { minimalFlagSchema } from "../feature-flags.responses.js";
 import type { DefinitionsAtRevision } from "./definitions.js";
@@ -16,9 +17,6 @@ import { countFlagRequest } from "./delivery-metrics.js";
 
 /** What PostHog sends with the payload and its 304s (rust/feature-flags flag_definitions.rs). */
 const CACHE_CONTROL = "private, must-revalidate";
-
-/** The payload's media type (the bytes are JSON). */
-const JSON_TYPE = "application/json; charset=utf-8";
 
 /** A PostHog property group as sent in `cohorts` (§3.6): `{}` when empty. */
 const propertyGroupSchema = z
@@ -84,7 +82,7 @@ export function localEvaluationAnswer(
   if (typeof ifNoneMatch === "string" && bareTag(ifNoneMatch) === bareTag(payload.etag)) {
     return { status: 304, body: undefined, headers };
   }
-  return { body: payload.body, contentType: JSON_TYPE, headers };
+  return { body: payload.body, contentType: JSON_MEDIA_TYPE, headers };
 }
 
 /** A `Last-Event-ID` as a revision: a non-negative integer, else null (then everything is sent). */

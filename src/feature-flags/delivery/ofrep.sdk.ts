@@ -15,6 +15,7 @@
  * (400 `TARGETING_KEY_MISSING`, `INVALID_CONTEXT`, `PARSE_ERROR`) and each flag's answer by ./ofrep.ts.
  */
 import fresh from "fresh";
+import { JSON_MEDIA_TYPE } from "../../core/media-types.js";
 import type { SdkModule, SdkReply, SdkRequest, SdkRoute } from "../../sdk/route.js";
 import { countFlagRequest, evaluatedCount } from "./delivery-metrics.js";
 import { bulkEtag, flagNotFound, ofrepErrorReply, ofrepResult } from "./ofrep.js";
@@ -57,7 +58,7 @@ export const ofrepSdkRoutes: SdkModule = (services, limits) => {
     if (typeof ifNoneMatch === "string" && fresh({ "if-none-match": ifNoneMatch }, { etag })) {
       return { status: 304, body: undefined, headers: { ETag: etag } };
     }
-    return { body, contentType: "application/json; charset=utf-8", headers: { ETag: etag } };
+    return { body, contentType: JSON_MEDIA_TYPE, headers: { ETag: etag } };
   };
 
   const route = (path: string, summary: string, key: boolean, handler: SdkRoute["handler"]): SdkRoute => ({
