@@ -43,8 +43,6 @@ export type DatabaseSource = (
       dataDir: string;
       /** How often planner statistics are refreshed, in ms (./pglite-statistics.ts). */
       analyzeIntervalMs?: number;
-      /** A PGlite data-directory tarball (`dumpDataDir`) to load into a new `dataDir` (tests' template). */
-      loadDataDir?: Uint8Array;
     }
   | { kind: "postgres"; url: string }
 ) & { statementTimeoutMs?: number };
@@ -186,7 +184,6 @@ async function openEmbedded(
   try {
     host = await startEmbeddedHost({
       dataDir: source.dataDir,
-      loadDataDir: source.loadDataDir ?? null,
       lockSocket: ownerSocket,
       ...(log ? { log } : {}),
     });

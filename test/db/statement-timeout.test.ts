@@ -1,17 +1,14 @@
 /**
  * Every session's default `statement_timeout` (`STATEMENT_TIMEOUT_MS`, src/db/database.ts
  * `sessionSetup`), on both backends: a statement that sets no timeout of its own is stopped at the
- * default with PostgreSQL's 57014 (on the embedded database by stopping its thread), one that sets
+ * default with PostgreSQL's 57014 (on the embedded database by ending its process), one that sets
  * its own keeps it, and the database answers afterwards.
  */
 import { randomBytes } from "node:crypto";
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import { adminQuery, databaseUrl } from "../support/postgres.js";
-import { availableBackends, type Backend, pgliteTemplate } from "../support/server.js";
+import { availableBackends, type Backend, copyPgliteTemplate } from "../support/server.js";
 
 /** Seconds of work on either backend: a count over 10^8 rows of a cross join. */
 const SLOW = "SELECT count(*) FROM generate_series(1, 10000) a CROSS JOIN generate_series(1, 10000) b";
@@ -22,18 +19,13 @@ async function openWithTimeout(
   timeoutMs: number,
 ): Promise<{ database: Database; close(): Promise<void> }> {
   if (backend === "pglite") {
-    const parent = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-timeout-"));
-    const database = await openDatabase({
-      kind: "embedded",
-      dataDir: path.join(parent, "data"),
-      loadDataDir: await pgliteTemplate(),
-      statementTimeoutMs: timeoutMs,
-    });
+    const { dataDir, drop } = await copyPgliteTemplate();
+    const database = await openDatabase({ kind: "embedded", dataDir, statementTimeoutMs: timeoutMs });
     return {
       database,
       close: async () => {
         await database.close();
-        await fs.rm(parent, { recursive: true, force: true });
+        await drop();
       },
     };
   }

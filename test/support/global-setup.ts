@@ -1,7 +1,8 @@
 /**
  * Runs once per test run: migrates one template database per backend, so that each test file gets
- * a fresh, migrated database cheaply: PGlite loads a dump of the template into memory; PostgreSQL
- * copies it with CREATE DATABASE ... TEMPLATE.
+ * a fresh, migrated database cheaply: PGlite opens a copy of the template's data directory (as a
+ * server restarting on its directory does: about 0.7 s, where loading a 40 MB dump took 2 to 4 s);
+ * PostgreSQL copies it with CREATE DATABASE ... TEMPLATE.
  */
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -14,7 +15,7 @@ import { adminQuery, databaseUrl, postgresAnswers } from "./postgres.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** Path of a tarball of the migrated PGlite template. */
+    /** Path of the migrated PGlite template's data directory (closed cleanly: copy it, never open it). */
     pgliteTemplate: string;
     /** Name of the migrated PostgreSQL template database, or null when no PostgreSQL answers. */
     postgresTemplate: string | null;
@@ -31,13 +32,11 @@ const migrationLogger = {
 
 export default async function setup(project: TestProject) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-test-"));
-  const pglite = new PGlite();
+  const templateDir = path.join(dir, "pglite-template");
+  const pglite = new PGlite(templateDir);
   await applyMigrations({ kind: "pglite", pglite });
-  const dump = await pglite.dumpDataDir("none");
   await pglite.close();
-  const tarball = path.join(dir, "template.tar");
-  await fs.writeFile(tarball, Buffer.from(await dump.arrayBuffer()));
-  project.provide("pgliteTemplate", tarball);
+  project.provide("pgliteTemplate", templateDir);
 
   let postgresTemplate: string | null = null;
   if (await postgresAnswers()) {

@@ -99,13 +99,11 @@ interface Migrations {
 
 /**
  * Opens the PGlite database in `dataDir` in a process of its own and returns its host.
- * @param loadDataDir a data-directory tarball to load into a new `dataDir` (tests' migrated template).
  * @param lockSocket the data-directory lock's owner socket (../data-dir-lock.ts), shared with the process.
  * @throws Error with the process's exit status when the database cannot be opened.
  */
 export async function startEmbeddedHost(options: {
   dataDir: string;
-  loadDataDir?: Uint8Array | null;
   lockSocket?: net.Server | null;
   log?: EmbeddedHostLogger;
 }): Promise<EmbeddedHost> {
@@ -120,7 +118,7 @@ export async function startEmbeddedHost(options: {
   let migrationIds = 0;
 
   /** Starts a process and resolves once its database is open and it listens. */
-  const spawn = (loadDataDir: Uint8Array | null): Promise<Child> => {
+  const spawn = (): Promise<Child> => {
     generation += 1;
     // A new path each time: a killed process leaves its socket file behind.
     const socketPath = socketDir
@@ -131,7 +129,7 @@ export async function startEmbeddedHost(options: {
       stdio: ["ignore", "inherit", "inherit", "ipc", "pipe"],
     });
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    const init: ProcessInit = { type: "init", dataDir, loadDataDir, socketPath };
+    const init: ProcessInit = { type: "init", dataDir, socketPath };
     child.send(init);
     if (options.lockSocket) child.send({ type: "lock" } satisfies HostMessage, options.lockSocket);
     return new Promise<Child>((resolve, reject) => {
@@ -185,7 +183,7 @@ export async function startEmbeddedHost(options: {
   const removeSocketDir = async () => {
     if (socketDir) await fs.rm(socketDir, { recursive: true, force: true });
   };
-  let live: Child | null = await spawn(options.loadDataDir ?? null).catch(async (error: unknown) => {
+  let live: Child | null = await spawn().catch(async (error: unknown) => {
     await removeSocketDir();
     throw error;
   });
@@ -197,9 +195,7 @@ export async function startEmbeddedHost(options: {
    * connections wait for the attempt, and fail at once while the last attempt failed.
    */
   const reopen = (delayMs: number, reason: RestartReason): void => {
-    const attempt = new Promise<void>((resolve) => setTimeout(resolve, delayMs).unref()).then(() =>
-      spawn(null),
-    );
+    const attempt = new Promise<void>((resolve) => setTimeout(resolve, delayMs).unref()).then(() => spawn());
     current = attempt;
     attempt.then(
       (child) => {

@@ -87,10 +87,7 @@ const shared = new SharedArrayBuffer(STATE_SLOTS * BigInt64Array.BYTES_PER_ELEME
 const state = new BigInt64Array(shared);
 new Worker(WATCHDOG, { eval: true, workerData: { state: shared, parent: process.ppid } }).unref();
 
-const pglite = new PGlite(
-  init.dataDir,
-  init.loadDataDir ? { loadDataDir: new Blob([init.loadDataDir as Uint8Array<ArrayBuffer>]) } : {},
-);
+const pglite = new PGlite(init.dataDir);
 await pglite.waitReady;
 const postgres = (pglite as unknown as { Module: PostgresModule }).Module;
 const statementTimeoutName = postgres.stringToNewUTF8("statement_timeout");

@@ -24,8 +24,6 @@ export interface ProcessInit {
   type: "init";
   /** The PGlite data directory (created when absent). */
   dataDir: string;
-  /** A PGlite data-directory tarball (`dumpDataDir`) to load into a new, empty `dataDir`; null to open it as it is. */
-  loadDataDir: Uint8Array | null;
   /** Where the process listens for connections (a Unix socket path, or a named pipe on Windows). */
   socketPath: string;
 }
