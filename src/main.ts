@@ -20,14 +20,10 @@ import { NEW_USER_LEVELS } from "./users/users.schemas.js";
 import { buildInfo } from "./version.js";
 
 // Traces (src/observability/, off unless OTEL_* asks) hook http, fastify and pg as they load, so
-// they start before any module that loads those: the modules below are imported after, dynamically.
+// they start before any module that loads those. Those modules (the server, the database driver, the
+// job queue) are imported dynamically, after, and only by the commands that use them: `--help`,
+// `--version` and `config` load none of them and answer at once.
 const tracing = await startTracingForCommand(process.argv);
-const { buildApp } = await import("./app.js");
-const { runAdminCommand } = await import("./cli/admin-commands.js");
-const { AdminCommandError, listenAdminSocket, sendAdminCommand } = await import("./cli/admin-socket.js");
-const { migrateJobQueue } = await import("./core/jobs/postgres-queue.js");
-const { openDatabase } = await import("./db/database.js");
-const { applyMigrations, DEFAULT_MIGRATIONS_DIR, migrationStatus } = await import("./db/migrations.js");
 
 /** An error the CLI reports as one line, without a stack. */
 class CliError extends Error {}
@@ -47,6 +43,8 @@ function databaseSource(config: Config): DatabaseSource {
 
 /** Opens the configured database; the embedded one is migrated, PostgreSQL must already be. */
 async function open(config: Config, log: Logger, requireMigrated: boolean): Promise<Database> {
+  const { openDatabase } = await import("./db/database.js");
+  const { applyMigrations, migrationStatus } = await import("./db/migrations.js");
   const database = await openDatabase(databaseSource(config), log);
   try {
     if (database.kind === "embedded") {
@@ -71,6 +69,9 @@ async function open(config: Config, log: Logger, requireMigrated: boolean): Prom
 const TRACES_FLUSH_TIMEOUT_MS = 3000;
 
 async function serve(): Promise<void> {
+  const { buildApp } = await import("./app.js");
+  const { listenAdminSocket } = await import("./cli/admin-socket.js");
+  const { migrationStatus } = await import("./db/migrations.js");
   const config = loadConfig();
   const log = logger(config, false);
   const database = await open(config, log, false);
@@ -121,6 +122,8 @@ async function serve(): Promise<void> {
  * embedded data directory, the server runs it instead (src/cli/admin-socket.ts).
  */
 async function admin(command: AdminCommand): Promise<AdminResult> {
+  const { runAdminCommand } = await import("./cli/admin-commands.js");
+  const { AdminCommandError, sendAdminCommand } = await import("./cli/admin-socket.js");
   const config = loadConfig();
   const log = logger(config, true);
   let database: Database;
@@ -128,7 +131,10 @@ async function admin(command: AdminCommand): Promise<AdminResult> {
     database = await open(config, log, true);
   } catch (error) {
     if (error instanceof DataDirectoryLockedError) {
-      const result = await sendAdminCommand(config.dataDir, command);
+      const result = await sendAdminCommand(config.dataDir, command).catch((failure: unknown) => {
+        // The server's message, reported as the command's own.
+        throw failure instanceof AdminCommandError ? new CliError(failure.message) : failure;
+      });
       if (result) return result;
     }
     throw error;
@@ -148,6 +154,8 @@ async function admin(command: AdminCommand): Promise<AdminResult> {
  * `no pending migrations: <database> is up to date`.
  */
 async function migrate(database: Database, log: Logger): Promise<MigrationReport> {
+  const { applyMigrations, DEFAULT_MIGRATIONS_DIR } = await import("./db/migrations.js");
+  const { migrateJobQueue } = await import("./core/jobs/postgres-queue.js");
   const started = performance.now();
   let running = false;
   const report = await applyMigrations(database.migrationTarget, DEFAULT_MIGRATIONS_DIR, (step) => {
@@ -244,6 +252,8 @@ program
   .action(async (options: { status?: boolean }) => {
     const config = loadConfig();
     const log = logger(config, true);
+    const { openDatabase } = await import("./db/database.js");
+    const { migrationStatus } = await import("./db/migrations.js");
     const database = await openDatabase(databaseSource(config), log);
     try {
       const report = options.status
@@ -412,7 +422,6 @@ program.parseAsync(process.argv).then(
       const message =
         error instanceof CliError ||
         error instanceof DomainError ||
-        error instanceof AdminCommandError ||
         error instanceof DataDirectoryLockedError ||
         error instanceof ConfigurationError
           ? (error as Error).message
