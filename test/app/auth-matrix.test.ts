@@ -143,6 +143,23 @@ let keyCounter = 0;
 /** A flag key no other request of this file uses. */
 const freshKey = () => `matrix-${++keyCounter}`;
 
+/**
+ * The server's keys by what they grant, each created once: the matrix asks for the same few grants on
+ * hundreds of routes, and creating a key is a write, after which `expectNothingWritten` fingerprints
+ * every table again instead of reusing the fingerprint it has.
+ */
+function keysOf(server: () => TestServer) {
+  const created = new Map<string, Promise<string>>();
+  return (scopes: string[], projects: number[] = [], organizations: string[] = []): Promise<string> => {
+    const grant = JSON.stringify([scopes, projects, organizations]);
+    const known = created.get(grant);
+    if (known) return known;
+    const key = server().createKey(scopes, projects, organizations);
+    created.set(grant, key);
+    return key;
+  };
+}
+
 /** Asserts `response` is `status` with exactly `body` (undefined: an empty body). */
 function expectAnswer(response: TestResponse, label: string, status: number, body: unknown): void {
   expect({ status: response.status, body: response.body }, label).toEqual({ status, body });
@@ -171,6 +188,7 @@ describe("the REST route tables and the GraphQL schema declare what the matrix n
 });
 
 describeEachBackend("REST auth matrix", (server) => {
+  const keyWith = keysOf(server);
   let t: Tenancy;
   let own: PathValues;
   /** Public tokens by project id, for routes that take their project from `?token=` (`projectFromToken`). */
@@ -353,16 +371,15 @@ describeEachBackend("REST auth matrix", (server) => {
       });
 
       itWhere(route.scopes.length > 0)("refuses a key without each needed scope, naming it", async () => {
-        const s = server();
         for (const [i, scope] of route.scopes.entries()) {
-          const key = await s.createKey(scopesMissing(route.scopes, i));
+          const key = await keyWith(scopesMissing(route.scopes, i));
           await refused(route, `key without ${scope}`, own, key, 403, denied(missingScope(scope)));
         }
       });
 
       it("serves a key with just the declared scopes", async () => {
         const s = server();
-        const key = await s.createKey(route.scopes.length ? [...route.scopes] : [unrelatedScope([])]);
+        const key = await keyWith(route.scopes.length ? [...route.scopes] : [unrelatedScope([])]);
         const response = await call(route, await withFreshObject(s, route), key);
         const label = `${route.method} ${route.path} with ${route.scopes.join(", ") || "any scope"}: ${response.text}`;
         expect([401, 403, 404], label).not.toContain(response.status);
@@ -370,7 +387,7 @@ describeEachBackend("REST auth matrix", (server) => {
       });
 
       itWhere(kinds.has("project_id"))("refuses a key limited to another project", async () => {
-        const key = await server().createKey(["*"], [t.otherProject]);
+        const key = await keyWith(["*"], [t.otherProject]);
         await refused(
           route,
           "key limited to another project",
@@ -384,7 +401,7 @@ describeEachBackend("REST auth matrix", (server) => {
       itWhere(kinds.has("project_id") || kinds.has("organization_id"))(
         "refuses a key limited to another organization",
         async () => {
-          const key = await server().createKey(["*"], [], [t.secondOrganization]);
+          const key = await keyWith(["*"], [], [t.secondOrganization]);
           const body = denied(organizationLimit(t.organization));
           await refused(route, "key limited to another organization", own, key, 403, body);
         },
@@ -549,6 +566,7 @@ const NODE_FIXTURES: Record<string, { projectOwned: boolean; localId: (ids: Node
 };
 
 describeEachBackend("GraphQL auth matrix", (server) => {
+  const keyWith = keysOf(server);
   let t: Tenancy;
   let entry: string;
   beforeAll(async () => {
@@ -748,11 +766,10 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       });
 
       itWhere(scopes.length > 0)("refuses a key without each needed scope, naming it", async () => {
-        const s = server();
         for (const [i, scope] of scopes.entries()) {
           const granted = [...ancestorScopes, ...scopes.slice(0, i), unrelatedScope(pathScopes)];
           if (scopeSatisfied(granted, scope as Scope)) continue;
-          const key = await s.createKey(granted);
+          const key = await keyWith(granted);
           const error = { code: "permission_denied", detail: missingScope(scope) };
           await refused(target, `key without ${scope}`, fixtures(target), key, "object", error);
         }
@@ -760,7 +777,7 @@ describeEachBackend("GraphQL auth matrix", (server) => {
 
       it("serves a key with just the declared scopes", async () => {
         const s = server();
-        const key = await s.createKey(pathScopes.length ? [...new Set(pathScopes)] : [unrelatedScope([])]);
+        const key = await keyWith(pathScopes.length ? [...new Set(pathScopes)] : [unrelatedScope([])]);
         // Fresh objects: a success may change or (event definitions, groups, event schemas) delete them.
         // The fresh group is attached to the tenancy's event only, so adding it to the fresh event succeeds.
         // With enriched analytics, so that `enrichFlagUsageDashboard` may add its insights.
@@ -820,13 +837,13 @@ describeEachBackend("GraphQL auth matrix", (server) => {
       });
 
       itWhere(projectScoped)("refuses a key limited to another project", async () => {
-        const key = await server().createKey(["*"], [t.otherProject]);
+        const key = await keyWith(["*"], [t.otherProject]);
         const error = { code: "permission_denied", detail: projectLimit(t.project) };
         await refused(target, "key limited to another project", fixtures(target), key, "object", error);
       });
 
       itWhere(projectScoped)("refuses a key limited to another organization", async () => {
-        const key = await server().createKey(["*"], [], [t.secondOrganization]);
+        const key = await keyWith(["*"], [], [t.secondOrganization]);
         const error = { code: "permission_denied", detail: organizationLimit(t.organization) };
         await refused(target, "key limited to another organization", fixtures(target), key, "object", error);
       });
