@@ -158,7 +158,7 @@ export function createFeatureFlagService(deps: ServiceDeps, others: FlagServiceC
      * holds the roll-up).
      */
     rollUpCalls(transaction: RunSqlTransaction): Promise<FlagCallRollup> {
-      return rollUpFlagCalls(transaction, deps.now());
+      return rollUpFlagCalls(transaction, deps.now);
     },
 
     /**

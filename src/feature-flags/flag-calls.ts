@@ -14,13 +14,16 @@
  * 1. `pg_try_advisory_xact_lock`: the run is single-flight across processes (API nodes on one
  *    PostgreSQL); a process that does not get the lock skips the run, as PostHog's lock does.
  * 2. The window: from the last run's end (`task_checkpoints`, less `LATE_EVENTS_MS` for events that
- *    arrive after their timestamp) to now (the service clock); the first run looks back
+ *    arrive after their timestamp) to now (the service clock, read once the lock is held: a run
+ *    that was picked earlier but got the lock later must not end before the run it follows); the
+ *    first run looks back
  *    `FIRST_RUN_LOOKBACK_MS` (PostHog's default lookback, one day). Events stamped in the future are
  *    left for the run whose window reaches them.
  * 3. One statement per project that has flags: each flag's `last_called_at` becomes the latest
  *    event timestamp of its key in the window where that is newer (feature-flags.queries.ts
  *    `rollUpProjectFlagCalls`); a project whose flags did not move is not written, so its revision stays.
- * 4. The window's end becomes the checkpoint. A failed run rolls back and moves nothing.
+ * 4. The window's end becomes the checkpoint, which never moves back (another process's clock may
+ *    be behind). A failed run rolls back and moves nothing.
  */
 
 import type { RunSqlTransaction } from "../db/sql-transaction.js";
@@ -54,8 +57,8 @@ export interface FlagCallRollup {
   flagsUpdated: number;
 }
 
-/** Rolls flag calls up once (see the module comment), with `now` as the window's end. */
-export function rollUpFlagCalls(transaction: RunSqlTransaction, now: Date): Promise<FlagCallRollup> {
+/** Rolls flag calls up once (see the module comment); `now` (the service clock) gives the window's end. */
+export function rollUpFlagCalls(transaction: RunSqlTransaction, now: () => Date): Promise<FlagCallRollup> {
   return transaction(async (tx) => {
     const [lock] = await tx.rows<{ locked: boolean }>(
       Prisma.sql`SELECT pg_try_advisory_xact_lock(${LOCK.namespace}::int, ${LOCK.task}::int) AS locked`,
@@ -64,7 +67,7 @@ export function rollUpFlagCalls(transaction: RunSqlTransaction, now: Date): Prom
     const [last] = await tx.rows<{ checkpoint: Date }>(
       Prisma.sql`SELECT checkpoint FROM task_checkpoints WHERE name = ${FLAG_CALL_ROLLUP}`,
     );
-    const until = now;
+    const until = now();
     const since = last
       ? new Date(last.checkpoint.getTime() - LATE_EVENTS_MS)
       : new Date(until.getTime() - FIRST_RUN_LOOKBACK_MS);
@@ -75,7 +78,8 @@ export function rollUpFlagCalls(transaction: RunSqlTransaction, now: Date): Prom
     }
     await tx.execute(Prisma.sql`INSERT INTO task_checkpoints (name, checkpoint, updated_at)
       VALUES (${FLAG_CALL_ROLLUP}, ${until}, now())
-      ON CONFLICT (name) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, updated_at = EXCLUDED.updated_at`);
+      ON CONFLICT (name) DO UPDATE
+      SET checkpoint = GREATEST(task_checkpoints.checkpoint, EXCLUDED.checkpoint), updated_at = EXCLUDED.updated_at`);
     return { skipped: false, window: { since, until }, projects: projects.length, flagsUpdated };
   });
 }
