@@ -1,5 +1,5 @@
 /**
- * Runs once per test run: migrates one template database per backend, so that each test file gets
+ * Runs once per test run (for all of vitest.config.ts's projects): migrates one template database per backend, so that each test file gets
  * a fresh, migrated database cheaply: PGlite opens a copy of the template's data directory (as a
  * server restarting on its directory does: about 0.7 s, where loading a 40 MB dump took 2 to 4 s);
  * PostgreSQL copies it with CREATE DATABASE ... TEMPLATE.
@@ -30,13 +30,20 @@ const migrationLogger = {
   error: (_fields: object, message: string) => console.error(message),
 };
 
-export default async function setup(project: TestProject) {
+/** The templates of this run, made once for all its projects (vitest.config.ts). */
+interface Templates {
+  pgliteTemplate: string;
+  postgresTemplate: string | null;
+  drop(): Promise<void>;
+}
+
+/** Makes the migrated templates (see the module comment). */
+async function makeTemplates(): Promise<Templates> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-test-"));
-  const templateDir = path.join(dir, "pglite-template");
-  const pglite = new PGlite(templateDir);
+  const pgliteTemplate = path.join(dir, "pglite-template");
+  const pglite = new PGlite(pgliteTemplate);
   await applyMigrations({ kind: "pglite", pglite });
   await pglite.close();
-  project.provide("pgliteTemplate", templateDir);
 
   let postgresTemplate: string | null = null;
   if (await postgresAnswers()) {
@@ -51,10 +58,36 @@ export default async function setup(project: TestProject) {
       "\n!!! No PostgreSQL answers at TEST_DATABASE_URL or 127.0.0.1:5432: the PostgreSQL half of the suite is SKIPPED. !!!\n",
     );
   }
-  project.provide("postgresTemplate", postgresTemplate);
+  return {
+    pgliteTemplate,
+    postgresTemplate,
+    async drop() {
+      if (postgresTemplate) await adminQuery(`DROP DATABASE IF EXISTS ${postgresTemplate} WITH (FORCE)`);
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The run's templates and how many projects use them, kept on the runner's global object: vitest
+ * runs this setup once per project, side by side, each from a module instance of its own.
+ */
+const run = globalThis as typeof globalThis & {
+  signalboxTemplates?: { made: Promise<Templates>; users: number };
+};
+
+export default async function setup(project: TestProject) {
+  run.signalboxTemplates ??= { made: makeTemplates(), users: 0 };
+  const shared = run.signalboxTemplates;
+  shared.users += 1;
+  const templates = await shared.made;
+  project.provide("pgliteTemplate", templates.pgliteTemplate);
+  project.provide("postgresTemplate", templates.postgresTemplate);
 
   return async () => {
-    if (postgresTemplate) await adminQuery(`DROP DATABASE IF EXISTS ${postgresTemplate} WITH (FORCE)`);
-    await fs.rm(dir, { recursive: true, force: true });
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    run.signalboxTemplates = undefined;
+    await templates.drop();
   };
 }
