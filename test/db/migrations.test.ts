@@ -160,10 +160,17 @@ async function expectFailingMigrationRecordedAsFailed(
   }
 }
 
+/**
+ * Each test here runs Prisma's schema engine (WebAssembly) over shadow databases, each a fresh PGlite
+ * (`initdb`, then every migration replayed): 5 to 20 s alone, and past a minute on a loaded 2-core
+ * machine beside the other worker (seen on 2026-11-29), so they get a longer hang guard.
+ */
+const SCHEMA_ENGINE_TEST_TIMEOUT_MS = 180_000;
+
 const RECORDED_SQL = `SELECT migration_name, checksum FROM _prisma_migrations
   WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name`;
 
-describe("migrations folder", () => {
+describe("migrations folder", { timeout: SCHEMA_ENGINE_TEST_TIMEOUT_MS }, () => {
   it("has Prisma's PostgreSQL lockfile and at least one migration", async () => {
     const lockfile = await readFile(path.join(DEFAULT_MIGRATIONS_DIR, "migration_lock.toml"), "utf8");
     expect(lockfile).toMatch(/^provider = "postgresql"$/m);
@@ -197,7 +204,7 @@ describe("migrations folder", () => {
   });
 });
 
-describe("generated client", () => {
+describe("generated client", { timeout: SCHEMA_ENGINE_TEST_TIMEOUT_MS }, () => {
   it("matches schema.prisma: regenerating from it reproduces src/generated", async () => {
     // Regenerate into a scratch copy of the layout (the generators' outputs are relative to the
     // schema file), offline: the schema-engine stub stands in for the native engine (offline-prisma.md).
@@ -253,7 +260,7 @@ describe("generated client", () => {
   });
 });
 
-describe("on PGlite", () => {
+describe("on PGlite", { timeout: SCHEMA_ENGINE_TEST_TIMEOUT_MS }, () => {
   it("migrates a fresh database: nothing pending or failed after, nothing applied twice", async () => {
     const pglite = new PGlite();
     try {
@@ -280,7 +287,7 @@ describe("on PGlite", () => {
   });
 });
 
-describe.skipIf(!hasPostgres)("on PostgreSQL", () => {
+describe.skipIf(!hasPostgres)("on PostgreSQL", { timeout: SCHEMA_ENGINE_TEST_TIMEOUT_MS }, () => {
   let shadowsBefore: string[];
   beforeAll(async () => {
     shadowsBefore = await shadowDatabases();
