@@ -5,7 +5,7 @@ import { BaseSequencer, type Reporter, type TestSpecification, type Vitest } fro
 /**
  * The unit tests Stryker runs against each mutant (stryker.config.mjs, `npm run test:mutation`): only
  * the unit tests of the mutated modules, so that a mutant costs seconds: pure functions, and for
- * the key lookup and the HogQL printer's SQL one in-memory PGlite copied from the migrated template
+ * the key lookup and the HogQL printer's SQL one PGlite database on a copy of the migrated template
  * (the global setup's).
  */
 // Stryker runs the tests in worker threads, where setting TZ inside a test changes no Date's zone:

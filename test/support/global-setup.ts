@@ -1,8 +1,8 @@
 /**
- * Runs once per test run (for all of vitest.config.ts's projects): migrates one template database per backend, so that each test file gets
- * a fresh, migrated database cheaply: PGlite opens a copy of the template's data directory (as a
- * server restarting on its directory does: about 0.7 s, where loading a 40 MB dump took 2 to 4 s);
- * PostgreSQL copies it with CREATE DATABASE ... TEMPLATE.
+ * Runs once per test run, for all of vitest.config.ts's projects: migrates one template database
+ * per backend, so that each test file gets a fresh, migrated database cheaply: PGlite opens a copy
+ * of the template's data directory (as a server restarting on its directory does: about 0.7 s,
+ * where loading a 40 MB dump took 2 to 4 s); PostgreSQL copies it with CREATE DATABASE ... TEMPLATE.
  */
 import fs from "node:fs/promises";
 import os from "node:os";

@@ -1,5 +1,5 @@
 /**
- * The printer's SQL run on a real database (an in-memory PGlite from the migrated template): what
+ * The printer's SQL run on a real database (PGlite, on a copy of the migrated template): what
  * each construct answers on a few events and persons, with a second project's rows always present,
  * and the ValidationError each unsupported construct gets (in PostHog's words where it has them).
  * No HTTP server: a printed query costs milliseconds, so the mutation run
