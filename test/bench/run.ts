@@ -684,10 +684,14 @@ async function benchBackend(label: string, backend: string): Promise<void> {
       // Figures that share our side (the list against each baseline shape) share its measurement.
       const measuredThisRound = new Map<Side, Measured>();
       for (const [index, result] of results.entries()) {
-        const firstOfId = results.findIndex((r) => r.figure.id === result.figure.id) === index;
+        // One profile per figure: `<backend>-<id>.cpuprofile`, then `-2`, `-3` for the id's later figures.
+        const ofId = results.slice(0, index).filter((r) => r.figure.id === result.figure.id).length;
         const profile =
-          PROFILE_DIR && round === 0 && firstOfId
-            ? path.resolve(PROFILE_DIR, `${backend}-${result.figure.id}.cpuprofile`)
+          PROFILE_DIR && round === 0
+            ? path.resolve(
+                PROFILE_DIR,
+                `${backend}-${result.figure.id}${ofId === 0 ? "" : `-${ofId + 1}`}.cpuprofile`,
+              )
             : undefined;
         // The side measured second runs in what the first left behind (background jobs its traffic
         // queued, a grown table): every other round, the comparison goes first.
