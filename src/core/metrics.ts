@@ -13,6 +13,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { BoundCounter, BoundHistogram, type CounterSeries, type HistogramSeries } from "./bound-metrics.js";
 
 /** The registry every module's metrics are defined on. */
 export const metricsRegistry = new Registry();
@@ -23,20 +24,26 @@ export const METRICS_CONTENT_TYPE = metricsRegistry.contentType;
 /** The route label of a request that matched no route (a 404): raw URLs never become labels. */
 export const UNMATCHED_ROUTE = "unmatched";
 
-const httpRequests = new Counter({
+const httpRequests = new BoundCounter({
   name: "signalbox_http_requests_total",
   help: "HTTP requests answered, by route template, method and status code.",
   labelNames: ["route", "method", "status"] as const,
   registers: [metricsRegistry],
 });
 
-const httpDuration = new Histogram({
+const httpDuration = new BoundHistogram({
   name: "signalbox_http_request_duration_seconds",
   help: "Time from a request's arrival to its answer, in seconds, by route template, method and status code.",
   labelNames: ["route", "method", "status"] as const,
   buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [metricsRegistry],
 });
+
+/**
+ * The series of each route, method and status seen (route templates and status codes are few), by
+ * `method status route`: a request counts without building its labels, on the path SDKs poll.
+ */
+const httpSeries = new Map<string, { requests: CounterSeries; duration: HistogramSeries }>();
 
 /**
  * Counts one answered request and its latency. `route` is the route's template (`/api/projects/:project_id/feature_flags/`),
@@ -47,24 +54,12 @@ export function observeHttpRequest(route: string, method: string, status: number
   let series = httpSeries.get(key);
   if (!series) {
     const labels = { route, method, status: String(status) };
-    series = { requests: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
+    series = { requests: httpRequests.series(labels), duration: httpDuration.series(labels) };
     httpSeries.set(key, series);
   }
   series.requests.inc();
   series.duration.observe(durationMs / 1000);
 }
-
-/**
- * The bound series of each route, method and status seen (route templates and status codes are
- * few): a request counts without prom-client hashing its labels again, on the path SDKs poll.
- */
-const httpSeries = new Map<
-  string,
-  {
-    requests: ReturnType<typeof httpRequests.labels>;
-    duration: ReturnType<typeof httpDuration.labels>;
-  }
->();
 
 let processMetricsStarted = false;
 

@@ -4,17 +4,17 @@
  * a repeat of a stored event's uuid). Requests refused whole (a bad body, a rate limit) are counted
  * by the HTTP metrics with their status.
  */
-import { Counter } from "prom-client";
+import { BoundCounter } from "../core/bound-metrics.js";
 import { metricsRegistry } from "../core/metrics.js";
 
-const events = new Counter({
+const events = new BoundCounter({
   name: "signalbox_capture_events_total",
   help: "Events received by capture, by outcome: stored, or dropped (pipeline rules, repeated uuids).",
   labelNames: ["outcome"] as const,
   registers: [metricsRegistry],
 });
-const stored = events.labels("stored");
-const dropped = events.labels("dropped");
+const stored = events.series({ outcome: "stored" });
+const dropped = events.series({ outcome: "dropped" });
 
 /** Counts a capture request's `received` events, `storedCount` of which were stored. */
 export function countCapturedEvents(received: number, storedCount: number): void {

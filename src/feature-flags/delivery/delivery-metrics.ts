@@ -4,27 +4,27 @@
  * (OpenFeature's OFREP) or `local` (the local-evaluation polls, 200 and 304 alike: SDKs evaluate
  * those themselves).
  */
-import { Counter } from "prom-client";
+import { BoundCounter } from "../../core/bound-metrics.js";
 import { metricsRegistry } from "../../core/metrics.js";
 
 /** Where an SDK's flags are delivered. */
 export type FlagDoor = "remote" | "ofrep" | "local";
 
-const requests = new Counter({
+const requests = new BoundCounter({
   name: "signalbox_flag_requests_total",
   help: "Flag delivery requests answered, by door: remote (/flags, /decide), ofrep, local (definition polls).",
   labelNames: ["door"] as const,
   registers: [metricsRegistry],
 });
 
-const evaluations = new Counter({
+const evaluations = new BoundCounter({
   name: "signalbox_flag_evaluations_total",
   help: "Flags evaluated for a subject on the server, by door (remote, ofrep).",
   labelNames: ["door"] as const,
   registers: [metricsRegistry],
 });
 
-const definitionsCache = new Counter({
+const definitionsCache = new BoundCounter({
   name: "signalbox_flag_definitions_cache_total",
   help: "Reads of a project's flag definitions: hit (held at the revision asked for), miss (loaded).",
   labelNames: ["result"] as const,
@@ -33,17 +33,22 @@ const definitionsCache = new Counter({
 
 // Bound once: the polls count on the hot path without a label lookup.
 const byDoor = {
-  remote: requests.labels("remote"),
-  ofrep: requests.labels("ofrep"),
-  local: requests.labels("local"),
+  remote: requests.series({ door: "remote" }),
+  ofrep: requests.series({ door: "ofrep" }),
+  local: requests.series({ door: "local" }),
 };
-const cacheHits = definitionsCache.labels("hit");
-const cacheMisses = definitionsCache.labels("miss");
+const evaluatedByDoor = {
+  remote: evaluations.series({ door: "remote" }),
+  ofrep: evaluations.series({ door: "ofrep" }),
+  local: evaluations.series({ door: "local" }),
+};
+const cacheHits = definitionsCache.series({ result: "hit" });
+const cacheMisses = definitionsCache.series({ result: "miss" });
 
 /** Counts one answered delivery request of `door`, which evaluated `evaluated` flags on the server. */
 export function countFlagRequest(door: FlagDoor, evaluated = 0): void {
   byDoor[door].inc();
-  if (evaluated > 0) evaluations.inc({ door }, evaluated);
+  if (evaluated > 0) evaluatedByDoor[door].inc(evaluated);
 }
 
 /** How many of an outcome's `results` were evaluated (a flag whose stored data could not be read was not). */
