@@ -189,29 +189,21 @@ const IDLE_SWEEP_INTERVAL_MS = 100;
  * Tracks which of `server`'s connections carry a request, and returns the function a close calls:
  * it ends every connection that carries none, now and then every `IDLE_SWEEP_INTERVAL_MS` until the
  * server has closed (a request that finishes later leaves its connection idle, and it goes too).
- * Node's own `closeIdleConnections` misses a connection that has not sent a byte yet.
+ * Node's own `closeIdleConnections` misses a connection that has not sent a byte yet. A connection
+ * carries a request while its latest response is unfinished (answers leave a connection in order);
+ * no listener is added per request, on the path SDKs poll tens of thousands of times a second.
  */
 function idleConnectionSweeper(server: http.Server): () => void {
-  const connections = new Set<Socket>();
-  const busy = new Map<Socket, number>();
+  const latest = new Map<Socket, http.ServerResponse | undefined>();
   server.on("connection", (socket: Socket) => {
-    connections.add(socket);
-    socket.once("close", () => {
-      connections.delete(socket);
-      busy.delete(socket);
-    });
+    latest.set(socket, undefined);
+    socket.once("close", () => latest.delete(socket));
   });
   server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
-    const socket = request.socket;
-    busy.set(socket, (busy.get(socket) ?? 0) + 1);
-    response.once("close", () => {
-      const left = (busy.get(socket) ?? 1) - 1;
-      if (left > 0) busy.set(socket, left);
-      else busy.delete(socket);
-    });
+    latest.set(request.socket, response);
   });
   const sweep = () => {
-    for (const socket of connections) if (!busy.has(socket)) socket.destroy();
+    for (const [socket, response] of latest) if (!response || response.writableFinished) socket.destroy();
   };
   return () => {
     sweep();
