@@ -16,6 +16,6 @@ export function answerHeaders(request: IncomingHttpHeaders, reply: SdkReply): Re
     ...corsHeaders(request),
     ...(reply.contentType ? { "Content-Type": reply.contentType } : {}),
     ...own,
-    ...exposeHeaders(request, Object.keys(own)),
+    ...exposeHeaders(request, own),
   };
 }

@@ -41,14 +41,15 @@ export function setPreflightHeaders(request: FastifyRequest, reply: FastifyReply
 }
 
 /**
- * The header that lets a cross-origin page read `names` of the answer (`Access-Control-Expose-Headers`),
+ * The header that lets a cross-origin page read the `answer`'s own headers (`Access-Control-Expose-Headers`),
  * or none: a browser hides every header but the CORS-safelisted ones otherwise, and OFREP's web
  * provider reads `ETag` to send it back as `If-None-Match`.
  */
 export function exposeHeaders(
   headers: IncomingHttpHeaders,
-  names: readonly string[],
+  answer: Readonly<Record<string, string>>,
 ): Record<string, string> {
-  if (!headers.origin || names.length === 0) return {};
-  return { "Access-Control-Expose-Headers": names.join(", ") };
+  if (!headers.origin) return {};
+  const names = Object.keys(answer);
+  return names.length === 0 ? {} : { "Access-Control-Expose-Headers": names.join(", ") };
 }

@@ -138,9 +138,8 @@ export class KnownAnswers {
   ): void {
     const status = reply.status ?? 200;
     const headers: Record<string, string | number> = { "x-request-id": requestId };
-    for (const [name, value] of Object.entries(answerHeaders(request.headers, reply))) {
-      headers[name.toLowerCase()] = value;
-    }
+    const answer = answerHeaders(request.headers, reply);
+    for (const name in answer) headers[name.toLowerCase()] = answer[name]!;
     headers["server-timing"] = NO_STATEMENTS;
     if (reply.body) headers["content-length"] = reply.body.length;
     response.writeHead(status, headers).end(reply.body);
