@@ -347,6 +347,11 @@ function figuresFor(ready: BenchReady): Figure[] {
     target: { url: ready.unleash.list, headers: { authorization: ready.unleash.token } },
     expected: [200],
   };
+  const listBytes: Side = {
+    name: "node:http bytes",
+    target: { url: ready.listBytes, headers: auth },
+    expected: [200],
+  };
   const restRead: Side = {
     name: "REST read",
     target: { url: `${project}/feature_flags/${one}/`, headers: auth },
@@ -371,6 +376,7 @@ function figuresFor(ready: BenchReady): Figure[] {
     },
     { id: "list", name: "  (same) vs", ours: restList, against: listAgainst("SQL page as JSON", "json") },
     ...(unleashList ? [{ id: "list", name: "  (same) vs", ours: restList, against: unleashList }] : []),
+    { id: "list", name: "  (same) vs", ours: restList, against: listBytes },
     { id: "read", name: "REST read one flag", ours: restRead, against: readAgainst("SQL joins", "rows") },
     ...(ready.postgraphile
       ? [
@@ -413,6 +419,7 @@ function figuresFor(ready: BenchReady): Figure[] {
       against: { name: "our REST list", figure: "list" },
     },
     ...(unleashList ? [{ id: "list", name: "  (same) vs", ours: keptList, against: unleashList }] : []),
+    { id: "list", name: "  (same) vs", ours: keptList, against: listBytes },
     {
       id: "304",
       name: "REST list, If-None-Match → 304",

@@ -70,6 +70,8 @@ export interface BenchReady {
    * ETag, and the plain `node:http` server answering the same bytes (static-bytes.ts).
    */
   localEvaluation: { token: string; etag: string; baseline: string };
+  /** A plain `node:http` server answering the bytes and headers of our list of `FLAGS` flags (static-bytes.ts). */
+  listBytes: string;
 }
 
 /** The headers of one of our answers that a plain server would write itself as well (node writes the others). */
@@ -345,6 +347,24 @@ async function main(backend: string): Promise<void> {
     headers304: answerHeaders(revalidated.headers),
   });
   cleanups.unshift(() => staticBytes.close());
+  // Twice, as the poll above: the second answer is the kept one every repeated read gets.
+  const readList = () =>
+    fetch(`${oursKeeping}/api/projects/${seeded.projectId}/feature_flags/?limit=${FLAGS}`, {
+      headers: { authorization: `Bearer ${seeded.key}` },
+    });
+  await (await readList()).arrayBuffer();
+  const list = await readList();
+  if (list.status !== 200) throw new Error(`the list answered ${list.status}`);
+  const listBytes = await startStaticBytes(
+    {
+      body: Buffer.from(await list.arrayBuffer()),
+      etag: list.headers.get("etag") ?? "",
+      headers200: answerHeaders(list.headers),
+      headers304: {},
+    },
+    "/api/feature_flags/",
+  );
+  cleanups.unshift(() => listBytes.close());
   if (backend === "postgres") {
     const started = await startPostGraphile(pgUrl!);
     if (typeof started === "string") console.warn(`!! PostGraphile skipped: ${started}`);
@@ -378,6 +398,7 @@ async function main(backend: string): Promise<void> {
     oursWithoutCatalogue,
     baseline: `http://127.0.0.1:${baseline.port}`,
     localEvaluation: { token: localEvaluationToken, etag, baseline: staticBytes.url },
+    listBytes: listBytes.url,
     ...(postgraphile ? { postgraphile } : {}),
     ...(unleash ? { unleash } : {}),
   };

@@ -1,6 +1,6 @@
 /**
- * The local-evaluation figure's baseline: a plain `node:http` server that answers the same bytes as
- * ours (our payload, fetched once from our server, with the headers ours sent beside it: ETag,
+ * The baseline of the local-evaluation figures and of the list's "node:http bytes": a plain
+ * `node:http` server that answers the same bytes as ours (our payload or list, fetched once from our server, with the headers ours sent beside it: ETag,
  * Cache-Control, Server-Timing, ..., and a fresh `x-request-id` per request, as ours makes one),
  * and the same 304 when `If-None-Match` names that tag. No authentication, no routing, no database:
  * the ceiling of serving the same answer from this process, against which our door's cost (key
@@ -19,9 +19,10 @@ export interface StaticAnswer {
   headers304: Record<string, string>;
 }
 
-/** Starts the server on a free port of 127.0.0.1. */
+/** Starts the server on a free port of 127.0.0.1; its `url` ends in `path` (it answers any path). */
 export async function startStaticBytes(
   answer: StaticAnswer,
+  path = "/flags/definitions",
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((request, response) => {
     const requestId = (request.headers["x-request-id"] as string | undefined) || randomUUID();
@@ -35,7 +36,7 @@ export async function startStaticBytes(
   const address = server.address();
   if (!address || typeof address === "string") throw new Error("no port");
   return {
-    url: `http://127.0.0.1:${address.port}/flags/definitions`,
+    url: `http://127.0.0.1:${address.port}${path}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
