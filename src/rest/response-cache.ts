@@ -15,9 +15,12 @@
  * recently used out first.
  */
 
-/** A kept answer: the serialised body and the headers the route added (besides ETag and caching). */
+/**
+ * A kept answer: the serialised body as UTF-8 bytes (encoded once, not on each answer: a list of 100
+ * flags is some 100 KB) and the headers the route added (besides ETag and caching).
+ */
 export interface CachedAnswer {
-  body: string;
+  body: Buffer;
   headers: Readonly<Record<string, string>>;
 }
 

@@ -45,13 +45,15 @@ export function absoluteUrl(request: FastifyRequest, publicUrl: string | undefin
   return new URL(request.url, publicUrl ?? `${request.protocol}://${request.host}`);
 }
 
-/** A 200 body as fastify sends it: text as given, else by the route's 200 schema, else `JSON.stringify`. */
-function serializedBody(reply: FastifyReply, body: unknown, has200Schema: boolean): string {
-  if (typeof body === "string") return body;
-  if (Buffer.isBuffer(body)) return body.toString("utf8");
-  return has200Schema
-    ? (reply.serializeInput(body as Record<string, unknown>, "200") as string)
-    : JSON.stringify(body);
+/** A 200 body as fastify sends it, as UTF-8 bytes: text as given, else by the route's 200 schema, else `JSON.stringify`. */
+function serializedBody(reply: FastifyReply, body: unknown, has200Schema: boolean): Buffer {
+  if (Buffer.isBuffer(body)) return body;
+  if (typeof body === "string") return Buffer.from(body);
+  return Buffer.from(
+    has200Schema
+      ? (reply.serializeInput(body as Record<string, unknown>, "200") as string)
+      : JSON.stringify(body),
+  );
 }
 
 /** What `admit` reads of a request: `body` is its parsed body, undefined before it is read. */
