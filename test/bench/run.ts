@@ -167,10 +167,11 @@ const OUR_QUERY = (flags: number, withTags = true) =>
   `query($id: ID!) { project(id: $id) { featureFlags(first: ${flags}) { totalCount edges { node { id databaseId key active version ${withTags ? "tags" : ""} createdBy { email } lastModifiedBy { email } } } } } }`;
 
 /** Each connection PATCHes its own flag (`context`), with a new name each time. */
-function patchTarget(
-  ids: readonly number[],
-  url: (id: number) => string,
+function patchTarget<Id>(
+  ids: readonly Id[],
+  url: (id: Id) => string,
   auth: Record<string, string>,
+  body: (description: string) => unknown = (description) => ({ name: description }),
 ): Target {
   let next = 0;
   let n = 0;
@@ -181,8 +182,8 @@ function patchTarget(
     body: "{}",
     setup: (request, context) => {
       context["flag"] ??= ids[next++ % ids.length];
-      const path = new URL(url(context["flag"] as number)).pathname;
-      return { ...request, path, body: JSON.stringify({ name: `renamed ${n++}` }) };
+      const path = new URL(url(context["flag"] as Id)).pathname;
+      return { ...request, path, body: JSON.stringify(body(`renamed ${n++}`)) };
     },
   };
 }
@@ -347,6 +348,11 @@ function figuresFor(ready: BenchReady): Figure[] {
     target: { url: ready.unleash.list, headers: { authorization: ready.unleash.token } },
     expected: [200],
   };
+  const patch: Side = {
+    name: "REST patch",
+    target: patchTarget(ready.flagIds, (id) => `${project}/feature_flags/${id}/`, auth),
+    expected: [200],
+  };
   const listBytes: Side = {
     name: "node:http bytes",
     target: { url: ready.listBytes, headers: auth },
@@ -441,17 +447,32 @@ function figuresFor(ready: BenchReady): Figure[] {
     {
       id: "patch",
       name: `REST PATCH (${Math.min(CONNECTIONS, flags)} flags at once)`,
-      ours: {
-        name: "REST patch",
-        target: patchTarget(ready.flagIds, (id) => `${project}/feature_flags/${id}/`, auth),
-        expected: [200],
-      },
+      ours: patch,
       against: {
         name: "SQL transaction",
         target: patchTarget(ready.flagIds, (id) => `${ready.baseline}/rows/flags/${id}`, auth),
         expected: [200],
       },
     },
+    ...(ready.unleash
+      ? [
+          {
+            id: "patch",
+            name: "  (same) vs",
+            ours: patch,
+            against: {
+              name: "Unleash 7.5 JSON patch",
+              target: patchTarget(
+                ready.flagIds.map((_, i) => `bench-${i}`),
+                (name) => `${ready.unleash!.features}${name}`,
+                { authorization: ready.unleash!.token },
+                (description) => [{ op: "replace", path: "/description", value: description }],
+              ),
+              expected: [200],
+            },
+          },
+        ]
+      : []),
     {
       id: "capture",
       name: `POST /batch/ ${CAPTURE_BATCH} events`,

@@ -60,10 +60,10 @@ export interface BenchReady {
   /** PostGraphile's GraphQL endpoint on the same database (PostgreSQL only), when it started. */
   postgraphile?: string;
   /**
-   * Unleash 7.5's admin list of its `FLAGS` flags and its admin token, and its frontend API with its
-   * token, when it started (unleash.ts).
+   * Unleash 7.5's admin list of its `FLAGS` flags and its admin token, its frontend API with its
+   * token, and where it updates a flag (`features` + `bench-<i>`), when it started (unleash.ts).
    */
-  unleash?: { list: string; token: string; frontend: { url: string; token: string } };
+  unleash?: { list: string; token: string; frontend: { url: string; token: string }; features: string };
   /**
    * The local-evaluation figures: the public token of a third project holding a copy of the seeded
    * flags and a cohort (no other figure writes there, so its payload stays the same), the payload's
@@ -203,7 +203,10 @@ async function seedLocalEvaluation(db: Database["prisma"], projectId: number, or
 }
 
 async function seed(database: Database): Promise<
-  Omit<BenchReady, "ours" | "oursKeeping" | "oursWithoutCatalogue" | "baseline" | "localEvaluation"> & {
+  Omit<
+    BenchReady,
+    "ours" | "oursKeeping" | "oursWithoutCatalogue" | "baseline" | "localEvaluation" | "listBytes"
+  > & {
     localEvaluationToken: string;
   }
 > {
@@ -373,9 +376,9 @@ async function main(backend: string): Promise<void> {
       cleanups.unshift(() => started.close());
     }
   }
-  // Only the list and remote-evaluation figures read Unleash, which takes some 30 s to migrate and seed.
+  // Only the list, PATCH and remote-evaluation figures use Unleash, which takes some 30 s to migrate and seed.
   const only = process.env["BENCH_ONLY"]?.split(",").map((name) => name.trim());
-  if (only && !only.includes("list") && !only.includes("flags")) {
+  if (only && !["list", "patch", "flags"].some((id) => only.includes(id))) {
     // Not measured in this run.
   } else if (backend === "postgres" || (await postgresAnswers())) {
     const name = `sbx_bench_unleash_${randomBytes(4).toString("hex")}`;
@@ -385,7 +388,12 @@ async function main(backend: string): Promise<void> {
     const started = await startUnleash(databaseUrl(name), FLAGS);
     if (typeof started === "string") console.warn(`!! Unleash skipped: ${started}`);
     else {
-      unleash = { list: started.list, token: started.token, frontend: started.frontend };
+      unleash = {
+        list: started.list,
+        token: started.token,
+        frontend: started.frontend,
+        features: started.features,
+      };
       cleanups.unshift(() => started.close());
     }
   } else {

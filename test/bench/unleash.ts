@@ -42,6 +42,11 @@ export interface RunningUnleash {
    * token (environment `development`) that reads it.
    */
   frontend: { url: string; token: string };
+  /**
+   * Where Unleash updates a flag, with `<name>` appended: `PATCH /api/admin/projects/default/features/<name>`
+   * with a JSON patch (what its UI sends when a flag's description is edited), with `token`.
+   */
+  features: string;
   close(): Promise<void>;
 }
 
@@ -131,6 +136,7 @@ export async function startUnleash(url: string, flags: number): Promise<RunningU
       list: `${admin}/search/features?project=IS%3Adefault&offset=0&limit=${flags}&sortBy=createdAt&sortOrder=desc`,
       token,
       frontend: { url: `http://127.0.0.1:${address.port}/api/frontend`, token: frontendToken },
+      features: `${admin}/projects/default/features/`,
       close: () => unleash.stop(),
     };
   } catch (error) {
