@@ -258,7 +258,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: config.limits.bodyLimitBytes,
     trustProxy: config.trustProxy,
     requestIdHeader: "x-request-id",
-    genReqId: () => randomUUID(),
+    // A request handed over by the answers from memory keeps the id they gave it.
+    genReqId: (request) => knownAnswers?.requestIdOf(request) ?? randomUUID(),
     return503OnClosing: true,
     logController: new RequestLogController(),
     ...serverOptions,

@@ -41,7 +41,7 @@ export class KnownAnswers {
    */
   private readonly handedOver = new WeakMap<
     IncomingMessage,
-    { outcome: Promise<SdkReply>; stats: SqlStats }
+    { outcome: Promise<SdkReply>; stats: SqlStats; requestId: string }
   >();
   /** Requests answered here since the server started (the others went through fastify). */
   answered = 0;
@@ -108,8 +108,16 @@ export class KnownAnswers {
     const handed = Promise.resolve(outcome);
     // Awaited by fastify's handler; until then a rejection is not unhandled.
     handed.catch(() => undefined);
-    this.handedOver.set(request, { outcome: handed, stats });
+    this.handedOver.set(request, { outcome: handed, stats, requestId });
     return false;
+  }
+
+  /**
+   * The request id the outcome begun for `request` was given, if it was handed over: fastify's
+   * `genReqId` takes it, so that the request has one id (its `x-request-id`, its log lines).
+   */
+  requestIdOf(request: IncomingMessage): string | undefined {
+    return this.handedOver.get(request)?.requestId;
   }
 
   /** The SQL accounting of `request`'s outcome begun here, if it was handed over (its `Server-Timing`). */
