@@ -14,10 +14,9 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildInfo } from "../../src/version.js";
 import type { ServeProcess } from "../support/cli.js";
-import { compileServer } from "../support/compiled-server.js";
 import { postgresOrSkip, prepareSpawnedBackend, type SpawnedBackend } from "../support/spawned-backend.js";
 
 const RECORDER = pathToFileURL(path.join(import.meta.dirname, "fixtures", "record-modules.mjs")).href;
@@ -120,13 +119,6 @@ const NO_OTEL = Object.fromEntries(
     .map((name) => [name, ""]),
 );
 
-/** The compiled server's `main.js` (test/support/compiled-server.ts). */
-let MAIN = "";
-
-beforeAll(async () => {
-  MAIN = await compileServer("signalbox-observability");
-});
-
 for (const backendName of ["pglite", "postgres"] as const) {
   describe(`signalbox serve's traces [${backendName}]`, () => {
     let backend: SpawnedBackend | null = null;
@@ -135,7 +127,8 @@ for (const backendName of ["pglite", "postgres"] as const) {
     beforeAll(async () => {
       receiver = await startReceiver();
       if (backendName === "postgres" && !(await postgresOrSkip("serve-traces.test.ts"))) return;
-      backend = await prepareSpawnedBackend(backendName, MAIN);
+      // The suite's compiled server (support/global-setup.ts).
+      backend = await prepareSpawnedBackend(backendName, inject("signalboxMain"));
     });
     afterAll(async () => {
       await receiver?.close();

@@ -10,12 +10,15 @@ import { build } from "esbuild";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
+/** Where compiled servers go, one folder each (inside the package: see `compileServer`). */
+export const COMPILED_SERVERS_DIR = path.join(ROOT, "node_modules", ".cache");
+
 /**
  * Compiles src/ into `node_modules/.cache/<name>/` (inside the package, so that the compiled files
  * find node_modules and prisma/ as dist/src/ does), replacing what was there; returns its `main.js`.
  */
 export async function compileServer(name: string): Promise<string> {
-  const out = path.join(ROOT, "node_modules", ".cache", name);
+  const out = path.join(COMPILED_SERVERS_DIR, name);
   await fs.rm(out, { recursive: true, force: true });
   const sources = (await fs.readdir(path.join(ROOT, "src"), { recursive: true }))
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
