@@ -326,6 +326,13 @@ function figuresFor(ready: BenchReady): Figure[] {
         }),
   });
   const revalidate = { ...auth, "if-none-match": ready.localEvaluation.etag };
+  // One person with the property the flags' condition reads, as Unleash's frontend API gets it (`userId`).
+  const remoteBody = JSON.stringify({
+    token: ready.projectToken,
+    distinct_id: "user-1",
+    person_properties: { email: "person-1@example.com" },
+  });
+  const ofrepBody = JSON.stringify({ context: { targetingKey: "user-1", email: "person-1@example.com" } });
   const graphqlPage = (withTags: boolean): Side => ({
     name: "GraphQL list",
     target: {
@@ -567,34 +574,42 @@ function figuresFor(ready: BenchReady): Figure[] {
       },
     },
     ...(ready.unleash
-      ? [
-          {
-            id: "flags",
-            name: `  one person, ${flags} flags, vs Unleash`,
-            ours: {
-              name: "remote /flags",
-              target: {
-                url: `${ready.ours}/flags/?v=2`,
-                method: "POST" as const,
-                headers: { "content-type": "application/json" },
-                body: JSON.stringify({
-                  token: ready.projectToken,
-                  distinct_id: "user-1",
-                  person_properties: { email: "person-1@example.com" },
-                }),
+      ? (
+          [
+            [
+              `  one person, ${flags} flags, vs Unleash`,
+              "remote /flags",
+              `${ready.ours}/flags/?v=2`,
+              remoteBody,
+            ],
+            ["  /decide/?v=3, the same, vs", "remote /decide", `${ready.ours}/decide/?v=3`, remoteBody],
+            ["  OFREP bulk, the same, vs", "OFREP bulk", `${ready.ours}/ofrep/v1/evaluate/flags`, ofrepBody],
+          ] as const
+        ).map(([figure, name, url, body]) => ({
+          id: "flags",
+          name: figure,
+          ours: {
+            name,
+            target: {
+              url,
+              method: "POST" as const,
+              headers: {
+                "content-type": "application/json",
+                ...(body === ofrepBody ? { authorization: `Bearer ${ready.projectToken}` } : {}),
               },
-              expected: [200],
+              body,
             },
-            against: {
-              name: "Unleash 7.5 frontend API",
-              target: {
-                url: `${ready.unleash.frontend.url}?userId=${encodeURIComponent("person-1@example.com")}`,
-                headers: { authorization: ready.unleash.frontend.token },
-              },
-              expected: [200],
-            },
+            expected: [200],
           },
-        ]
+          against: {
+            name: "Unleash 7.5 frontend API",
+            target: {
+              url: `${ready.unleash!.frontend.url}?userId=${encodeURIComponent("person-1@example.com")}`,
+              headers: { authorization: ready.unleash!.frontend.token },
+            },
+            expected: [200],
+          },
+        }))
       : []),
     {
       id: "ofrep",
