@@ -3,8 +3,10 @@
  * suite its `main.js`. The suite restarts servers dozens of times, and a process that loads compiled
  * files starts several seconds sooner than one compiling the TypeScript through tsx's loader.
  */
+import fs from "node:fs/promises";
+import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { compileServer } from "../support/compiled-server.js";
+import { COMPILED_SERVERS_DIR, compileServer } from "../support/compiled-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -14,5 +16,8 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
-  project.provide("faultsServerMain", await compileServer("signalbox-faults"));
+  // Per run: another fault run beside this one compiles its own.
+  const name = `signalbox-faults-${process.pid}`;
+  project.provide("faultsServerMain", await compileServer(name));
+  return () => fs.rm(path.join(COMPILED_SERVERS_DIR, name), { recursive: true, force: true });
 }
