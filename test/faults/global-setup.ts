@@ -3,10 +3,8 @@
  * suite its `main.js`. The suite restarts servers dozens of times, and a process that loads compiled
  * files starts several seconds sooner than one compiling the TypeScript through tsx's loader.
  */
-import fs from "node:fs/promises";
-import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { COMPILED_SERVERS_DIR, compileServer } from "../support/compiled-server.js";
+import { compileServer } from "../support/compiled-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -16,8 +14,7 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
-  // Per run: another fault run beside this one compiles its own.
-  const name = `signalbox-faults-${process.pid}`;
-  project.provide("faultsServerMain", await compileServer(name));
-  return () => fs.rm(path.join(COMPILED_SERVERS_DIR, name), { recursive: true, force: true });
+  const server = await compileServer("signalbox-faults");
+  project.provide("faultsServerMain", server.main);
+  return server.remove;
 }

@@ -10,15 +10,19 @@ import { build } from "esbuild";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
-/** Where compiled servers go, one folder each (inside the package: see `compileServer`). */
-export const COMPILED_SERVERS_DIR = path.join(ROOT, "node_modules", ".cache");
+/** A compiled src/: its `main.js`, and how to remove it once the run is over. */
+export interface CompiledServer {
+  main: string;
+  remove(): Promise<void>;
+}
 
 /**
- * Compiles src/ into `node_modules/.cache/<name>/` (inside the package, so that the compiled files
- * find node_modules and prisma/ as dist/src/ does), replacing what was there; returns its `main.js`.
+ * Compiles src/ into `node_modules/.cache/<name>-<pid>/` (inside the package, so that the compiled
+ * files find node_modules and prisma/ as dist/src/ does; a folder per process, so that a run beside
+ * this one, a second vitest or the mutation run, never overwrites it).
  */
-export async function compileServer(name: string): Promise<string> {
-  const out = path.join(COMPILED_SERVERS_DIR, name);
+export async function compileServer(name: string): Promise<CompiledServer> {
+  const out = path.join(ROOT, "node_modules", ".cache", `${name}-${process.pid}`);
   await fs.rm(out, { recursive: true, force: true });
   const sources = (await fs.readdir(path.join(ROOT, "src"), { recursive: true }))
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
@@ -32,5 +36,8 @@ export async function compileServer(name: string): Promise<string> {
     target: "node20",
     logLevel: "warning",
   });
-  return path.join(out, "src", "main.js");
+  return {
+    main: path.join(out, "src", "main.js"),
+    remove: () => fs.rm(out, { recursive: true, force: true }),
+  };
 }

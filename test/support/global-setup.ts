@@ -12,7 +12,7 @@ import { PGlite } from "@electric-sql/pglite";
 import type { TestProject } from "vitest/node";
 import { migrateJobQueue } from "../../src/core/jobs/postgres-queue.js";
 import { applyMigrations } from "../../src/db/migrations.js";
-import { COMPILED_SERVERS_DIR, compileServer } from "./compiled-server.js";
+import { compileServer } from "./compiled-server.js";
 import { adminQuery, databaseUrl, postgresAnswers } from "./postgres.js";
 
 declare module "vitest" {
@@ -47,8 +47,6 @@ interface Templates {
 
 /** Makes the migrated templates (see the module comment). */
 async function makeTemplates(): Promise<Templates> {
-  // Per run: another run beside this one (a second vitest, the mutation run) compiles its own.
-  const compiledName = `signalbox-test-${process.pid}`;
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-test-"));
   const pgliteTemplate = path.join(dir, "pglite-template");
   const pglite = new PGlite(pgliteTemplate);
@@ -68,12 +66,13 @@ async function makeTemplates(): Promise<Templates> {
       "\n!!! No PostgreSQL answers at TEST_DATABASE_URL or 127.0.0.1:5432: the PostgreSQL half of the suite is SKIPPED. !!!\n",
     );
   }
+  const server = await compileServer("signalbox-test");
   return {
     pgliteTemplate,
     postgresTemplate,
-    signalboxMain: await compileServer(compiledName),
+    signalboxMain: server.main,
     async drop() {
-      await fs.rm(path.join(COMPILED_SERVERS_DIR, compiledName), { recursive: true, force: true });
+      await server.remove();
       if (postgresTemplate) await adminQuery(`DROP DATABASE IF EXISTS ${postgresTemplate} WITH (FORCE)`);
       await fs.rm(dir, { recursive: true, force: true });
     },
