@@ -1,7 +1,8 @@
 /**
  * The baseline of the local-evaluation figures and of the list's "node:http bytes": a plain
- * `node:http` server that answers the same bytes as ours (our payload or list, fetched once from our server, with the headers ours sent beside it: ETag,
- * Cache-Control, Server-Timing, ..., and a fresh `x-request-id` per request, as ours makes one),
+ * `node:http` server that answers the same bytes as ours (our payload or list, fetched once from our
+ * server, with the headers ours sent beside it: ETag, Cache-Control, Server-Timing, ..., and a fresh
+ * `x-request-id` per request, as ours makes one),
  * and the same 304 when `If-None-Match` names that tag. No authentication, no routing, no database:
  * the ceiling of serving the same answer from this process, against which our door's cost (key
  * lookup, project authorisation, routing) is measured.

@@ -4,7 +4,7 @@
  * (OpenFeature's OFREP) or `local` (the local-evaluation polls, 200 and 304 alike: SDKs evaluate
  * those themselves).
  */
-import { BoundCounter } from "../../core/bound-metrics.js";
+import { BoundCounter, type CounterSeries } from "../../core/bound-metrics.js";
 import { metricsRegistry } from "../../core/metrics.js";
 
 /** Where an SDK's flags are delivered. */
@@ -31,17 +31,16 @@ const definitionsCache = new BoundCounter({
   registers: [metricsRegistry],
 });
 
-// Bound once: the polls count on the hot path without a label lookup.
-const byDoor = {
-  remote: requests.series({ door: "remote" }),
-  ofrep: requests.series({ door: "ofrep" }),
-  local: requests.series({ door: "local" }),
-};
-const evaluatedByDoor = {
-  remote: evaluations.series({ door: "remote" }),
-  ofrep: evaluations.series({ door: "ofrep" }),
-  local: evaluations.series({ door: "local" }),
-};
+/** `counter`'s series of each door, bound once: the polls count on the hot path without a label lookup. */
+function seriesByDoor(counter: BoundCounter<"door">): Record<FlagDoor, CounterSeries<"door">> {
+  return {
+    remote: counter.series({ door: "remote" }),
+    ofrep: counter.series({ door: "ofrep" }),
+    local: counter.series({ door: "local" }),
+  };
+}
+const byDoor = seriesByDoor(requests);
+const evaluatedByDoor = seriesByDoor(evaluations);
 const cacheHits = definitionsCache.series({ result: "hit" });
 const cacheMisses = definitionsCache.series({ result: "miss" });
 
