@@ -13,6 +13,7 @@
 import type { ChangeFeed } from "../../db/change-feed.js";
 import type { ProjectRevisions } from "../project-revisions.js";
 import type { Actor } from "./actor.js";
+import { hashApiKey } from "./api-keys.js";
 
 /** How many (key, project) lookups a process keeps before it starts over. */
 const MAX_ENTRIES = 10_000;
@@ -26,6 +27,12 @@ export interface CachedActor {
 /** Actors by (key hash, project the request named), invalidated by the change feed. */
 export class ActorCache {
   private readonly entries = new Map<string, CachedActor>();
+  /**
+   * The stored forms (`hashApiKey`) of the raw keys whose actors are kept, so that a poll with a
+   * known key hashes nothing (issue 25's poll). Raw keys are held only while their actor is: cleared
+   * with the entries, so a deleted or changed key is forgotten at its announcement.
+   */
+  private readonly storedForms = new Map<string, string>();
   /** Moves with every announcement that clears the cache: a lookup begun before it is not kept. */
   private generationValue = 0;
 
@@ -38,6 +45,7 @@ export class ActorCache {
       if (change.kind === "revision" || change.kind === "change" || change.kind === "subject") return;
       this.generationValue++;
       this.entries.clear();
+      this.storedForms.clear();
     });
   }
 
@@ -48,31 +56,54 @@ export class ActorCache {
 
   /**
    * The actor of `secureValue` for `projectId` (null: none named), with each project's newest known
-   * revision, or undefined when not cached (or the feed is not live).
+   * revision, or undefined when not cached (or the feed is not live). The entry itself is returned
+   * (no copy per hit: the poll path's cost); its actor is replaced, never changed, when a revision
+   * moved, so an actor a request holds stays as it was.
    */
   find(secureValue: string, projectId: number | null): CachedActor | undefined {
     if (!this.feed.live) return undefined;
     const entry = this.entries.get(entryKey(secureValue, projectId));
     if (!entry) return undefined;
-    const actor = entry.actor;
-    return {
-      lastUsedAtMs: entry.lastUsedAtMs,
-      actor: {
-        ...actor,
-        projects: actor.projects.map((project) => ({
-          ...project,
-          revision: this.revisions.note(project.id, project.revision),
+    const projects = entry.actor.projects;
+    for (let i = 0; i < projects.length; i++) {
+      const project = projects[i]!;
+      if (this.revisions.note(project.id, project.revision) === project.revision) continue;
+      entry.actor = {
+        ...entry.actor,
+        projects: projects.map((each) => ({
+          ...each,
+          revision: this.revisions.note(each.id, each.revision),
         })),
-      },
-    };
+      };
+      break;
+    }
+    return entry;
   }
 
-  /** Keeps a lookup made since `generation` was taken, unless an announcement came in between. */
-  keep(generation: number, secureValue: string, projectId: number | null, entry: CachedActor): void {
+  /** The stored form of `rawKey` (`hashApiKey`): remembered while its actor is kept, else hashed. */
+  storedFormOf(rawKey: string): string {
+    return (this.feed.live && this.storedForms.get(rawKey)) || hashApiKey(rawKey);
+  }
+
+  /**
+   * Keeps a lookup made since `generation` was taken, unless an announcement came in between;
+   * `rawKey`, when given, is the key whose stored form `secureValue` is (see `storedFormOf`).
+   */
+  keep(
+    generation: number,
+    secureValue: string,
+    projectId: number | null,
+    entry: CachedActor,
+    rawKey?: string,
+  ): void {
     if (generation !== this.generationValue || !this.feed.live) return;
     for (const project of entry.actor.projects) this.revisions.note(project.id, project.revision);
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    if (this.entries.size >= this.maxEntries) {
+      this.entries.clear();
+      this.storedForms.clear();
+    }
     this.entries.set(entryKey(secureValue, projectId), entry);
+    if (rawKey !== undefined) this.storedForms.set(rawKey, secureValue);
   }
 
   /** Records that the key was just marked used, so the hourly update is not repeated. */

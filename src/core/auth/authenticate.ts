@@ -10,7 +10,6 @@ import { FormBody } from "../form-body.js";
 import type { ProjectRecord } from "../records.js";
 import type { Actor, ActorKey, ActorUser } from "./actor.js";
 import type { CachedActor } from "./actor-cache.js";
-import { hashApiKey } from "./api-keys.js";
 
 /** Where a credential was found; PostHog names it in the 401 message. */
 export type CredentialSource = "Authorization header" | "body" | "query string";
@@ -158,7 +157,7 @@ export function authenticate(
   projectId: number | null = null,
 ): Actor | Promise<Actor> {
   if (!credential) throw new AuthenticationError();
-  const secureValue = hashApiKey(credential.key);
+  const secureValue = data.actors.storedFormOf(credential.key);
   const found = data.actors.find(secureValue, projectId);
   if (found && !usedMarkDue(found, Date.now())) return found.actor;
   return lookUpAndMark(data, credential, secureValue, projectId, found);
@@ -183,7 +182,7 @@ async function lookUpAndMark(
       );
     }
     found = { actor: actorOf(rows), lastUsedAtMs: rows[0].lastUsedAt?.getTime() ?? null };
-    data.actors.keep(generation, secureValue, projectId, found);
+    data.actors.keep(generation, secureValue, projectId, found, credential.key);
   }
   const now = Date.now();
   if (usedMarkDue(found, now)) {

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ActorCache } from "../../../src/core/auth/actor-cache.js";
+import { hashApiKey } from "../../../src/core/auth/api-keys.js";
 import { ProjectRevisions } from "../../../src/core/project-revisions.js";
 import { CHANGE_CHANNEL } from "../../../src/db/change-feed.js";
 import type { Database } from "../../../src/db/database.js";
@@ -70,8 +71,23 @@ describe("ActorCache", () => {
     actors.keep(actors.generation, "hash-1", 7, entry(3n));
     expect(revisions.peek(7)).toBe(3n);
     await announce({ kind: "revision", project: 7, revision: "5" });
-    expect(actors.find("hash-1", 7)?.actor.projects[0]?.revision).toBe(5n);
-    expect(actors.find("hash-1", 7)?.actor.projects[0]?.name).toBe("Project 7");
+    const held = actors.find("hash-1", 7)?.actor;
+    expect(held?.projects[0]?.revision).toBe(5n);
+    expect(held?.projects[0]?.name).toBe("Project 7");
+    await announce({ kind: "revision", project: 7, revision: "6" });
+    expect(actors.find("hash-1", 7)?.actor.projects[0]?.revision).toBe(6n);
+    // An actor a request already holds is replaced, not changed.
+    expect(held?.projects[0]?.revision).toBe(5n);
+  });
+
+  it("remembers the stored form of a kept key until an announcement clears the cache", async () => {
+    const { actors } = cache();
+    expect(actors.storedFormOf("phx_raw")).toBe(hashApiKey("phx_raw"));
+    actors.keep(actors.generation, "hash-1", 7, entry(), "phx_raw");
+    expect(actors.storedFormOf("phx_raw")).toBe("hash-1");
+    expect(actors.storedFormOf("phx_other")).toBe(hashApiKey("phx_other"));
+    await announce({ kind: "access" });
+    expect(actors.storedFormOf("phx_raw")).toBe(hashApiKey("phx_raw"));
   });
 
   it("is cleared by an access change or a reset, not by a revision or an object change", async () => {
