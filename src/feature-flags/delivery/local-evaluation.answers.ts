@@ -79,7 +79,11 @@ export function localEvaluationAnswer(
 ): LocalEvaluationAnswer {
   countFlagRequest("local");
   const headers = { ETag: payload.etag, "Cache-Control": CACHE_CONTROL };
-  if (typeof ifNoneMatch === "string" && bareTag(ifNoneMatch) === bareTag(payload.etag)) {
+  // The tag as sent (what SDKs send back) is the common case, compared before it is read as PostHog reads it.
+  if (
+    typeof ifNoneMatch === "string" &&
+    (ifNoneMatch === payload.etag || bareTag(ifNoneMatch) === bareTag(payload.etag))
+  ) {
     return { status: 304, body: undefined, headers };
   }
   return { body: payload.body, contentType: JSON_MEDIA_TYPE, headers };
