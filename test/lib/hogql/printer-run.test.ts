@@ -1324,6 +1324,53 @@ describe("the last edges the mutation run found", () => {
   });
 });
 
+describe("the edges the mutation run after the split found", () => {
+  const constant = (value: unknown): HogQLNode => ({ node: "Constant", value });
+  const selectOf = (...select: HogQLNode[]): HogQLNode => ({ node: "SelectQuery", select });
+
+  it("a set query after IN selects one column, as a SELECT does", async () => {
+    expect(await refusal("SELECT 1 WHERE 1 IN (SELECT 1, 2 UNION ALL SELECT 3, 4)")).toBe(
+      "A subquery after IN must select one column.",
+    );
+  });
+
+  it("`*` moves no date: a date or date-time times a number is PostgreSQL's error over the types written", async () => {
+    await expect(rowsOf("SELECT toDate('2026-11-20') * 2")).rejects.toThrow(
+      "operator does not exist: date * bigint",
+    );
+    await expect(rowsOf("SELECT toDateTime('2026-11-20T00:00:00Z') * 2")).rejects.toThrow(
+      "operator does not exist: timestamp with time zone * bigint",
+    );
+  });
+
+  it("a function's parameters are resolved as any expression is", async () => {
+    expect(await refusal("SELECT quantile(nope)(toFloat(properties.n)) FROM events")).toBe(
+      "Unable to resolve field: nope",
+    );
+  });
+
+  it("a window avg is a float, as text too (PostgreSQL's avg of integers is numeric, printed to 16 places)", async () => {
+    expect(await rowsOf("SELECT toString(avg(n) OVER ()) FROM (SELECT 1 AS n UNION ALL SELECT 2)")).toEqual([
+      ["1.5"],
+      ["1.5"],
+    ]);
+  });
+
+  it("a window function without its argument is PostgreSQL's error", async () => {
+    await expect(rowsOf("SELECT first_value() OVER ()")).rejects.toThrow(
+      "function first_value() does not exist",
+    );
+  });
+
+  it("of hand-made ASTs: a window function without OVER is over all rows; an unparsable relative date", async () => {
+    const { rows } = await runAst(selectOf({ node: "WindowFunction", name: "sum", exprs: [constant(1)] }));
+    expect(rows).toEqual([[1]]);
+    expect(refusalOf(selectOf({ node: "RelativeDate", text: "soon" }))).toBe(
+      "Unsupported relative date: soon.",
+    );
+  });
+});
+
 describe("bounds on printing", () => {
   /** The ValidationError printing `query` with `limits` is refused with, as `{code, message}`. */
   async function bounded(
