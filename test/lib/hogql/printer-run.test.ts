@@ -1362,6 +1362,11 @@ describe("the edges the mutation run after the split found", () => {
     );
   });
 
+  it("a CTE is named by one identifier, never by a table's dotted name", async () => {
+    expect(await rowsOf("WITH `a.b` AS (SELECT 1 AS x) SELECT x FROM `a.b`")).toEqual([[1]]);
+    expect(await refusal("WITH `a.b` AS (SELECT 1 AS x) SELECT x FROM a.b")).toBe("Unknown table `a.b`.");
+  });
+
   it("of hand-made ASTs: a window function without OVER is over all rows; an unparsable relative date", async () => {
     const { rows } = await runAst(selectOf({ node: "WindowFunction", name: "sum", exprs: [constant(1)] }));
     expect(rows).toEqual([[1]]);
