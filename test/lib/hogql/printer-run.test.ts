@@ -1400,6 +1400,9 @@ describe("bounds on printing", () => {
       `WITH 1 AS c0, ${Array.from({ length: n }, (_, i) => `c${i} AS c${i + 1}`).join(", ")} SELECT c${n}`;
     expect(await rowsOf(chain(49))).toEqual([[1]]);
     expect(await refusal(chain(50))).toBe(loop);
+    // Uses side by side are not nested: each is expanded afresh, however many there are.
+    const uses = Array.from({ length: 60 }, () => "x").join(", ");
+    expect(await rowsOf(`WITH 1 AS x SELECT [${uses}]`)).toEqual([[Array.from({ length: 60 }, () => 1)]]);
   });
 
   it("nests expressions and queries at most maxDepth levels, column CTEs expanded", async () => {
