@@ -29,18 +29,19 @@ export interface SqlReader {
 export function pgPoolReader(pool: pg.Pool, name: (query: { sql: string }) => string): SqlReader {
   return {
     rows: async <R>(query: Prisma.Sql) => {
-      const result = await timed(() =>
-        pool.query({ name: name({ sql: query.text }), text: query.text, values: query.values }),
+      const result = await timed(
+        () => pool.query({ name: name({ sql: query.text }), text: query.text, values: query.values }),
+        query.text,
       );
       return result.rows as R[];
     },
   };
 }
 
-/** A reader on a Prisma client or interactive transaction (`$queryRaw`): reads inside a write's transaction. */
 /** A Prisma client or transaction client, as far as a tagged-template read needs it (`$queryRaw`). */
 export type QueryClient = Pick<PrismaClient, "$queryRaw">;
 
+/** A reader on a Prisma client or interactive transaction (`$queryRaw`): reads inside a write's transaction. */
 export function prismaReader(client: QueryClient): SqlReader {
   return { rows: <R>(query: Prisma.Sql) => client.$queryRaw<R[]>(query) };
 }

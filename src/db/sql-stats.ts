@@ -17,6 +17,11 @@ import type {
 export interface SqlStats {
   statements: number;
   durationMs: number;
+  /**
+   * Told the text of each statement as it is sent, when set: what a GraphQL answer kept in memory
+   * depends on (graphql/result-cache.ts). Transaction control (BEGIN, COMMIT) is not told.
+   */
+  observe?: (sql: string) => void;
 }
 
 const storage = new AsyncLocalStorage<SqlStats>();
@@ -39,10 +44,14 @@ export function runWithSqlStats<T>(stats: SqlStats, fn: () => T): T {
   return storage.run(stats, fn);
 }
 
-/** Runs one statement (`run`), counting it and its time into the current context's `SqlStats`, if any. */
-export async function timed<T>(run: () => Promise<T>): Promise<T> {
+/**
+ * Runs one statement (`run`, whose text is `sql`), counting it and its time into the current
+ * context's `SqlStats`, if any, and telling its observer the text.
+ */
+export async function timed<T>(run: () => Promise<T>, sql?: string): Promise<T> {
   const stats = storage.getStore();
   if (!stats) return run();
+  if (sql !== undefined) stats.observe?.(sql);
   const started = performance.now();
   try {
     return await run();
@@ -55,8 +64,8 @@ export async function timed<T>(run: () => Promise<T>): Promise<T> {
 function countQueries<Q extends SqlQueryable>(target: Q): Q {
   const queryRaw = target.queryRaw.bind(target);
   const executeRaw = target.executeRaw.bind(target);
-  target.queryRaw = (params: SqlQuery) => timed(() => queryRaw(params));
-  target.executeRaw = (params: SqlQuery) => timed(() => executeRaw(params));
+  target.queryRaw = (params: SqlQuery) => timed(() => queryRaw(params), params.sql);
+  target.executeRaw = (params: SqlQuery) => timed(() => executeRaw(params), params.sql);
   return target;
 }
 

@@ -80,7 +80,10 @@ function pgStatements(
   name: (query: { sql: string }) => string,
 ): SqlStatements {
   const run = (query: Prisma.Sql) =>
-    timed(() => target.query({ name: name({ sql: query.text }), text: query.text, values: query.values }));
+    timed(
+      () => target.query({ name: name({ sql: query.text }), text: query.text, values: query.values }),
+      query.text,
+    );
   return {
     rows: async <R>(query: Prisma.Sql) => (await run(query)).rows as R[],
     execute: async (query) => (await run(query)).rowCount ?? 0,
