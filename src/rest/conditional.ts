@@ -21,7 +21,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import fresh from "fresh";
 import type { Actor } from "../core/auth/actor.js";
 import type { ProjectAccess } from "../core/context.js";
-import type { CachedAnswer, ResponseCache } from "./response-cache.js";
+import type { CachedAnswer, ResponseCache } from "../core/response-cache.js";
 
 /** `Cache-Control` of every tagged answer (200 or 304): the client keeps it but asks again each time. */
 export const CONDITIONAL_CACHE_CONTROL = "private, no-cache";

@@ -9,8 +9,8 @@ import { createServiceContext, type ServiceContext } from "../core/context.js";
 import { NotFoundError, ProjectNotFoundError } from "../core/errors.js";
 import { andThen, type MaybePromise } from "../core/maybe-promise.js";
 import { type RateLimits, throwIfThrottled } from "../core/rate-limit.js";
+import type { ResponseCache } from "../core/response-cache.js";
 import { parseIntegerId } from "../core/validation.js";
-import type { ResponseCache } from "./response-cache.js";
 import type { RestDeps, RestRoute } from "./route.js";
 
 /** The door's per-process state beside its dependencies. */

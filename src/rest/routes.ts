@@ -5,11 +5,11 @@ import type { ServiceContext } from "../core/context.js";
 import { DomainError, MethodNotAllowedError, ProjectNotFoundError } from "../core/errors.js";
 import { checkStorableQuery } from "../core/json-input.js";
 import { JSON_MEDIA_TYPE } from "../core/media-types.js";
+import { ResponseCache } from "../core/response-cache.js";
 import { parseIntegerId } from "../core/validation.js";
 import { FORM_BODY_ROUTE_CONFIG } from "./body-parsers.js";
 import { answerBeforeRead, CONDITIONAL_CACHE_CONTROL, projectEntityTag } from "./conditional.js";
 import { admit, type DoorDeps, type RequestParts } from "./request-context.js";
-import { ResponseCache } from "./response-cache.js";
 import type { HttpMethod, RestDeps, RestRoute } from "./route.js";
 import { responseSchemas } from "./route-responses.js";
 
