@@ -50,6 +50,25 @@ export interface ServiceContext {
    * shares (shared-reads.ts). Absent elsewhere.
    */
   readonly shared?: SharedReads;
+  /**
+   * Told what this request's answer depends on, when its door may keep the answer (a GraphQL
+   * query's result: graphql/result-cache.ts). Absent elsewhere.
+   */
+  readonly reads?: ReadRecorder;
+}
+
+/**
+ * What an answer kept in memory depends on, told by the reads that make it: the projects whose data
+ * it shows, at which revision, and whether it read anything no revision covers.
+ */
+export interface ReadRecorder {
+  /** The answer shows data of project `id` as at `revision` (or newer); authorised with it. */
+  project(id: number, revision: bigint): void;
+  /**
+   * The answer read what no project revision or access change announces (persons, events, an
+   * in-process cache of them): it must not be kept.
+   */
+  volatile(): void;
 }
 
 /** How a door authenticates a stream's caller again (`ServiceContext.renewal`). */
@@ -127,9 +146,13 @@ export function createServiceContext(
   data: DataAccess,
   actor: Actor,
   limits: Limits,
-  options: { shared?: SharedReads | undefined; renewal?: ContextRenewal } = {},
+  options: {
+    shared?: SharedReads | undefined;
+    renewal?: ContextRenewal;
+    reads?: ReadRecorder | undefined;
+  } = {},
 ): ServiceContext {
-  const { shared, renewal } = options;
+  const { shared, renewal, reads } = options;
   return {
     db: data.prisma,
     reader: data.reader,
@@ -140,6 +163,7 @@ export function createServiceContext(
     streams: data.streams,
     ...(shared ? { shared } : {}),
     ...(renewal ? { renewal } : {}),
+    ...(reads ? { reads } : {}),
   };
 }
 

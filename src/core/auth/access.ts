@@ -79,6 +79,7 @@ function authorized(ctx: ServiceContext, project: ProjectAccess, scope: Scope): 
   if (denial) throw denial;
   requireScope(ctx.actor.apiKey.scopes, scope);
   if (!isMember(ctx, project)) throw new PermissionDeniedError("You don't have access to the project.");
+  ctx.reads?.project(project.id, project.revision);
   return project;
 }
 

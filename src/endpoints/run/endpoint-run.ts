@@ -296,6 +296,8 @@ export function createEndpointRunner<K>(
      *   limit/offset, refresh, variables, `Query execution failed: ...`); TooManyRequestsError (429).
      */
     async run(ctx: ServiceContext, projectId: number, key: K, input: RunInput): Promise<EndpointRunResult> {
+      // Each run is logged, and its result may come from the run cache without a statement: never kept whole.
+      ctx.reads?.volatile();
       const project = await authorizeProject(ctx, projectId, "endpoint:read");
       const endpoint = await lookup(ctx.db, project.id, key);
       if (!endpoint.isActive) throw new NotFoundError();

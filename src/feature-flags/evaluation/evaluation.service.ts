@@ -214,7 +214,11 @@ export function createFlagEvaluationService(
     return run(await definitions.current(project.id), input, {
       include: ALL_FLAGS,
       keys: input.flagKeys,
-      readSubject: (query) => readStored(ctx.reader, query),
+      readSubject: (query) => {
+        // Persons come from the subject cache without a statement: no revision covers them.
+        ctx.reads?.volatile();
+        return readStored(ctx.reader, query);
+      },
       writeHashKeys: false,
       tolerateLoadFailure: false,
     });
