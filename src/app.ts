@@ -44,6 +44,7 @@ import type { Services } from "./core/services.js";
 import type { Database } from "./db/database.js";
 import { checkReadiness, migrationNamesOnDisk } from "./db/readiness.js";
 import { runWithSqlStats, type SqlStats, serverTiming } from "./db/sql-stats.js";
+import { GraphQLResultCache } from "./graphql/result-cache.js";
 import { registerGraphQLRoutes } from "./graphql/route.js";
 import { createGraphQLServer } from "./graphql/server.js";
 import { attachGraphQLWebSocket } from "./graphql/websocket.js";
@@ -330,6 +331,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerGraphQLRoutes(app, yoga, {
     bodyLimitBytes: config.limits.bodyLimitBytes,
     streamMaxLifetimeMs: config.limits.streamMaxLifetimeMs,
+    results:
+      config.limits.graphqlResultCacheBytes > 0
+        ? new GraphQLResultCache(
+            data,
+            rateLimits,
+            config.limits.graphqlResultCacheBytes,
+            options.now ?? (() => new Date()),
+          )
+        : undefined,
   });
   const closeWebSockets = attachGraphQLWebSocket(app.server, yoga, config.limits.streamMaxLifetimeMs);
   app.addHook("preClose", closeWebSockets);

@@ -32,6 +32,8 @@ export const SETTING_DESCRIPTIONS: Record<SettingName, string> = {
     "largest page: a larger REST `limit` or GraphQL `first`/`last` is clamped to it, not refused (DRF's `max_limit`), and the next page is linked",
   RESPONSE_CACHE_BYTES:
     "bytes of REST answers kept per process by ETag for repeated project-path GETs (0: off)",
+  GRAPHQL_RESULT_CACHE_BYTES:
+    "bytes of GraphQL query results kept per process, served again while the projects, access and minute they were read at are unchanged (0: off)",
   STREAM_HEARTBEAT_MS:
     "interval of the `: heartbeat` comment lines on an idle flag definitions stream (see Live configuration)",
   STREAM_MAX_LIFETIME_MS:

@@ -110,6 +110,11 @@ export const envSchema = z.object({
     .int()
     .min(0)
     .default(32 * 1024 * 1024),
+  GRAPHQL_RESULT_CACHE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(32 * 1024 * 1024),
   STREAM_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
   STREAM_MAX_LIFETIME_MS: z.coerce
     .number()
@@ -219,9 +224,14 @@ export interface Limits {
   maxPageSize: number;
   /**
    * Bytes of 200 bodies the REST door keeps by ETag for repeated project-path GETs
-   * (rest/response-cache.ts); 0 turns the cache off.
+   * (core/response-cache.ts); 0 turns the cache off.
    */
   responseCacheBytes: number;
+  /**
+   * Bytes of GraphQL query results kept per process, served again while what they were read from
+   * is unchanged (graphql/result-cache.ts); 0 turns the cache off.
+   */
+  graphqlResultCacheBytes: number;
   /**
    * Milliseconds between heartbeats (SSE comment lines) on an idle event stream (the flag definitions
    * stream, GraphQL subscriptions over SSE), so proxies and clients see the connection alive.
@@ -530,6 +540,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       captureBatchBodyLimitBytes: e.CAPTURE_BATCH_BODY_LIMIT_BYTES,
       maxPageSize: e.MAX_PAGE_SIZE,
       responseCacheBytes: e.RESPONSE_CACHE_BYTES,
+      graphqlResultCacheBytes: e.GRAPHQL_RESULT_CACHE_BYTES,
       streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
       streamMaxLifetimeMs: e.STREAM_MAX_LIFETIME_MS,
       flagMaxConditionGroups: e.FLAG_MAX_CONDITION_GROUPS,

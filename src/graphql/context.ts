@@ -23,6 +23,7 @@ import {
 import { type RateLimits, throwIfThrottled } from "../core/rate-limit.js";
 import type { Services } from "../core/services.js";
 import { type SharedReads, sharedReadsOf } from "../core/shared-reads.js";
+import type { ResultRecording } from "./result-cache.js";
 
 /** What every resolver receives. */
 export interface GraphQLContext {
@@ -43,6 +44,8 @@ export interface GraphQLContext {
    * event about to be resolved, whose row reads every subscriber of it shares (core/shared-reads.ts).
    */
   refresh(event?: object): void;
+  /** This request's reads, when its result may be kept (./result-cache.ts); absent otherwise. */
+  readonly reads?: ResultRecording;
 }
 
 /** The key Pothos caches its per-request dataloaders under (@pothos/core `contextCacheSymbol`). */
@@ -55,6 +58,7 @@ export function createGraphQLContext(deps: {
   limits: Limits;
   rateLimits: RateLimits;
   credential: Credential | null;
+  reads?: ResultRecording | undefined;
 }): GraphQLContext {
   let actor: Promise<Actor> | undefined;
   let serviceContext: Promise<ServiceContext> | undefined;
@@ -71,6 +75,7 @@ export function createGraphQLContext(deps: {
     services: deps.services,
     limits: deps.limits,
     credential: deps.credential,
+    ...(deps.reads ? { reads: deps.reads } : {}),
     actor() {
       // The first use of the key counts the request against the key's rate limit, as REST does.
       actor ??= (async () => {
@@ -81,9 +86,13 @@ export function createGraphQLContext(deps: {
       return actor;
     },
     serviceContext() {
-      serviceContext ??= context
-        .actor()
-        .then((a) => createServiceContext(deps.data, a, deps.limits, { shared, renewal: renewalOf(a) }));
+      serviceContext ??= context.actor().then((a) =>
+        createServiceContext(deps.data, a, deps.limits, {
+          shared,
+          renewal: renewalOf(a),
+          reads: deps.reads,
+        }),
+      );
       return serviceContext;
     },
     refresh(event) {

@@ -18,10 +18,12 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
 import type { GraphQLError } from "graphql";
 import { createGraphQLError, type YogaServerInstance } from "graphql-yoga";
+import { findCredential } from "../core/auth/authenticate.js";
 import { PayloadTooLargeError } from "../core/errors.js";
 import { atStreamLifetimeEnd } from "../core/stream-lifetime.js";
 import { toGraphQLError } from "./errors.graphql.js";
 import { graphiqlAssetsPath, registerGraphiQLAssets } from "./graphiql.js";
+import type { GraphQLResultCache, KeptResult, ResultRecording } from "./result-cache.js";
 import type { GraphQLServerContext } from "./server.js";
 
 /** The HTTP side of a yoga server, whatever its GraphQL context. */
@@ -98,11 +100,41 @@ function withLifetime(body: ReadableStream<Uint8Array>, maxLifetimeMs: number): 
   });
 }
 
-/** Registers the GraphQL routes of `yoga` on `app` (see the module comment). */
+/**
+ * For a request with a key: the answer kept for it (./result-cache.ts), else the recording of its
+ * reads, its statements included, under its key. Null without a key (nothing is kept for no one).
+ */
+async function keptOrRecording(
+  results: GraphQLResultCache,
+  request: FastifyRequest,
+): Promise<{ kept: KeptResult } | { key: string; recording: ResultRecording } | null> {
+  if (request.method === "OPTIONS") return null;
+  const mark = request.url.indexOf("?");
+  const credential = findCredential({
+    authorization: request.headers.authorization,
+    query: new URLSearchParams(mark === -1 ? "" : request.url.slice(mark + 1)),
+  });
+  if (!credential) return null;
+  const body = request.body instanceof Buffer ? request.body : undefined;
+  const key = results.keyOf(
+    { method: request.method, url: request.url, headers: request.headers, body },
+    credential,
+  );
+  const kept = await results.find(key, credential);
+  if (kept) return { kept };
+  const recording = results.record();
+  request.sqlStats.observe = recording.statement;
+  return { key, recording };
+}
+
+/**
+ * Registers the GraphQL routes of `yoga` on `app` (see the module comment); with `results`, query
+ * results are kept and served again while what they were read from is unchanged (./result-cache.ts).
+ */
 export function registerGraphQLRoutes<C extends object>(
   app: FastifyInstance,
   yoga: YogaServerInstance<GraphQLServerContext, C>,
-  options: { bodyLimitBytes: number; streamMaxLifetimeMs: number },
+  options: { bodyLimitBytes: number; streamMaxLifetimeMs: number; results?: GraphQLResultCache | undefined },
 ): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -119,16 +151,33 @@ export function registerGraphQLRoutes<C extends object>(
       url: yoga.graphqlEndpoint,
       method: ["GET", "POST", "OPTIONS"],
       handler: async (request, reply) => {
+        const keeping = options.results ? await keptOrRecording(options.results, request) : null;
+        if (keeping && "kept" in keeping) {
+          for (const [name, value] of keeping.kept.headers) reply.header(name, value);
+          return reply.status(keeping.kept.status).send(keeping.kept.body);
+        }
         // Aborted when the response closes (finished, or the client went away), which ends a
         // subscription's stream and its listeners.
         const closed = new AbortController();
         reply.raw.once("close", () => closed.abort());
-        const response = await yoga.fetch(toFetchRequest(yoga, request, closed.signal), { req: request.raw });
+        const response = await yoga.fetch(toFetchRequest(yoga, request, closed.signal), {
+          req: request.raw,
+          reads: keeping?.recording,
+        });
+        const headers: Array<[string, string]> = [];
         response.headers.forEach((value: string, key: string) => {
           reply.header(key, value);
+          headers.push([key, value]);
         });
         reply.status(response.status);
-        if (!isStreamed(response) || !response.body) return reply.send(await response.text());
+        if (!isStreamed(response) || !response.body) {
+          const text = await response.text();
+          if (keeping?.recording.keepable) {
+            const answer = { status: response.status, headers, body: Buffer.from(text) };
+            options.results!.keep(keeping.key, keeping.recording, answer);
+          }
+          return reply.send(text);
+        }
         const subscription = response.headers.get("content-type")?.startsWith("text/event-stream");
         return reply.send(
           subscription ? withLifetime(response.body, options.streamMaxLifetimeMs) : response.body,

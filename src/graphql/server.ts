@@ -33,14 +33,19 @@ import { toGraphQLError } from "./errors.graphql.js";
 import { graphiqlAssetsPath, graphiqlPageRenderer } from "./graphiql.js";
 import { graphqlLimitPlugins } from "./limits.js";
 import { useRequestErrors } from "./request-errors.js";
+import { type ResultRecording, useResultRecording } from "./result-cache.js";
 import { useSubscriptionErrorsOverSse } from "./subscription-errors.js";
 
 /** Where the GraphQL door answers; GraphiQL's files are below it (graphiql.ts). */
 const GRAPHQL_ENDPOINT = "/graphql";
 
-/** What the HTTP layer passes with each request: the Node request it came in on. */
+/**
+ * What the HTTP layer passes with each request: the Node request it came in on, and the recording of
+ * its reads when its result may be kept (./result-cache.ts).
+ */
 export interface GraphQLServerContext {
   req: { headers: IncomingHttpHeaders };
+  reads?: ResultRecording | undefined;
 }
 
 /** What the server is built from: the schema the composition root assembled, and the same objects the REST door uses. */
@@ -136,6 +141,7 @@ export function createGraphQLServer(
       ...graphqlLimitPlugins(limits),
       ...useCompiledExecution(),
       useSubscriptionErrorsOverSse(),
+      useResultRecording(),
       // Last, so that it wraps the compiled execution: a span per operation when traces are on.
       ...tracingGraphQLPlugins(),
     ],
@@ -163,12 +169,13 @@ export function createGraphQLServer(
         });
       },
     },
-    context: ({ req, request }) =>
+    context: ({ req, request, reads }) =>
       createGraphQLContext({
         data,
         services,
         limits,
         rateLimits,
+        reads,
         credential: findCredential({
           authorization: req.headers.authorization,
           query: new URL(request.url).searchParams,
