@@ -333,10 +333,11 @@ function figuresFor(ready: BenchReady): Figure[] {
     person_properties: { email: "person-1@example.com" },
   });
   const ofrepBody = JSON.stringify({ context: { targetingKey: "user-1", email: "person-1@example.com" } });
-  const graphqlPage = (withTags: boolean): Side => ({
-    name: "GraphQL list",
+  /** The page of flags over GraphQL: executed each time (`ours`), or kept (`oursKeeping`, the default). */
+  const graphqlPage = (withTags: boolean, kept = false): Side => ({
+    name: kept ? "GraphQL list kept" : "GraphQL list",
     target: {
-      url: `${ready.ours}/graphql`,
+      url: `${kept ? ready.oursKeeping : ready.ours}/graphql`,
       method: "POST",
       headers: auth,
       body: JSON.stringify({ query: OUR_QUERY(flags, withTags), variables: { id: String(ready.projectId) } }),
@@ -423,8 +424,28 @@ function figuresFor(ready: BenchReady): Figure[] {
               expected: [200],
             },
           })),
+          {
+            id: "graphql",
+            name: "  (same, kept) vs",
+            ours: graphqlPage(true, true),
+            against: {
+              name: "PostGraphile 5",
+              target: {
+                url: ready.postgraphile,
+                method: "POST" as const,
+                body: JSON.stringify({ query: POSTGRAPHILE_QUERY(ready.projectId, flags, true) }),
+              },
+              expected: [200],
+            },
+          },
         ]
       : []),
+    {
+      id: "graphql",
+      name: "GraphQL, repeated (kept)",
+      ours: graphqlPage(true, true),
+      against: { name: "our GraphQL executed", figure: "graphql" },
+    },
     {
       id: "list",
       name: "REST list, repeated (kept by ETag)",
