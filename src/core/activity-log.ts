@@ -4,7 +4,8 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { isDeepStrictEqual } from "node:util";
-import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import { v7 as uuidv7 } from "uuid";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import { authorizeProject } from "./auth/access.js";
 import type { ServiceContext } from "./context.js";
 import { ValidationError } from "./errors.js";
@@ -227,17 +228,12 @@ export async function recordActivity(tx: Prisma.TransactionClient, entry: NewAct
     name: entry.name,
     short_id: null,
   };
-  const row = await tx.activityLog.create({
-    data: {
-      projectId: entry.projectId,
-      userId: entry.userId,
-      scope: entry.scope,
-      itemId: entry.itemId,
-      activity: entry.activity,
-      detail: detail as unknown as Prisma.InputJsonValue,
-    },
-    select: { id: true, createdAt: true },
-  });
+  // One hand-written statement (a Prisma model create cost ~70% more CPU); ids are UUIDv7, as the schema's default.
+  const row = { id: uuidv7(), createdAt: new Date() };
+  await tx.$executeRaw(Prisma.sql`
+    INSERT INTO activity_logs (id, project_id, user_id, scope, item_id, activity, detail, created_at)
+    VALUES (${row.id}::uuid, ${entry.projectId}, ${entry.userId}, ${entry.scope}, ${entry.itemId},
+      ${entry.activity}, ${JSON.stringify(detail)}::jsonb, ${row.createdAt})`);
   for (const listener of activityListeners) {
     await listener(tx, {
       id: row.id,

@@ -145,7 +145,8 @@ export function insertFlag(
 /**
  * Writes `next` over the row of flag `next.id`, locked in `tx`, with `filters` (validated) and
  * version `version`, last modified by `userId`; the derived columns (`variant_count`,
- * `fully_rolled_out`) follow the filters. Tags are written apart (`replaceFlagTags`).
+ * `fully_rolled_out`) follow the filters. Tags are written apart (`replaceFlagTags`). One
+ * hand-written statement: a Prisma model update cost more than twice its CPU (issue 29's PATCH).
  */
 export async function writeFlagRow(
   tx: Prisma.TransactionClient,
@@ -154,27 +155,21 @@ export async function writeFlagRow(
   version: number,
   userId: number,
 ): Promise<void> {
-  await tx.featureFlag.updateMany({
-    where: { id: next.id, projectId: next.projectId },
-    data: {
-      key: next.key,
-      name: next.name,
-      filters: filters as Prisma.InputJsonValue,
-      active: next.active,
-      deleted: next.deleted,
-      version,
-      ensureExperienceContinuity: next.ensureExperienceContinuity,
-      rollbackConditions: (next.rollbackConditions ?? Prisma.DbNull) as Prisma.InputJsonValue,
-      performedRollback: next.performedRollback,
-      hasEnrichedAnalytics: next.hasEnrichedAnalytics,
-      isRemoteConfiguration: next.isRemoteConfiguration,
-      evaluationRuntime: next.evaluationRuntime,
-      bucketingIdentifier: next.bucketingIdentifier,
-      variantCount: filters.multivariate?.variants?.length ?? 0,
-      fullyRolledOut: isFullyRolledOut(filters),
-      lastModifiedById: userId,
-    },
-  });
+  const rollback = next.rollbackConditions === null ? null : JSON.stringify(next.rollbackConditions);
+  await tx.$executeRaw(Prisma.sql`
+    UPDATE feature_flags SET
+      key = ${next.key}, name = ${next.name}, filters = ${JSON.stringify(filters)}::jsonb,
+      active = ${next.active}, deleted = ${next.deleted}, version = ${version},
+      ensure_experience_continuity = ${next.ensureExperienceContinuity},
+      rollback_conditions = ${rollback}::jsonb, performed_rollback = ${next.performedRollback},
+      has_enriched_analytics = ${next.hasEnrichedAnalytics},
+      is_remote_configuration = ${next.isRemoteConfiguration},
+      evaluation_runtime = ${next.evaluationRuntime}::"EvaluationRuntime",
+      bucketing_identifier = ${next.bucketingIdentifier}::"BucketingIdentifier",
+      variant_count = ${filters.multivariate?.variants?.length ?? 0},
+      fully_rolled_out = ${isFullyRolledOut(filters)}, last_modified_by_id = ${userId},
+      updated_at = ${new Date()}
+    WHERE id = ${next.id} AND project_id = ${next.projectId}`);
 }
 
 /**
