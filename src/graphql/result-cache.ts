@@ -23,6 +23,7 @@
  * A kept answer still authenticates its key (from the actor cache) and counts against the key's
  * rate limit; a key that would be refused goes to yoga, which answers the refusal.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { hash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { getOperationAST } from "graphql";
@@ -134,6 +135,12 @@ export class GraphQLResultCache {
   /** The uncovered names, read from the catalog at the first request (none kept until then). */
   private uncovered: RegExp | null = null;
   private uncoveredRead: Promise<void> | null = null;
+  /**
+   * Runs a function in the async context the cache was made in (the app's, outside any request):
+   * the catalog read, made at the first request (the database may be migrated after the server
+   * starts), is then no statement of that request, in its SQL accounting or under its trace.
+   */
+  private readonly outsideRequests = AsyncLocalStorage.snapshot();
 
   constructor(
     private readonly data: DataAccess,
@@ -183,7 +190,7 @@ export class GraphQLResultCache {
 
   /** Begins recording one execution's reads, to be passed to `keep` when yoga has answered. */
   record(): ResultRecording {
-    this.uncoveredRead ??= uncoveredNames(this.data).then(
+    this.uncoveredRead ??= this.outsideRequests(() => uncoveredNames(this.data)).then(
       (pattern) => {
         this.uncovered = pattern;
       },
