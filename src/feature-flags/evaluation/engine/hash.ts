@@ -9,50 +9,73 @@ import { hash } from "node:crypto";
 /** `0xFFFFFFFFFFFFFFF` as a double, which rounds to exactly 2^60 (as it does in posthog-node). */
 const LONG_SCALE = 2 ** 60;
 
-/** How many hashes the process remembers before it starts over. */
-const MAX_REMEMBERED = 50_000;
-/**
- * The longest input remembered, in UTF-16 units (a distinct id is the caller's to choose): with
- * `MAX_REMEMBERED`, at most some 30 MB, typically a few (keys of a flag key and an id).
- */
-const MAX_REMEMBERED_INPUT = 256;
+/** How many hashes each kind's memo holds before it starts over. */
+const MAX_REMEMBERED = 25_000;
+/** The longest identifier remembered, in UTF-16 units (a distinct id is the caller's to choose). */
+const MAX_REMEMBERED_IDENTIFIER = 200;
 
 /**
- * The hashes computed lately, by their input: a subject evaluated again (each page load of a
- * person calls `/flags`) hashes none of its flags again. SHA-1 was 29% of a `/flags` answer's CPU
- * (issue 29's profile). Bounded: past `MAX_REMEMBERED` it starts over.
+ * Hashes of one kind computed lately, by identifier, then flag key: a subject evaluated again (each
+ * page load of a person calls `/flags`) hashes none of its flags again. SHA-1 was 29% of a `/flags`
+ * answer's CPU (issue 29's profile). Keyed by the strings evaluation already holds (no key is built
+ * per lookup). Bounded: past `MAX_REMEMBERED` hashes it starts over; long identifiers are not kept.
  */
-const remembered = new Map<string, number>();
+class HashMemo {
+  private readonly byIdentifier = new Map<string, Map<string, number>>();
+  private size = 0;
+
+  constructor(
+    private readonly prefixOf: (flagKey: string) => string,
+    private readonly salt: string,
+  ) {}
+
+  /** The hash of `flagKey` and `identifier`, remembered or computed. */
+  hash(flagKey: string, identifier: string): number {
+    let forIdentifier = this.byIdentifier.get(identifier);
+    const known = forIdentifier?.get(flagKey);
+    if (known !== undefined) return known;
+    const value = bucketHash(this.prefixOf(flagKey), identifier, this.salt);
+    if (identifier.length > MAX_REMEMBERED_IDENTIFIER) return value;
+    if (this.size >= MAX_REMEMBERED) {
+      this.byIdentifier.clear();
+      this.size = 0;
+      forIdentifier = undefined;
+    }
+    if (forIdentifier === undefined) {
+      forIdentifier = new Map();
+      this.byIdentifier.set(identifier, forIdentifier);
+    }
+    forIdentifier.set(flagKey, value);
+    this.size++;
+    return value;
+  }
+}
 
 /**
  * `hash(prefix, identifier, salt)` of §3.1, in [0, 1). One-shot `crypto.hash` (UTF-8 input, hex
  * output): evaluation hashes once or twice per flag and subject, and the one-shot form skips the
- * `Hash` object `createHash` builds each time (npm run bench, `engine`); remembered by input.
+ * `Hash` object `createHash` builds each time (npm run bench, `engine`).
  */
 export function bucketHash(prefix: string, identifier: string, salt = ""): number {
-  const input = prefix + identifier + salt;
-  let value = remembered.get(input);
-  if (value === undefined) {
-    value = Number.parseInt(hash("sha1", input, "hex").slice(0, 15), 16) / LONG_SCALE;
-    if (input.length <= MAX_REMEMBERED_INPUT) {
-      if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-      remembered.set(input, value);
-    }
-  }
-  return value;
+  const hex = hash("sha1", prefix + identifier + salt, "hex");
+  return Number.parseInt(hex.slice(0, 15), 16) / LONG_SCALE;
 }
+
+const rollouts = new HashMemo((flagKey) => `${flagKey}.`, "");
+const variants = new HashMemo((flagKey) => `${flagKey}.`, "variant");
+const holdouts = new HashMemo(() => "holdout-", "");
 
 /** The hash a condition's rollout compares with `rollout_percentage / 100` (prefix `"<key>."`). */
 export function rolloutHash(flagKey: string, identifier: string): number {
-  return bucketHash(`${flagKey}.`, identifier);
+  return rollouts.hash(flagKey, identifier);
 }
 
 /** The hash that picks a variant (prefix `"<key>."`, salt `"variant"`). */
 export function variantHash(flagKey: string, identifier: string): number {
-  return bucketHash(`${flagKey}.`, identifier, "variant");
+  return variants.hash(flagKey, identifier);
 }
 
 /** The hash a holdout compares with `exclusion_percentage / 100` (prefix `"holdout-"`, any flag). */
 export function holdoutHash(identifier: string): number {
-  return bucketHash("holdout-", identifier);
+  return holdouts.hash("", identifier);
 }
