@@ -107,6 +107,13 @@ describe("icontains / not_icontains", () => {
     expect(matches(digit, { key: "three" })).toBe(false);
   });
 
+  it("folds ASCII capitals only, in the property and in the value searched for", () => {
+    expect(matches(person("key", "icontains", "ÄB"), { key: "xÄbx" })).toBe(true);
+    expect(matches(person("key", "icontains", "äb"), { key: "xÄbx" })).toBe(false);
+    expect(matches(person("key", "icontains", "Ä"), { key: "ä" })).toBe(false);
+    expect(matches(person("key", "icontains", "already lower"), { key: "ALREADY LOWER case" })).toBe(true);
+  });
+
   it("not_icontains negates, and a missing key matches", () => {
     const filter = person("email", "not_icontains", "@posthog.com");
     expect(matches(filter, { email: "a@example.com" })).toBe(true);

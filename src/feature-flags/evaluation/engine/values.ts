@@ -38,9 +38,15 @@ export function searchText(value: unknown): string {
   return String(value);
 }
 
-/** ASCII-only lower case, as both evaluators fold case for `icontains` and friends. */
+const ASCII_UPPER = /[A-Z]/;
+const ASCII_UPPERS = /[A-Z]/g;
+
+/**
+ * ASCII-only lower case, as both evaluators fold case for `icontains` and friends. A text with no
+ * ASCII capital (most values: it is compared for every flag that reads it) is returned as it is.
+ */
 export function asciiLower(text: string): string {
-  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  return ASCII_UPPER.test(text) ? text.replace(ASCII_UPPERS, (c) => c.toLowerCase()) : text;
 }
 
 /** True for booleans, "true"/"false" in any case, and lists of only those (the empty list too). */
