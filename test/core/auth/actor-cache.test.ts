@@ -90,11 +90,12 @@ describe("ActorCache", () => {
     expect(actors.storedFormOf("phx_raw")).toBe(hashApiKey("phx_raw"));
   });
 
-  it("is cleared by an access change or a reset, not by a revision or an object change", async () => {
+  it("is cleared by an access change or a reset, not by a revision, an object or a subject change", async () => {
     const { actors } = cache();
     actors.keep(actors.generation, "hash-1", 7, entry());
     await announce({ kind: "revision", project: 7, revision: "9" });
     await announce({ kind: "change", project: 7, revision: "9", scope: "FeatureFlag", activity: "updated" });
+    await announce({ kind: "subject", project: 7, person: "1" });
     expect(actors.find("hash-1", 7)).toBeDefined();
     await announce({ kind: "access" });
     expect(actors.find("hash-1", 7)).toBeUndefined();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   bucketHash,
+  HashMemo,
   holdoutHash,
   rolloutHash,
   variantHash,
@@ -44,5 +45,51 @@ describe("bucketing hash (posthog-behavior.md §3.1 golden vectors)", () => {
       expect(hash).toBeGreaterThanOrEqual(0);
       expect(hash).toBeLessThan(1);
     }
+  });
+});
+
+describe("HashMemo", () => {
+  /** A memo over a compute that counts its calls. */
+  const counting = (maxEntries?: number, maxIdentifier?: number) => {
+    const calls: string[] = [];
+    const memo = new HashMemo(
+      (flagKey, identifier) => {
+        calls.push(`${flagKey}/${identifier}`);
+        return calls.length / 100;
+      },
+      maxEntries,
+      maxIdentifier,
+    );
+    return { memo, calls };
+  };
+
+  it("computes a hash once per flag key and identifier", () => {
+    const { memo, calls } = counting();
+    expect(memo.hash("a", "u1")).toBe(0.01);
+    expect(memo.hash("b", "u1")).toBe(0.02);
+    expect(memo.hash("a", "u2")).toBe(0.03);
+    expect(memo.hash("a", "u1")).toBe(0.01);
+    expect(memo.hash("b", "u1")).toBe(0.02);
+    expect(calls).toEqual(["a/u1", "b/u1", "a/u2"]);
+    expect(memo.size).toBe(3);
+  });
+
+  it("starts over once it holds its bound, and keeps no identifier longer than its bound", () => {
+    const { memo, calls } = counting(2, 3);
+    memo.hash("a", "u1");
+    memo.hash("b", "u1");
+    expect(memo.size).toBe(2);
+    memo.hash("c", "u1");
+    expect(memo.size).toBe(1);
+    memo.hash("a", "u1");
+    expect(calls).toEqual(["a/u1", "b/u1", "c/u1", "a/u1"]);
+    expect(memo.hash("c", "u1")).toBe(0.03);
+    expect(memo.size).toBe(2);
+    memo.hash("a", "long");
+    memo.hash("a", "long");
+    expect(memo.size).toBe(2);
+    expect(calls.filter((call) => call === "a/long")).toHaveLength(2);
+    memo.hash("a", "abc");
+    expect(memo.size).toBe(1);
   });
 });

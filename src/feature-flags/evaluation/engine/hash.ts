@@ -18,27 +18,34 @@ const MAX_REMEMBERED_IDENTIFIER = 200;
  * Hashes of one kind computed lately, by identifier, then flag key: a subject evaluated again (each
  * page load of a person calls `/flags`) hashes none of its flags again. SHA-1 was 29% of a `/flags`
  * answer's CPU (issue 29's profile). Keyed by the strings evaluation already holds (no key is built
- * per lookup). Bounded: past `MAX_REMEMBERED` hashes it starts over; long identifiers are not kept.
+ * per lookup). Bounded: past `maxEntries` hashes it starts over; identifiers longer than
+ * `maxIdentifier` are not kept.
  */
-class HashMemo {
+export class HashMemo {
   private readonly byIdentifier = new Map<string, Map<string, number>>();
-  private size = 0;
+  private count = 0;
 
   constructor(
-    private readonly prefixOf: (flagKey: string) => string,
-    private readonly salt: string,
+    private readonly compute: (flagKey: string, identifier: string) => number,
+    private readonly maxEntries = MAX_REMEMBERED,
+    private readonly maxIdentifier = MAX_REMEMBERED_IDENTIFIER,
   ) {}
+
+  /** How many hashes are kept. */
+  get size(): number {
+    return this.count;
+  }
 
   /** The hash of `flagKey` and `identifier`, remembered or computed. */
   hash(flagKey: string, identifier: string): number {
     let forIdentifier = this.byIdentifier.get(identifier);
     const known = forIdentifier?.get(flagKey);
     if (known !== undefined) return known;
-    const value = bucketHash(this.prefixOf(flagKey), identifier, this.salt);
-    if (identifier.length > MAX_REMEMBERED_IDENTIFIER) return value;
-    if (this.size >= MAX_REMEMBERED) {
+    const value = this.compute(flagKey, identifier);
+    if (identifier.length > this.maxIdentifier) return value;
+    if (this.count >= this.maxEntries) {
       this.byIdentifier.clear();
-      this.size = 0;
+      this.count = 0;
       forIdentifier = undefined;
     }
     if (forIdentifier === undefined) {
@@ -46,7 +53,7 @@ class HashMemo {
       this.byIdentifier.set(identifier, forIdentifier);
     }
     forIdentifier.set(flagKey, value);
-    this.size++;
+    this.count++;
     return value;
   }
 }
@@ -61,9 +68,9 @@ export function bucketHash(prefix: string, identifier: string, salt = ""): numbe
   return Number.parseInt(hex.slice(0, 15), 16) / LONG_SCALE;
 }
 
-const rollouts = new HashMemo((flagKey) => `${flagKey}.`, "");
-const variants = new HashMemo((flagKey) => `${flagKey}.`, "variant");
-const holdouts = new HashMemo(() => "holdout-", "");
+const rollouts = new HashMemo((flagKey, identifier) => bucketHash(`${flagKey}.`, identifier));
+const variants = new HashMemo((flagKey, identifier) => bucketHash(`${flagKey}.`, identifier, "variant"));
+const holdouts = new HashMemo((_, identifier) => bucketHash("holdout-", identifier));
 
 /** The hash a condition's rollout compares with `rollout_percentage / 100` (prefix `"<key>."`). */
 export function rolloutHash(flagKey: string, identifier: string): number {
