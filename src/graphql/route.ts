@@ -18,7 +18,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
 import type { GraphQLError } from "graphql";
 import { createGraphQLError, type YogaServerInstance } from "graphql-yoga";
-import { findCredential } from "../core/auth/authenticate.js";
+import { type Credential, findCredential } from "../core/auth/authenticate.js";
 import { PayloadTooLargeError } from "../core/errors.js";
 import { atStreamLifetimeEnd } from "../core/stream-lifetime.js";
 import { toGraphQLError } from "./errors.graphql.js";
@@ -101,20 +101,27 @@ function withLifetime(body: ReadableStream<Uint8Array>, maxLifetimeMs: number): 
 }
 
 /**
+ * The personal API key a GraphQL request carries (its `Authorization` header, else the query's
+ * `personal_api_key`), found once: the GraphQL context authenticates it, and a kept answer is keyed by it.
+ */
+function credentialOf(request: FastifyRequest): Credential | null {
+  const mark = request.url.indexOf("?");
+  return findCredential({
+    authorization: request.headers.authorization,
+    query: new URLSearchParams(mark === -1 ? "" : request.url.slice(mark + 1)),
+  });
+}
+
+/**
  * For a request with a key: the answer kept for it (./result-cache.ts), else the recording of its
  * reads, its statements included, under its key. Null without a key (nothing is kept for no one).
  */
 async function keptOrRecording(
   results: GraphQLResultCache,
   request: FastifyRequest,
+  credential: Credential | null,
 ): Promise<{ kept: KeptResult } | { key: string; recording: ResultRecording } | null> {
-  if (request.method === "OPTIONS") return null;
-  const mark = request.url.indexOf("?");
-  const credential = findCredential({
-    authorization: request.headers.authorization,
-    query: new URLSearchParams(mark === -1 ? "" : request.url.slice(mark + 1)),
-  });
-  if (!credential) return null;
+  if (request.method === "OPTIONS" || !credential) return null;
   const body = request.body instanceof Buffer ? request.body : undefined;
   const key = results.keyOf(
     { method: request.method, url: request.url, headers: request.headers, body },
@@ -151,7 +158,8 @@ export function registerGraphQLRoutes<C extends object>(
       url: yoga.graphqlEndpoint,
       method: ["GET", "POST", "OPTIONS"],
       handler: async (request, reply) => {
-        const keeping = options.results ? await keptOrRecording(options.results, request) : null;
+        const credential = credentialOf(request);
+        const keeping = options.results ? await keptOrRecording(options.results, request, credential) : null;
         if (keeping && "kept" in keeping) {
           for (const [name, value] of keeping.kept.headers) reply.header(name, value);
           return reply.status(keeping.kept.status).send(keeping.kept.body);
@@ -162,6 +170,7 @@ export function registerGraphQLRoutes<C extends object>(
         reply.raw.once("close", () => closed.abort());
         const response = await yoga.fetch(toFetchRequest(yoga, request, closed.signal), {
           req: request.raw,
+          credential,
           reads: keeping?.recording,
         });
         const headers: Array<[string, string]> = [];

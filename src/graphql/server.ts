@@ -20,7 +20,7 @@ import type { GraphQLError, GraphQLSchema } from "graphql";
 import { createGraphQLError, createYoga, maskError, type YogaServerInstance } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { Limits } from "../config.js";
-import { findCredential } from "../core/auth/authenticate.js";
+import { type Credential, findCredential } from "../core/auth/authenticate.js";
 import type { DataAccess } from "../core/context.js";
 import { DomainError, holdsInternalText } from "../core/errors.js";
 import { unstorableTextError } from "../core/json-input.js";
@@ -40,11 +40,13 @@ import { useSubscriptionErrorsOverSse } from "./subscription-errors.js";
 const GRAPHQL_ENDPOINT = "/graphql";
 
 /**
- * What the HTTP layer passes with each request: the Node request it came in on, and the recording of
+ * What the HTTP layer passes with each request: the Node request it came in on, the key it found in
+ * it (route.ts; absent on the WebSocket, whose key the context finds in `req`), and the recording of
  * its reads when its result may be kept (./result-cache.ts).
  */
 export interface GraphQLServerContext {
   req: { headers: IncomingHttpHeaders };
+  credential?: Credential | null;
   reads?: ResultRecording | undefined;
 }
 
@@ -169,17 +171,20 @@ export function createGraphQLServer(
         });
       },
     },
-    context: ({ req, request, reads }) =>
+    context: ({ req, request, credential, reads }) =>
       createGraphQLContext({
         data,
         services,
         limits,
         rateLimits,
         reads,
-        credential: findCredential({
-          authorization: req.headers.authorization,
-          query: new URL(request.url).searchParams,
-        }),
+        credential:
+          credential !== undefined
+            ? credential
+            : findCredential({
+                authorization: req.headers.authorization,
+                query: new URL(request.url).searchParams,
+              }),
       }),
   });
 }
