@@ -64,10 +64,8 @@ export class ActorCache {
     if (!this.feed.live) return undefined;
     const entry = this.entries.get(entryKey(secureValue, projectId));
     if (!entry) return undefined;
-    const projects = entry.actor.projects;
-    for (let i = 0; i < projects.length; i++) {
-      const project = projects[i]!;
-      if (this.revisions.note(project.id, project.revision) === project.revision) continue;
+    const { projects } = entry.actor;
+    if (projects.some(this.revisionMoved)) {
       entry.actor = {
         ...entry.actor,
         projects: projects.map((each) => ({
@@ -75,10 +73,13 @@ export class ActorCache {
           revision: this.revisions.note(each.id, each.revision),
         })),
       };
-      break;
     }
     return entry;
   }
+
+  /** Whether a newer revision of `project` is known than the one it carries. */
+  private readonly revisionMoved = (project: Actor["projects"][number]): boolean =>
+    this.revisions.note(project.id, project.revision) !== project.revision;
 
   /** The stored form of `rawKey` (`hashApiKey`): remembered while its actor is kept, else hashed. */
   storedFormOf(rawKey: string): string {
