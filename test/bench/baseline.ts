@@ -32,7 +32,7 @@ import type pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { hashApiKey } from "../../src/core/auth/api-keys.js";
 import { type Scope, scopeSatisfied } from "../../src/core/auth/scopes.js";
-import { flagsResponseBody } from "../../src/feature-flags/delivery/flags-response.js";
+import { flagsResponseBytes } from "../../src/feature-flags/delivery/flags-response.js";
 import {
   type CompiledDefinitions,
   compileDefinitions,
@@ -401,14 +401,14 @@ async function readBody(request: http.IncomingMessage): Promise<Record<string, u
 /** The bench project's flags compiled once (the baseline's one read of them, at its first /flags request). */
 let compiledFlags: Promise<{ compiled: CompiledDefinitions; flags: FlagResult["flag"][] }> | null = null;
 
-/** PostHog's v2 `/flags` answer for one person, evaluated by our engine over flags read once. */
+/** PostHog's v2 `/flags` answer (UTF-8 JSON) for one person, evaluated by our engine over flags read once. */
 async function remoteFlags(
   sql: Pick<Sql, "query">,
   projectId: number,
   distinctId: string,
   properties: Record<string, unknown>,
   now: Date,
-): Promise<unknown> {
+): Promise<Buffer> {
   compiledFlags ??= sql
     .query<{ id: number; key: string; active: boolean; filters: unknown; version: number }>(
       "SELECT id, key, active, filters, version FROM feature_flags WHERE project_id = $1 AND NOT deleted ORDER BY id",
@@ -445,7 +445,7 @@ async function remoteFlags(
     },
     { now },
   );
-  return flagsResponseBody("flags-v2", {
+  return flagsResponseBytes("flags-v2", {
     results: flags.map((flag) => ({ flag, evaluation: evaluations.get(flag.key) ?? null })),
     errorsWhileComputingFlags: false,
     requestId: randomUUID(),
@@ -552,7 +552,8 @@ export async function startBaseline(
       } else {
         throw new HttpError(405);
       }
-      const text = JSON.stringify(body);
+      // The /flags answer is already UTF-8 JSON (as ours is written).
+      const text = Buffer.isBuffer(body) ? body : JSON.stringify(body);
       response.writeHead(200, {
         "content-type": "application/json; charset=utf-8",
         "content-length": Buffer.byteLength(text),

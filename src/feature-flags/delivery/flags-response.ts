@@ -13,6 +13,7 @@
  */
 import type { EvaluationReason, FlagEvaluation } from "../evaluation/engine/types.js";
 import type { FlagResult } from "../evaluation/evaluation.service.js";
+import type { DefinitionFlag } from "../evaluation/project-definitions.js";
 
 /** The four shapes (see the module comment). */
 export type FlagsResponseShape = "flags-v2" | "flags-v1" | "decide-v2" | "decide-v1";
@@ -123,13 +124,16 @@ export function flagDetails({ flag, evaluation }: FlagResult): FlagDetails {
   };
 }
 
+/** The fields every shape ends with: `requestId`, `evaluatedAt` (ms since the epoch), the config's. */
+const commonFields = (answer: FlagsAnswer): Record<string, unknown> => ({
+  requestId: answer.requestId,
+  evaluatedAt: answer.evaluatedAt.getTime(),
+  ...answer.config,
+});
+
 /** The answer body of `shape` (see the module comment). */
 export function flagsResponseBody(shape: FlagsResponseShape, answer: FlagsAnswer): Record<string, unknown> {
-  const common = {
-    requestId: answer.requestId,
-    evaluatedAt: answer.evaluatedAt.getTime(),
-    ...answer.config,
-  };
+  const common = commonFields(answer);
   const enabled = answer.results.filter(({ evaluation }) => flagValue(evaluation) !== false);
   switch (shape) {
     case "flags-v2":
@@ -162,4 +166,66 @@ export function flagsResponseBody(shape: FlagsResponseShape, answer: FlagsAnswer
     case "decide-v1":
       return { featureFlags: enabled.map(({ flag }) => flag.key), ...common };
   }
+}
+
+/** A flag's `flags-v2` entry for one outcome, as UTF-8 JSON (`"key":{…}`). */
+interface V2Entry {
+  value: FlagEvaluation["value"];
+  reason: FlagEvaluation["reason"];
+  conditionIndex: number | null;
+  bytes: Buffer;
+}
+
+/**
+ * Each flag's `flags-v2` entries, one per outcome met, kept beside the flag's definition: a flag has
+ * few outcomes (its values × reasons × condition indexes) and its definition object lives for one
+ * project revision, so most answers are assembled from kept bytes, not serialised.
+ */
+const v2Entries = new WeakMap<DefinitionFlag, V2Entry[]>();
+
+/** `result`'s `flags-v2` entry written anew: `JSON.stringify` of the key and of `flagDetails`. */
+const writeV2Entry = (result: FlagResult): Buffer =>
+  Buffer.from(`${JSON.stringify(result.flag.key)}:${JSON.stringify(flagDetails(result))}`);
+
+/** `result` as its `flags-v2` entry's bytes, kept per flag and outcome (`v2Entries`). */
+function v2EntryBytes(result: FlagResult): Buffer {
+  const { flag, evaluation } = result;
+  if (evaluation === null) return writeV2Entry(result);
+  let entries = v2Entries.get(flag);
+  if (entries === undefined) {
+    entries = [];
+    v2Entries.set(flag, entries);
+  }
+  // The variant and the payload follow from the flag and its value (engine/evaluate.ts `payloadOf`).
+  const { value, reason, conditionIndex } = evaluation;
+  for (const entry of entries) {
+    if (entry.value === value && entry.reason === reason && entry.conditionIndex === conditionIndex) {
+      return entry.bytes;
+    }
+  }
+  const bytes = writeV2Entry(result);
+  entries.push({ value, reason, conditionIndex, bytes });
+  return bytes;
+}
+
+const V2_OPEN = [
+  Buffer.from('{"errorsWhileComputingFlags":false,"flags":{'),
+  Buffer.from('{"errorsWhileComputingFlags":true,"flags":{'),
+];
+const COMMA = Buffer.from(",");
+
+/**
+ * The answer of `shape` as UTF-8 JSON: the same bytes as `JSON.stringify(flagsResponseBody(shape,
+ * answer))`, the `flags-v2` ones assembled from each flag's kept entry (`v2EntryBytes`).
+ */
+export function flagsResponseBytes(shape: FlagsResponseShape, answer: FlagsAnswer): Buffer {
+  if (shape !== "flags-v2") return Buffer.from(JSON.stringify(flagsResponseBody(shape, answer)));
+  const parts: Buffer[] = [V2_OPEN[answer.errorsWhileComputingFlags ? 1 : 0]!];
+  for (const result of answer.results) {
+    if (parts.length > 1) parts.push(COMMA);
+    parts.push(v2EntryBytes(result));
+  }
+  // The closing brace of `flags`, a comma, then the common fields without their opening brace.
+  parts.push(Buffer.from(`},${JSON.stringify(commonFields(answer)).slice(1)}`));
+  return Buffer.concat(parts);
 }

@@ -13,7 +13,12 @@
 import { randomUUID } from "node:crypto";
 import type { SdkModule, SdkReply, SdkRequest, SdkRoute } from "../../sdk/route.js";
 import { countFlagRequest, evaluatedCount } from "./delivery-metrics.js";
-import { type FlagsResponseShape, flagsResponseBody, responseShape } from "./flags-response.js";
+import {
+  type FlagsResponseShape,
+  flagsResponseBody,
+  flagsResponseBytes,
+  responseShape,
+} from "./flags-response.js";
 import { flagsConfig, remoteConfig, remoteConfigScript } from "./remote-config.js";
 
 /** A query flag as the flags service reads one (`deserialize_optional_bool`): absent, empty or unreadable is null. */
@@ -47,6 +52,9 @@ function answerKind(
   return { shape: responseShape(fromDecide, version), config: config === true };
 }
 
+/** The media type of an answer written as JSON text, as fastify names JSON it serialises. */
+const JSON_TYPE = "application/json; charset=utf-8";
+
 /** The flag routes of the SDK door. */
 export const flagsSdkRoutes: SdkModule = (services, limits) => {
   const evaluation = services.flagEvaluation;
@@ -65,13 +73,14 @@ export const flagsSdkRoutes: SdkModule = (services, limits) => {
     }
     countFlagRequest("remote", evaluatedCount(outcome.results));
     return {
-      body: flagsResponseBody(shape, {
+      body: flagsResponseBytes(shape, {
         results: outcome.results,
         errorsWhileComputingFlags: outcome.errorsWhileComputingFlags,
         requestId: request.requestId,
         evaluatedAt: request.now(),
         config: config ? flagsConfig(request.token, outcome.hasActiveFlags) : null,
       }),
+      contentType: JSON_TYPE,
     };
   };
 
