@@ -9,9 +9,9 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
+import { PACKAGE_ROOT } from "./package-root.js";
 import {
   MIGRATION_LOCKFILE,
   type MigrationProgress,
@@ -38,17 +38,6 @@ export interface MigrationStatus {
   failed: string[];
   appliedCount: number;
 }
-
-/** The folder holding package.json, found upward from this file (src/db/ or dist/src/db/). */
-function packageRoot(): string {
-  const start = path.dirname(fileURLToPath(import.meta.url));
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, "package.json"))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`No package.json above ${start}`);
-  }
-}
-
-const PACKAGE_ROOT = packageRoot();
 
 /** `prisma/migrations` of the package, whether running from src/ (tsx) or from dist/src/. */
 export const DEFAULT_MIGRATIONS_DIR: string = path.join(PACKAGE_ROOT, "prisma", "migrations");
