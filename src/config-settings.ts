@@ -20,6 +20,8 @@ export const SETTING_DESCRIPTIONS: Record<SettingName, string> = {
   HOST: "listen address (`0.0.0.0` in containers)",
   DATABASE_URL:
     "`postgresql://…`: use PostgreSQL (run `npx signalbox migrate` first); unset: embedded PGlite. Each process also holds one connection that LISTENs to the change feed: through a pooler, use session pooling (PgBouncer's transaction mode does not carry notifications)",
+  CLICKHOUSE_URL:
+    "`http(s)://user:password@host:8123/database`: ClickHouse for events (issue 30, in progress): `signalbox migrate` creates its analytics tables; `serve` refuses it until capture and the queries use it",
   DATA_DIR: "embedded database directory",
   LOG_LEVEL: "pino level (`silent` … `trace`)",
   PUBLIC_URL: "base of absolute `next`/`previous` links (else the request's host)",
@@ -131,6 +133,7 @@ const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(["METRICS_TOKEN", "OTE
 /** Settings that are URLs, whose password (if any) is masked. */
 const URL_SETTINGS: ReadonlySet<SettingName> = new Set([
   "DATABASE_URL",
+  "CLICKHOUSE_URL",
   "OTEL_EXPORTER_OTLP_ENDPOINT",
   "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
 ]);

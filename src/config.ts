@@ -85,6 +85,10 @@ export const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL")
     .optional(),
+  CLICKHOUSE_URL: z
+    .string()
+    .regex(/^https?:\/\//, "CLICKHOUSE_URL must be an http:// or https:// URL (ClickHouse's HTTP interface)")
+    .optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PUBLIC_URL: z.url().optional(),
@@ -384,6 +388,11 @@ export interface Config {
   host: string;
   /** PostgreSQL URL; when absent the embedded PGlite database in `dataDir` is used. */
   databaseUrl: string | undefined;
+  /**
+   * ClickHouse's HTTP interface, its path the database (`CLICKHOUSE_URL`, issue 30): where
+   * `signalbox migrate` creates the analytics tables. Unset: events stay in PostgreSQL.
+   */
+  clickhouseUrl: string | undefined;
   /** Absolute path of the embedded database's data directory. */
   dataDir: string;
   /**
@@ -500,6 +509,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    clickhouseUrl: e.CLICKHOUSE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,

@@ -73,6 +73,11 @@ async function serve(): Promise<void> {
   const { listenAdminSocket } = await import("./cli/admin-socket.js");
   const { migrationStatus } = await import("./db/migrations.js");
   const config = loadConfig();
+  if (config.clickhouseUrl) {
+    throw new ConfigurationError(
+      "CLICKHOUSE_URL: the ClickHouse analytics store is not complete yet (issue 30): capture, persons and the queries still use PostgreSQL, so a server cannot run on it; 'signalbox migrate' creates its tables. Unset it to serve.",
+    );
+  }
   const log = logger(config, false);
   const database = await open(config, log, false);
   if (database.kind === "postgres") {
@@ -166,14 +171,40 @@ async function migrate(database: Database, log: Logger): Promise<MigrationReport
     throw error;
   });
   if (database.migrationTarget.kind === "postgres") await migrateJobQueue(database.migrationTarget.url, log);
-  const count = report.applied.length;
+  reportApplied(report.applied.length, database.description, started);
+  return report;
+}
+
+/** The summary line of a migration run of `target`, on stderr. */
+function reportApplied(count: number, target: string, started: number): void {
   const ms = Math.round(performance.now() - started);
   process.stderr.write(
     count
-      ? `applied ${count} migration${count === 1 ? "" : "s"} to ${database.description} in ${ms} ms\n`
-      : `no pending migrations: ${database.description} is up to date\n`,
+      ? `applied ${count} migration${count === 1 ? "" : "s"} to ${target} in ${ms} ms\n`
+      : `no pending migrations: ${target} is up to date\n`,
   );
-  return report;
+}
+
+/**
+ * Applies the ClickHouse analytics tables' pending migrations (src/analytics/clickhouse/migrations.ts)
+ * at `url`, naming each on stderr as it is recorded, then the summary line as `migrate`'s.
+ */
+async function migrateClickHouse(url: string): Promise<{ database: string; applied: string[] }> {
+  const { openClickHouse } = await import("./analytics/clickhouse/client.js");
+  const { applyClickHouseMigrations } = await import("./analytics/clickhouse/migrations.js");
+  const { redactUrl } = await import("./db/database.js");
+  const started = performance.now();
+  const description = `ClickHouse at ${redactUrl(url)}`;
+  const client = openClickHouse(url);
+  try {
+    const applied = await applyClickHouseMigrations(client, undefined, (name) =>
+      process.stderr.write(`applied ${name} to ClickHouse\n`),
+    );
+    reportApplied(applied.length, description, started);
+    return { database: description, applied };
+  } finally {
+    await client.close();
+  }
 }
 
 function integerList(value: string): number[] {
@@ -243,7 +274,7 @@ program
 program
   .command("migrate")
   .description(
-    "Apply pending migrations to the database (DATABASE_URL, or the embedded one in DATA_DIR), naming each on stderr as it runs, then a summary line. Prints JSON: database, applied.",
+    "Apply pending migrations to the database (DATABASE_URL, or the embedded one in DATA_DIR), and to ClickHouse's analytics tables when CLICKHOUSE_URL is set, naming each on stderr as it runs, then a summary line. Prints JSON: database, applied (and clickhouse: database, applied).",
   )
   .option(
     "--status",
@@ -259,7 +290,14 @@ program
       const report = options.status
         ? await migrationStatus(database.migrationTarget)
         : await migrate(database, log);
-      process.stdout.write(`${JSON.stringify({ database: database.description, ...report })}\n`);
+      // ClickHouse's tables too, when configured (its status is not reported by --status yet).
+      const clickhouse =
+        config.clickhouseUrl && !options.status
+          ? { clickhouse: await migrateClickHouse(config.clickhouseUrl) }
+          : {};
+      process.stdout.write(
+        `${JSON.stringify({ database: database.description, ...report, ...clickhouse })}\n`,
+      );
     } finally {
       await database.close();
     }

@@ -1,7 +1,8 @@
 /**
  * The ClickHouse schema's migrations (src/analytics/clickhouse/migrations.ts) on the real engine:
  * applied once, in order, recorded; the tables as PostHog keeps them; a rerun applies nothing; a
- * file cut at a statement is refused.
+ * file cut at a statement is refused; `signalbox migrate` applies them where CLICKHOUSE_URL says, and
+ * `serve` refuses CLICKHOUSE_URL until the store is complete.
  */
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -12,6 +13,7 @@ import {
   CLICKHOUSE_MIGRATIONS_DIR,
   migrationStatements,
 } from "../../src/analytics/clickhouse/migrations.js";
+import { cli } from "../support/cli.js";
 import { chdbInstalled, openTestClickHouse, type TestClickHouse } from "../support/clickhouse.js";
 
 describe("migrationStatements", () => {
@@ -95,5 +97,69 @@ describe.skipIf(!chdbInstalled)("ClickHouse migrations on chdb", () => {
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe.skipIf(!chdbInstalled)("signalbox migrate and serve with CLICKHOUSE_URL", () => {
+  let clickhouse: TestClickHouse;
+  let dataDir: string;
+  beforeAll(async () => {
+    clickhouse = await openTestClickHouse();
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-migrate-ch-"));
+    // A database the command creates its tables in, beside the migrated one of the file.
+    await clickhouse.client.command({ query: "CREATE DATABASE cli" });
+  });
+  afterAll(async () => {
+    await clickhouse?.close();
+    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("migrate creates the analytics tables in the URL's database, then finds them current", async () => {
+    const url = clickhouse.url.replace(/\/signalbox$/, "/cli");
+    const first = await cli(["migrate"], { DATA_DIR: dataDir, CLICKHOUSE_URL: url });
+    expect(first.code, first.stderr).toBe(0);
+    const names = (await fs.readdir(CLICKHOUSE_MIGRATIONS_DIR))
+      .map((file) => file.replace(/\.sql$/, ""))
+      .sort();
+    expect(JSON.parse(first.stdout).clickhouse).toEqual({ database: `ClickHouse at ${url}`, applied: names });
+    for (const name of names) expect(first.stderr).toContain(`applied ${name} to ClickHouse\n`);
+    const tables = await clickhouse.client.query({
+      query: "SELECT name FROM system.tables WHERE database = 'cli' ORDER BY name",
+      format: "JSONEachRow",
+    });
+    expect((await tables.json<{ name: string }>()).map((row) => row.name)).toEqual([
+      "events",
+      "groups",
+      "person",
+      "person_distinct_id2",
+      "person_static_cohort",
+      "signalbox_migrations",
+    ]);
+
+    const again = await cli(["migrate"], { DATA_DIR: dataDir, CLICKHOUSE_URL: url });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).clickhouse.applied).toEqual([]);
+    expect(again.stderr).toContain(`no pending migrations: ClickHouse at ${url} is up to date\n`);
+  });
+
+  it("migrate fails, naming ClickHouse's error, where the URL's database does not exist", async () => {
+    const url = clickhouse.url.replace(/\/signalbox$/, "/nowhere");
+    const run = await cli(["migrate"], { DATA_DIR: dataDir, CLICKHOUSE_URL: url });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/nowhere/);
+  });
+
+  it("serve refuses CLICKHOUSE_URL while the store is incomplete, as a configuration error", async () => {
+    const run = await cli(["serve"], { DATA_DIR: dataDir, CLICKHOUSE_URL: clickhouse.url, PORT: "0" });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(
+      "CLICKHOUSE_URL: the ClickHouse analytics store is not complete yet (issue 30)",
+    );
+  });
+
+  it("refuses a CLICKHOUSE_URL that is not http(s)", async () => {
+    const run = await cli(["migrate"], { DATA_DIR: dataDir, CLICKHOUSE_URL: "tcp://localhost:9000" });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("CLICKHOUSE_URL must be an http:// or https:// URL");
   });
 });
