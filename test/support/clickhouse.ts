@@ -34,6 +34,12 @@ export interface TestClickHouse {
   client: ClickHouseClient;
   /** The URL the client was opened on (the adapter's, database in its path). */
   url: string;
+  /**
+   * Kills the engine's process (SIGKILL: no flush, no goodbye) while the caller's requests may be
+   * in flight, then starts it again on the same data directory; `client` and `url` then reach the
+   * new process (the old client is closed).
+   */
+  crashAndRestart(): Promise<void>;
   /** Stops the engine's process and removes its data directory. */
   close(): Promise<void>;
 }
@@ -54,39 +60,58 @@ function listeningUrl(child: ChildProcess): Promise<string> {
   });
 }
 
-/** Starts chdb on a fresh data directory and opens a migrated database `signalbox` on it. */
-export async function openTestClickHouse(): Promise<TestClickHouse> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-chdb-"));
+/** chdb's adapter serving `dir`: its base URL, and how to end it. */
+async function startEngine(dir: string) {
   const child = spawn(process.execPath, ["--import", "tsx", ADAPTER, "--path", dir], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const stop = async () => {
-    if (child.exitCode === null) {
-      const ended = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await ended;
-    }
-    await fs.rm(dir, { recursive: true, force: true });
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const ended = new Promise((resolve) => child.once("exit", resolve));
+    child.kill(signal);
+    await ended;
   };
   try {
-    const base = await listeningUrl(child);
-    const admin = openClickHouse(base);
+    return { base: await listeningUrl(child), end };
+  } catch (error) {
+    await end("SIGKILL");
+    throw error;
+  }
+}
+
+/** Starts chdb on a fresh data directory and opens a migrated database `signalbox` on it. */
+export async function openTestClickHouse(): Promise<TestClickHouse> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "signalbox-chdb-"));
+  let engine = await startEngine(dir).catch(async (error) => {
+    await fs.rm(dir, { recursive: true, force: true });
+    throw error;
+  });
+  try {
+    const admin = openClickHouse(engine.base);
     await admin.command({ query: "CREATE DATABASE signalbox" });
     await admin.close();
-    const url = `${base}/signalbox`;
-    const client = openClickHouse(url);
-    await applyClickHouseMigrations(client);
-    return {
-      client,
-      url,
+    const opened: TestClickHouse = {
+      url: `${engine.base}/signalbox`,
+      client: openClickHouse(`${engine.base}/signalbox`),
+      async crashAndRestart() {
+        await engine.end("SIGKILL");
+        await opened.client.close();
+        engine = await startEngine(dir);
+        opened.url = `${engine.base}/signalbox`;
+        opened.client = openClickHouse(opened.url);
+      },
       async close() {
-        await client.close();
-        await stop();
+        await opened.client.close();
+        await engine.end("SIGTERM");
+        await fs.rm(dir, { recursive: true, force: true });
       },
     };
+    await applyClickHouseMigrations(opened.client);
+    return opened;
   } catch (error) {
-    await stop();
+    await engine.end("SIGKILL");
+    await fs.rm(dir, { recursive: true, force: true });
     throw error;
   }
 }

@@ -6,6 +6,9 @@
 -- posthog/models/event/sql.py `EVENTS_TABLE_BASE_SQL` (sharded_events): ReplacingMergeTree on
 -- `_timestamp`, ordered by project, day, event, distinct id and uuid, so a uuid captured twice is
 -- one row once parts merge; reads take `FINAL`, so a resent event counts once before merges too.
+-- `person_id` is the person the event resolved to at capture (PostHog's person-on-events); a read
+-- takes the distinct id's current person from person_distinct_id2 where it has one, as PostHog's
+-- overrides do (posthog/hogql/database/schema/events.py, person_distinct_id_overrides).
 CREATE TABLE IF NOT EXISTS events
 (
     uuid UUID,
@@ -16,6 +19,7 @@ CREATE TABLE IF NOT EXISTS events
     distinct_id String,
     elements_chain String,
     created_at DateTime64(6, 'UTC'),
+    person_id Nullable(UUID),
     `$session_id` String MATERIALIZED JSONExtractString(properties, '$session_id'),
     _timestamp DateTime64(6, 'UTC')
 )

@@ -1,0 +1,74 @@
+/**
+ * Capture's writes of events into ClickHouse (issue 30 §3): one INSERT per capture request, batched
+ * across requests by ClickHouse itself (asynchronous inserts: the server gathers the inserts of
+ * many requests into one part), each request answered only once its rows are in a part on disk
+ * (`wait_for_async_insert = 1`): what ClickHouse acknowledges is what a restart keeps. Idempotent
+ * by uuid: `events` is a ReplacingMergeTree whose sorting key ends with the uuid, so a resent event
+ * is one row once parts merge, and reads take `FINAL` before they do (the migration's comment).
+ *
+ * Durability: an acknowledged insert's part is written; on a cluster, `insert_quorum` makes it
+ * replicated before the answer (docs/scaling.md). ClickHouse does not fsync parts by default
+ * (`fsync_after_insert`): a power loss, unlike a process crash, can lose the last seconds on one
+ * server, as PostHog's own ClickHouse can.
+ */
+import type { ClickHouseClient } from "./client.js";
+
+/** An event as capture stores it. */
+export interface EventRow {
+  uuid: string;
+  event: string;
+  distinctId: string;
+  properties: Record<string, unknown>;
+  /** When it happened (after clock-skew correction). */
+  timestamp: Date;
+  /** The uuid of the person it resolved to at capture, or null. */
+  personId: string | null;
+}
+
+/**
+ * ClickHouse's settings of a capture insert: batched by the server, answered once written; the
+ * server flushes a batch after 200 ms or 10 MB, whichever comes first (ClickHouse's own defaults are
+ * 200 ms on Cloud and 1 s elsewhere: capture waits for the flush, so the shorter wait).
+ */
+const CAPTURE_INSERT_SETTINGS = {
+  async_insert: 1,
+  wait_for_async_insert: 1,
+  async_insert_busy_timeout_max_ms: 200,
+  async_insert_max_data_size: "10485760",
+  date_time_input_format: "best_effort",
+} as const;
+
+/** ClickHouse's DateTime64(6) text of `date` (UTC). */
+const dateTime64 = (date: Date) => date.toISOString().replace("T", " ").replace("Z", "");
+
+/**
+ * Stores `events` of project `projectId` in ClickHouse, resolving once they are written.
+ * @throws the client's ClickHouseError (or a connection error): nothing acknowledged, the caller
+ *   answers the request with an error and the SDK sends it again.
+ */
+export async function insertEvents(
+  client: ClickHouseClient,
+  projectId: number,
+  events: readonly EventRow[],
+  now: Date,
+): Promise<void> {
+  if (events.length === 0) return;
+  const written = dateTime64(now);
+  await client.insert({
+    table: "events",
+    format: "JSONEachRow",
+    clickhouse_settings: CAPTURE_INSERT_SETTINGS,
+    values: events.map((event) => ({
+      uuid: event.uuid,
+      event: event.event,
+      properties: JSON.stringify(event.properties),
+      timestamp: dateTime64(event.timestamp),
+      team_id: projectId,
+      distinct_id: event.distinctId,
+      elements_chain: "",
+      created_at: written,
+      person_id: event.personId,
+      _timestamp: written,
+    })),
+  });
+}
