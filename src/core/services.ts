@@ -11,6 +11,7 @@
  *
  * The composition root (src/composition.ts) builds one object of this type per process.
  */
+import type { ClickHouseClient } from "../analytics/clickhouse/client.js";
 import type { Config } from "../config.js";
 import type { DataAccess } from "./context.js";
 
@@ -29,6 +30,11 @@ export interface ServiceDeps {
    * such a service throws when used. Request-scoped reads use `ServiceContext` instead.
    */
   data?: DataAccess;
+  /**
+   * The ClickHouse analytics store (issue 30), when events live there: capture writes events and
+   * mirrors persons to it (src/analytics/clickhouse/). Absent: events stay in PostgreSQL.
+   */
+  clickhouse?: ClickHouseClient;
 }
 
 /**

@@ -24,7 +24,17 @@
  * between the two leaves entries for events that were not stored, which the catalogue allows, as
  * PostHog's, whose property-defs-rs records what it consumed), and writing them adds one statement
  * to the request, not a transaction.
+ *
+ * With the ClickHouse analytics store (`deps.clickhouse`, issue 30), persons and groups stay in
+ * PostgreSQL as above, and the events go to ClickHouse instead (src/analytics/clickhouse/events.ts),
+ * with each person write mirrored there (src/analytics/clickhouse/persons.ts), both inside the
+ * request's transaction before it commits: a ClickHouse failure rolls the request back and answers
+ * an error. The steady state then needs no person check: ClickHouse reads take each distinct id's
+ * current person from `person_distinct_id2`, whatever person the event was stored with. `stored`
+ * then counts the events written, resends included (ClickHouse deduplicates them on read).
  */
+import { type EventRow, insertEvents as insertClickHouseEvents } from "../analytics/clickhouse/events.js";
+import { insertPersonRows, personRows } from "../analytics/clickhouse/persons.js";
 import { databaseOf, type ServiceDeps } from "../core/services.js";
 import type { SqlStatements } from "../db/sql-transaction.js";
 import { CatalogueCache } from "./catalogue-cache.js";
@@ -79,8 +89,24 @@ function keptEvents(events: readonly IngestEvent[]): Array<{ event: IngestEvent;
   return kept;
 }
 
+/** `stored` as ClickHouse's rows, each with the person uuid of its index in the request (`personUuids`). */
+function eventRows(
+  kept: ReadonlyArray<{ event: IngestEvent; index: number }>,
+  personUuids: readonly (string | null | undefined)[],
+): EventRow[] {
+  return kept.map(({ event, index }) => ({
+    uuid: event.uuid,
+    event: event.event,
+    distinctId: event.distinctId,
+    properties: event.properties,
+    timestamp: event.timestamp,
+    personId: personUuids[index] ?? null,
+  }));
+}
+
 /** Builds the ingestion service; `deps.now` is the server's clock (`now` of clock-skew correction). */
 export function createIngestionService(deps: ServiceDeps): IngestionService {
+  const { clickhouse } = deps;
   const catalogue = new CatalogueCache();
   const persons = new PersonCache();
 
@@ -124,6 +150,10 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
     // Written ahead of the events, committed on their own (module header).
     const written = await recordCatalogue(db, projectId, stored, new Map(), now);
     if (written) catalogue.markWritten(projectId, written, now);
+    if (clickhouse) {
+      await insertClickHouseEvents(clickhouse, projectId, eventRows(kept, steady.personUuids), now);
+      return kept.length;
+    }
     const inserted = await insertEventsIfPersonsUnchanged(
       db,
       projectId,
@@ -153,19 +183,29 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
       if (steady !== null) return { received: events.length, stored: steady };
       let written: CatalogueEntries | null = null;
       const stored = await sql.transaction(async (tx) => {
-        const personIds = await applyPersonState(tx, projectId, events);
+        let mirrored: ReturnType<typeof personRows> | null = null;
+        const personIds = await applyPersonState(tx, projectId, events, (plan, moved) => {
+          if (clickhouse) mirrored = personRows(projectId, plan, moved, now);
+        });
         await applyGroupState(tx, projectId, events);
         const kept = keptEvents(events);
         const stored = kept.map(({ event }) => event);
-        const inserted = await insertEvents(
-          tx,
-          projectId,
-          stored,
-          kept.map(({ index }) => personIds[index] ?? null),
-        );
+        const inserted = clickhouse
+          ? kept.length
+          : await insertEvents(
+              tx,
+              projectId,
+              stored,
+              kept.map(({ index }) => personIds[index] ?? null),
+            );
         const types = deps.config.skipCatalogueUpdates ? [] : groupTypesToResolve(stored);
         const indexes = await groupTypeIndexes(tx, projectId, types);
         written = await recordCatalogue(tx, projectId, stored, indexes, now);
+        if (clickhouse) {
+          // Before the commit: a ClickHouse failure rolls the request back (module header).
+          if (mirrored) await insertPersonRows(clickhouse, mirrored);
+          await insertClickHouseEvents(clickhouse, projectId, eventRows(kept, personIds), now);
+        }
         return inserted;
       });
       if (written) catalogue.markWritten(projectId, written, now);

@@ -38,6 +38,7 @@ import type { PersonCache } from "./person-cache.js";
 import {
   type LoadedPerson,
   loadPersons,
+  type MovedDistinctId,
   type PersonWritePlan,
   type WorkingPerson,
   writePersonPlan,
@@ -241,14 +242,16 @@ class BatchPersons {
  * Applies the person side of `events` (one capture request, in order) to project `projectId`
  * inside the request's transaction `tx`, and returns the uuid of the person each event belongs to
  * at the end of the batch, by index (a personless event of an id without a person gets the id's
- * derived uuid; no row is written for it). Throws when concurrent requests kept winning the
- * creation race `MAX_ATTEMPTS` times, or on a database error (the caller's transaction then rolls
- * back).
+ * derived uuid; no row is written for it). `onWritten` is told what was written: the plan and the
+ * distinct ids its merges moved (what the ClickHouse store mirrors, src/analytics/clickhouse/persons.ts).
+ * Throws when concurrent requests kept winning the creation race `MAX_ATTEMPTS` times, or on a
+ * database error (the caller's transaction then rolls back).
  */
 export async function applyPersonState(
   tx: IngestTx,
   projectId: number,
   events: readonly IngestEvent[],
+  onWritten: (plan: PersonWritePlan, moved: readonly MovedDistinctId[]) => void = () => {},
 ): Promise<string[]> {
   const distinctIds = batchDistinctIds(events);
   const takenUuids = new Set<string>();
@@ -256,8 +259,12 @@ export async function applyPersonState(
     const loaded = await loadPersons(tx, projectId, distinctIds, { locked: true });
     const batch = new BatchPersons(projectId, loaded, takenUuids);
     for (const event of events) batch.apply(event);
-    const outcome = await writePersonPlan(tx, projectId, batch.plan());
-    if (outcome.written) return events.map((event) => batch.personUuidOf(event.distinctId));
+    const plan = batch.plan();
+    const outcome = await writePersonPlan(tx, projectId, plan);
+    if (outcome.written) {
+      onWritten(plan, outcome.moved);
+      return events.map((event) => batch.personUuidOf(event.distinctId));
+    }
     for (const uuid of outcome.conflictingUuids) takenUuids.add(uuid);
   }
   throw new Error(

@@ -77,8 +77,20 @@ export function writesNothing(plan: PersonWritePlan): boolean {
   );
 }
 
-/** The outcome of `writePersonPlan`: written, or undone because a concurrent request got there first. */
-export type WriteOutcome = { written: true } | { written: false; conflictingUuids: string[] };
+/** A stored distinct id a merge moved to the surviving person, with its new `version`. */
+export interface MovedDistinctId {
+  distinctId: string;
+  personUuid: string;
+  version: bigint;
+}
+
+/**
+ * The outcome of `writePersonPlan`: written (with the distinct ids its merges moved, every one of
+ * the merged persons', not only the batch's), or undone because a concurrent request got there first.
+ */
+export type WriteOutcome =
+  | { written: true; moved: MovedDistinctId[] }
+  | { written: false; conflictingUuids: string[] };
 
 /** A loaded row as the driver decodes it (bigint columns read as text, the same on every driver). */
 interface LoadedRow {
@@ -215,14 +227,14 @@ async function undoInserts(
  * memberships and experience-continuity hash keys too (`cohort_people` and
  * `feature_flag_hash_key_overrides`, PostHog's `updateCohortsAndFeatureFlagsForMerge`; a hash key the
  * survivor already has for a flag wins), their events are re-attributed to the survivor (what
- * PostHog's person overrides achieve), and their rows go.
+ * PostHog's person overrides achieve), and their rows go. Returns the distinct ids moved.
  */
 async function mergePersons(
   tx: IngestTx,
   projectId: number,
   merges: PersonWritePlan["merges"],
-): Promise<void> {
-  if (merges.length === 0) return;
+): Promise<MovedDistinctId[]> {
+  if (merges.length === 0) return [];
   const mapping = JSON.stringify(
     merges.map(({ source, target }) => ({
       source_id: idOf(source),
@@ -231,11 +243,12 @@ async function mergePersons(
       target_uuid: target.uuid,
     })),
   );
-  await tx.execute(Prisma.sql`
+  const moved = await tx.rows<{ distinct_id: string; person_uuid: string; version: string }>(Prisma.sql`
     UPDATE person_distinct_ids d
     SET person_id = m.target_id, version = d.version + 1
-    FROM jsonb_to_recordset(${mapping}::jsonb) AS m(source_id bigint, target_id bigint)
-    WHERE d.project_id = ${projectId} AND d.person_id = m.source_id`);
+    FROM jsonb_to_recordset(${mapping}::jsonb) AS m(source_id bigint, target_id bigint, target_uuid uuid)
+    WHERE d.project_id = ${projectId} AND d.person_id = m.source_id
+    RETURNING d.distinct_id, m.target_uuid::text AS person_uuid, d.version::text AS version`);
   // One statement for both copies: the hash keys' INSERT runs as a data-modifying CTE.
   await tx.execute(Prisma.sql`
     WITH hash_keys AS (
@@ -263,6 +276,11 @@ async function mergePersons(
     DELETE FROM persons p
     USING jsonb_to_recordset(${mapping}::jsonb) AS m(source_id bigint)
     WHERE p.project_id = ${projectId} AND p.id = m.source_id`);
+  return moved.map((row) => ({
+    distinctId: row.distinct_id,
+    personUuid: row.person_uuid,
+    version: BigInt(row.version),
+  }));
 }
 
 /** Re-attributes personless events of distinct ids now held by a person of another uuid (one statement). */
@@ -311,7 +329,7 @@ async function updatePersons(
  * Writes `plan`: new persons and distinct ids first; if a concurrent request created any of them,
  * undoes those inserts and answers `written: false` with the person uuids that were taken (nothing
  * else written). Otherwise merges, personless overrides and updates follow, and the created
- * persons get their row ids.
+ * persons get their row ids; the answer names the distinct ids the merges moved.
  */
 export async function writePersonPlan(
   tx: IngestTx,
@@ -330,8 +348,8 @@ export async function writePersonPlan(
     await undoInserts(tx, projectId, [...createdIds.values()], insertedIds);
     return { written: false, conflictingUuids: [] };
   }
-  await mergePersons(tx, projectId, plan.merges);
+  const moved = await mergePersons(tx, projectId, plan.merges);
   await overridePersonlessEvents(tx, projectId, plan.personlessOverrides);
   await updatePersons(tx, projectId, plan.updates);
-  return { written: true };
+  return { written: true, moved };
 }

@@ -3,6 +3,7 @@
  * PGlite or on PostgreSQL, bootstraps an organization, a project, a user and an all-scopes key,
  * and offers a small `fetch` wrapper. Nothing is mocked: requests cross a real socket.
  */
+
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
@@ -13,6 +14,7 @@ import { promisify } from "node:util";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, inject } from "vitest";
+import type { ClickHouseClient } from "../../src/analytics/clickhouse/client.js";
 import { buildApp } from "../../src/app.js";
 import { createServices } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
@@ -152,6 +154,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** The server logger's level (default `error`): its lines are in `logLines`. */
   logLevel?: pino.Level;
+  /** The ClickHouse analytics store capture writes events to (support/clickhouse.ts); none: PostgreSQL. */
+  clickhouse?: ClickHouseClient;
 }
 
 /** Starts a server on a fresh database of `backend`. */
@@ -195,6 +199,7 @@ export async function startTestServer(
     now: options.now ?? (() => new Date()),
     config,
     data: dataAccessOf(database),
+    ...(options.clickhouse ? { clickhouse: options.clickhouse } : {}),
   });
   const app = await buildApp({
     config,
