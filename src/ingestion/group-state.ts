@@ -17,6 +17,7 @@ import {
   loadGroupTypes,
   lockGroupTypes,
   type WorkingGroup,
+  type WrittenGroup,
   writeGroups,
 } from "./group-store.js";
 import type { IngestEvent, IngestTx } from "./ingest-event.js";
@@ -71,17 +72,18 @@ export function touchesGroups(events: readonly IngestEvent[]): boolean {
 /**
  * Applies the group side of `events` (one capture request, in order) to project `projectId` inside
  * the request's transaction `tx`: adds the group types they name, then creates or updates the groups
- * their `$groupidentify` events identify (a group of a type beyond the fifth is ignored). Throws only
- * on a database error (the caller's transaction then rolls back).
+ * their `$groupidentify` events identify (a group of a type beyond the fifth is ignored), and returns
+ * the groups as written (what the ClickHouse store mirrors). Throws only on a database error (the
+ * caller's transaction then rolls back).
  */
 export async function applyGroupState(
   tx: IngestTx,
   projectId: number,
   events: readonly IngestEvent[],
-): Promise<void> {
+): Promise<WrittenGroup[]> {
   const profiled = events.filter(processesPersonProfile);
   const names = groupTypesOf(profiled);
-  if (names.length === 0) return;
+  if (names.length === 0) return [];
   const mapping = await ensureGroupTypes(tx, projectId, names);
 
   const identifies: Array<{ identify: GroupIdentify; groupTypeIndex: number; timestamp: Date }> = [];
@@ -92,7 +94,7 @@ export async function applyGroupState(
       identifies.push({ identify, groupTypeIndex, timestamp: event.timestamp });
     }
   }
-  if (identifies.length === 0) return;
+  if (identifies.length === 0) return [];
 
   const keys = identifies.map(({ identify, groupTypeIndex }) => ({
     groupTypeIndex,
@@ -123,5 +125,5 @@ export async function applyGroupState(
     group.changed = true;
     if (timestamp < group.createdAt) group.createdAt = timestamp;
   }
-  await writeGroups(tx, projectId, [...groups.values()]);
+  return writeGroups(tx, projectId, [...groups.values()]);
 }

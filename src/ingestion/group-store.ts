@@ -102,20 +102,45 @@ function groupColumns(group: WorkingGroup) {
   };
 }
 
+/** A group as written: its row after the write. */
+export interface WrittenGroup {
+  groupTypeIndex: number;
+  groupKey: string;
+  properties: Properties;
+  createdAt: Date;
+  version: bigint;
+}
+
+/** A row `writeGroups` reads back (bigint as text, the same on every driver). */
+interface WrittenRow {
+  group_type_index: number;
+  group_key: string;
+  group_properties: Properties;
+  created_at: Date;
+  version: string;
+}
+
+/** The columns `writeGroups` reads back from the rows it wrote, of the table named `table` in the statement. */
+const written = (table: "groups" | "g") =>
+  Prisma.sql`RETURNING ${Prisma.raw(table)}.group_type_index, ${Prisma.raw(table)}.group_key,
+    ${Prisma.raw(table)}.group_properties, ${Prisma.raw(table)}.created_at, ${Prisma.raw(table)}.version::text AS version`;
+
 /**
  * Writes changed groups: new ones in one insert (a group a concurrent request created meanwhile gets
- * these properties over its own, version + 1), stored ones in one update. PostHog keeps no per-key
- * bookkeeping for groups (it writes `{}`), neither do we.
+ * these properties over its own, version + 1), stored ones in one update; returns the rows as
+ * written. PostHog keeps no per-key bookkeeping for groups (it writes `{}`), neither do we.
  */
 export async function writeGroups(
   tx: IngestTx,
   projectId: number,
   groups: readonly WorkingGroup[],
-): Promise<void> {
+): Promise<WrittenGroup[]> {
   const created = groups.filter((g) => !g.stored);
   const updated = groups.filter((g) => g.stored && g.changed);
+  const rows: WrittenRow[] = [];
   if (created.length > 0) {
-    await tx.execute(Prisma.sql`
+    rows.push(
+      ...(await tx.rows<WrittenRow>(Prisma.sql`
       INSERT INTO groups (project_id, group_type_index, group_key, group_properties, created_at, version)
       SELECT ${projectId}, v.group_type_index, v.group_key, v.group_properties, v.created_at, v.version
       FROM jsonb_to_recordset(${JSON.stringify(created.map(groupColumns))}::jsonb) AS v(
@@ -123,15 +148,27 @@ export async function writeGroups(
       ON CONFLICT (project_id, group_type_index, group_key) DO UPDATE
       SET group_properties = groups.group_properties || EXCLUDED.group_properties,
           created_at = LEAST(groups.created_at, EXCLUDED.created_at),
-          version = groups.version + 1`);
+          version = groups.version + 1
+      ${written("groups")}`)),
+    );
   }
   if (updated.length > 0) {
-    await tx.execute(Prisma.sql`
+    rows.push(
+      ...(await tx.rows<WrittenRow>(Prisma.sql`
       UPDATE groups g
       SET group_properties = v.group_properties, created_at = v.created_at, version = v.version
       FROM jsonb_to_recordset(${JSON.stringify(updated.map(groupColumns))}::jsonb) AS v(
         group_type_index integer, group_key text, group_properties jsonb, created_at timestamptz, version bigint)
       WHERE g.project_id = ${projectId} AND g.group_type_index = v.group_type_index
-        AND g.group_key = v.group_key`);
+        AND g.group_key = v.group_key
+      ${written("g")}`)),
+    );
   }
+  return rows.map((row) => ({
+    groupTypeIndex: row.group_type_index,
+    groupKey: row.group_key,
+    properties: row.group_properties,
+    createdAt: row.created_at,
+    version: BigInt(row.version),
+  }));
 }

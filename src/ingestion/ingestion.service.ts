@@ -27,14 +27,14 @@
  *
  * With the ClickHouse analytics store (`deps.clickhouse`, issue 30), persons and groups stay in
  * PostgreSQL as above, and the events go to ClickHouse instead (src/analytics/clickhouse/events.ts),
- * with each person write mirrored there (src/analytics/clickhouse/persons.ts), both inside the
+ * with each person and group write mirrored there (src/analytics/clickhouse/persons.ts), both inside the
  * request's transaction before it commits: a ClickHouse failure rolls the request back and answers
  * an error. The steady state then needs no person check: ClickHouse reads take each distinct id's
  * current person from `person_distinct_id2`, whatever person the event was stored with. `stored`
  * then counts the events written, resends included (ClickHouse deduplicates them on read).
  */
 import { type EventRow, insertEvents as insertClickHouseEvents } from "../analytics/clickhouse/events.js";
-import { insertPersonRows, personRows } from "../analytics/clickhouse/persons.js";
+import { groupRows, insertMirrorRows, personRows } from "../analytics/clickhouse/persons.js";
 import { databaseOf, type ServiceDeps } from "../core/services.js";
 import type { SqlStatements } from "../db/sql-transaction.js";
 import { CatalogueCache } from "./catalogue-cache.js";
@@ -183,11 +183,11 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
       if (steady !== null) return { received: events.length, stored: steady };
       let written: CatalogueEntries | null = null;
       const stored = await sql.transaction(async (tx) => {
-        let mirrored: ReturnType<typeof personRows> | null = null;
+        let persons: ReturnType<typeof personRows> = { persons: [], distinctIds: [] };
         const personIds = await applyPersonState(tx, projectId, events, (plan, moved) => {
-          if (clickhouse) mirrored = personRows(projectId, plan, moved, now);
+          if (clickhouse) persons = personRows(projectId, plan, moved, now);
         });
-        await applyGroupState(tx, projectId, events);
+        const groups = await applyGroupState(tx, projectId, events);
         const kept = keptEvents(events);
         const stored = kept.map(({ event }) => event);
         const inserted = clickhouse
@@ -203,7 +203,7 @@ export function createIngestionService(deps: ServiceDeps): IngestionService {
         written = await recordCatalogue(tx, projectId, stored, indexes, now);
         if (clickhouse) {
           // Before the commit: a ClickHouse failure rolls the request back (module header).
-          if (mirrored) await insertPersonRows(clickhouse, mirrored);
+          await insertMirrorRows(clickhouse, { ...persons, groups: groupRows(projectId, groups, now) });
           await insertClickHouseEvents(clickhouse, projectId, eventRows(kept, personIds), now);
         }
         return inserted;

@@ -137,6 +137,28 @@ for (const backend of availableBackends()) {
       expect(deleted).toEqual([{ n: 1 }]);
     });
 
+    it("mirrors groups as PostgreSQL writes them, at its version", async () => {
+      const identify = (properties: Record<string, unknown>) =>
+        event("$groupidentify", "user-1", {
+          $group_type: "company",
+          $group_key: "acme",
+          $group_set: properties,
+        });
+      expect((await batch([identify({ name: "Acme", size: 10 })])).status).toBe(200);
+      expect((await batch([identify({ size: 12 })])).status).toBe(200);
+      const postgres = await server.db.$queryRaw<Array<{ group_properties: unknown; version: bigint }>>`
+        SELECT group_properties, version FROM groups WHERE project_id = ${server.projectId} AND group_key = 'acme'`;
+      const mirrored = await rows(`SELECT g.group_properties AS properties, g.version AS version
+        FROM groups AS g FINAL WHERE g.team_id = {project:Int64} AND g.group_key = 'acme'`);
+      expect(
+        mirrored.map((g) => ({
+          group_properties: JSON.parse(g["properties"] as string),
+          version: g["version"],
+        })),
+      ).toEqual(postgres.map((g) => ({ ...g, version: Number(g.version) })));
+      expect(postgres[0]!.group_properties).toEqual({ name: "Acme", size: 12 });
+    });
+
     it("counts a resent batch once on read, through the steady path", async () => {
       const sent = [event("resent", "user-1"), event("resent", "user-2")];
       expect((await batch(sent)).status).toBe(200);

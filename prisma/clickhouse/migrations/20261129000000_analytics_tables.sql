@@ -57,7 +57,9 @@ CREATE TABLE IF NOT EXISTS person_distinct_id2
 ENGINE = ReplacingMergeTree(version)
 ORDER BY (team_id, distinct_id);
 
--- posthog/models/group/sql.py `GROUPS_TABLE_BASE_SQL`: a group's rows, the latest `_timestamp` winning.
+-- posthog/models/group/sql.py `GROUPS_TABLE_BASE_SQL`: a group's rows. PostHog's latest `_timestamp`
+-- wins; here PostgreSQL's `version` does (ReplacingMergeTree(version)), so two requests writing one
+-- group keep the row PostgreSQL kept whichever insert arrives last.
 CREATE TABLE IF NOT EXISTS groups
 (
     group_type_index UInt8,
@@ -65,9 +67,10 @@ CREATE TABLE IF NOT EXISTS groups
     created_at DateTime64(6, 'UTC'),
     team_id Int64,
     group_properties String,
+    version Int64,
     _timestamp DateTime64(6, 'UTC')
 )
-ENGINE = ReplacingMergeTree(_timestamp)
+ENGINE = ReplacingMergeTree(version)
 ORDER BY (team_id, group_type_index, group_key);
 
 -- posthog/models/cohort/sql.py `PERSON_STATIC_COHORT_TABLE_SQL`: static cohort members.

@@ -6,12 +6,14 @@
  * - `person`: a row per person created or changed, at its new `version`; a person merged away, a
  *   row with `is_deleted = 1` at its version + 100 (posthog/models/person/util.py `delete_person`);
  * - `person_distinct_id2`: a row per distinct id that joined a person (version 0) or moved to
- *   another by a merge (its new version).
+ *   another by a merge (its new version);
+ * - `groups`: a row per group created or changed, at PostgreSQL's version.
  * The rows are sent inside capture's transaction, before it commits, so a request whose ClickHouse
  * write fails rolls back and is answered with an error (the SDK sends it again); a crash between
  * the ClickHouse write and the commit leaves ClickHouse a version PostgreSQL does not have, which
  * the resend writes again (the same version: ReplacingMergeTree keeps the last inserted).
  */
+import type { WrittenGroup } from "../../ingestion/group-store.js";
 import type { MovedDistinctId, PersonWritePlan, WorkingPerson } from "../../ingestion/person-store.js";
 import type { ClickHouseClient } from "./client.js";
 
@@ -37,19 +39,50 @@ interface DistinctIdRow {
   _timestamp: string;
 }
 
+/** A `groups` row. */
+interface GroupRow {
+  group_type_index: number;
+  group_key: string;
+  created_at: string;
+  team_id: number;
+  group_properties: string;
+  version: string;
+  _timestamp: string;
+}
+
 /** The version PostHog gives a deleted person's row: above any its live rows had. */
 const DELETED_VERSION_STEP = 100n;
 
 /** ClickHouse's DateTime64 text of `date` (UTC). */
 const dateTime64 = (date: Date) => date.toISOString().replace("T", " ").replace("Z", "");
 
-/** The rows mirroring what `plan` wrote for project `projectId` (the module comment). */
+/** What a capture request mirrors into ClickHouse. */
+export interface MirrorRows {
+  persons: PersonRow[];
+  distinctIds: DistinctIdRow[];
+  groups: GroupRow[];
+}
+
+/** The rows mirroring `groups` as written for project `projectId`. */
+export function groupRows(projectId: number, groups: readonly WrittenGroup[], now: Date): GroupRow[] {
+  return groups.map((group) => ({
+    group_type_index: group.groupTypeIndex,
+    group_key: group.groupKey,
+    created_at: dateTime64(group.createdAt),
+    team_id: projectId,
+    group_properties: JSON.stringify(group.properties),
+    version: group.version.toString(),
+    _timestamp: dateTime64(now),
+  }));
+}
+
+/** The person rows mirroring what `plan` wrote for project `projectId` (the module comment). */
 export function personRows(
   projectId: number,
   plan: PersonWritePlan,
   moved: readonly MovedDistinctId[],
   now: Date,
-): { persons: PersonRow[]; distinctIds: DistinctIdRow[] } {
+): Pick<MirrorRows, "persons" | "distinctIds"> {
   const written = dateTime64(now);
   const person = (p: WorkingPerson, deleted: boolean): PersonRow => ({
     id: p.uuid,
@@ -83,28 +116,22 @@ export function personRows(
 }
 
 /**
- * Writes `rows` (`personRows`) to ClickHouse, answered once written.
+ * Writes `rows` to ClickHouse, a table at a time, answered once written.
  * @throws the client's ClickHouseError or a connection error.
  */
-export async function insertPersonRows(
-  client: ClickHouseClient,
-  rows: ReturnType<typeof personRows>,
-): Promise<void> {
-  const settings = { date_time_input_format: "best_effort" } as const;
-  if (rows.persons.length > 0) {
+export async function insertMirrorRows(client: ClickHouseClient, rows: MirrorRows): Promise<void> {
+  const tables: ReadonlyArray<[string, readonly object[]]> = [
+    ["person", rows.persons],
+    ["person_distinct_id2", rows.distinctIds],
+    ["groups", rows.groups],
+  ];
+  for (const [table, values] of tables) {
+    if (values.length === 0) continue;
     await client.insert({
-      table: "person",
-      values: rows.persons,
+      table,
+      values: values as Array<Record<string, unknown>>,
       format: "JSONEachRow",
-      clickhouse_settings: settings,
-    });
-  }
-  if (rows.distinctIds.length > 0) {
-    await client.insert({
-      table: "person_distinct_id2",
-      values: rows.distinctIds,
-      format: "JSONEachRow",
-      clickhouse_settings: settings,
+      clickhouse_settings: { date_time_input_format: "best_effort" },
     });
   }
 }
