@@ -2,8 +2,10 @@
  * Behavioral cohort criteria (`type: "behavioral"`): which ones are calculable, their parameters
  * checked by PostHog's rules, and their SQL over `events` joined to the person through
  * `person_distinct_ids` (the person a distinct id belongs to now, as PostHog's cohort calculation
- * reads `person_distinct_id2`/overrides). `./to-sql.ts` calls `behavioralSql` for every behavioral
- * node, so cohort calculation, members, persons lists and the query engine's cohort filters share it.
+ * reads `person_distinct_id2`/overrides). The translation (`./translate.ts`) resolves every behavioral
+ * node with `behavioralSpec`, and PostgreSQL writes it with `behavioralSql` (ClickHouse with
+ * `./to-clickhouse.ts`), so cohort calculation, members, persons lists and the query engine's cohort
+ * filters share it.
  *
  * Calculated (PostHog `posthog/hogql_queries/hogql_cohort_query.py`
  * `get_performed_event_condition`, `get_performed_event_multiple`):
@@ -53,8 +55,8 @@ const INTERVAL_UNIT: Record<Exclude<Interval, "minute">, string> = {
   month: "m",
   year: "y",
 };
-/** `performed_event_multiple`'s count operators and their SQL. */
-const COUNT_OPERATORS: Record<string, string> = {
+/** `performed_event_multiple`'s count operators and their SQL (the same in PostgreSQL and ClickHouse). */
+export const COUNT_OPERATORS: Readonly<Record<string, string>> = {
   gt: ">",
   gte: ">=",
   lt: "<",
@@ -183,30 +185,29 @@ export function behavioralSpec(filter: BehavioralFilter, now: Date): BehavioralS
   };
 }
 
-/** What `behavioralSql` needs from the translation. */
+/** What a dialect's behavioral SQL needs from the translation (`./translate.ts`). */
 export interface BehavioralSqlContext {
   projectId: number;
-  now: Date;
   /** The fixed SQL alias of the persons row the criterion is about. */
   person: Prisma.Sql;
   /** The SQL of event property filters over the events row aliased `event`. */
   eventFilterSql: (filters: PropertyGroup, event: string) => Prisma.Sql;
 }
 
-/** Aliases inside the criterion's subquery (fixed text, not input). */
-const EVENT = "bhv_event";
+/** The events row's alias inside a criterion's subquery (fixed text, not input), in both dialects. */
+export const BEHAVIORAL_EVENT_ALIAS = "bhv_event";
+/** The distinct ids' alias inside the subquery. */
 const DISTINCT_ID = "bhv_pdi";
 
 /**
- * The SQL boolean (TRUE/FALSE, never NULL) of one behavioral criterion over the person row.
- * @throws as `behavioralSpec`.
+ * PostgreSQL's boolean (TRUE/FALSE, never NULL) of one behavioral criterion (`behavioralSpec`'s
+ * form) over the person row: an `EXISTS` over `person_distinct_ids` joined to `events`.
  */
-export function behavioralSql(filter: BehavioralFilter, ctx: BehavioralSqlContext): Prisma.Sql {
-  const spec = behavioralSpec(filter, ctx.now);
-  const event = Prisma.raw(EVENT);
+export function behavioralSql(spec: BehavioralSpec, ctx: BehavioralSqlContext): Prisma.Sql {
+  const event = Prisma.raw(BEHAVIORAL_EVENT_ALIAS);
   const pdi = Prisma.raw(DISTINCT_ID);
   const filters = spec.eventFilters
-    ? Prisma.sql` AND ${ctx.eventFilterSql(spec.eventFilters, EVENT)}`
+    ? Prisma.sql` AND ${ctx.eventFilterSql(spec.eventFilters, BEHAVIORAL_EVENT_ALIAS)}`
     : Prisma.empty;
   const having = spec.count
     ? Prisma.sql` HAVING count(*) > 0 AND count(*) ${Prisma.raw(COUNT_OPERATORS[spec.count.operator]!)} ${spec.count.value}::bigint`

@@ -16,7 +16,7 @@ import {
   type PropertyNode,
   referencedCohortIds,
 } from "./property-filters.js";
-import type { CohortDefinition } from "./to-sql.js";
+import type { CohortDefinition } from "./translate.js";
 
 /** A client that can read cohorts (the database or a transaction). */
 export type CohortReader = Pick<Prisma.TransactionClient, "cohort">;

@@ -4,7 +4,8 @@
  * checked by PostgreSQL itself when filters are written (`property_regex_is_valid`, migration
  * `property_filter_functions`), in one statement, and a bad one is a 400, never a 500 later.
  * PostHog answers a bad pattern with no match at evaluation (posthog-behavior.md §3.5); refusing it
- * up front is stricter and says why.
+ * up front is stricter and says why. ClickHouse runs patterns with re2, whose syntax differs again
+ * (no backreferences or lookaround): `./to-clickhouse.ts` `checkClickHouseRegexPatterns` is its check.
  */
 import { ValidationError } from "../../core/errors.js";
 import type { PrismaClient } from "../../generated/prisma/client.js";
@@ -13,8 +14,12 @@ import { type PropertyFilter, type PropertyNode, walkNodes } from "./property-fi
 
 const REGEX_OPERATORS = new Set(["regex", "not_regex"]);
 
-/** The regex patterns of a tree (behavioral criteria's `event_filters` included), each once. */
-function patterns(root: PropertyNode, found = new Set<string>()): string[] {
+/** The regex patterns of a tree (behavioral criteria's `event_filters` included), each once, in tree order. */
+export function regexPatterns(root: PropertyNode): string[] {
+  return patterns(root, new Set());
+}
+
+function patterns(root: PropertyNode, found: Set<string>): string[] {
   for (const node of walkNodes(root)) {
     if (node.type === "behavioral") {
       const filters = eventFiltersOf(node["event_filters"]);
@@ -39,7 +44,7 @@ export async function checkRegexPatterns(
   root: PropertyNode,
   attr: string,
 ): Promise<void> {
-  const all = patterns(root);
+  const all = regexPatterns(root);
   if (all.length === 0) return;
   const [bad] = await db.$queryRaw<Array<{ pattern: string }>>`
     SELECT p AS pattern FROM unnest(${all}::text[]) WITH ORDINALITY AS t(p, n)

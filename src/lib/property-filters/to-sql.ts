@@ -3,6 +3,10 @@
  * a persons row (and a groups or events row) that persons lists, cohort membership, flag blast
  * radius and the query engine all put in their `WHERE`.
  *
+ * The walk and every dialect-free decision (operators, lists, null semantics, cohorts, behavioral
+ * criteria) are `./translate.ts`'s, shared with ClickHouse's translation (`./to-clickhouse.ts`);
+ * this module writes PostgreSQL's leaves.
+ *
  * Guarantees:
  * - Every value is a bound parameter; the only raw text is the caller's fixed row aliases.
  * - Every expression is TRUE or FALSE, never NULL, so `NOT` and `OR` mean what they say.
@@ -27,156 +31,62 @@
  * order) otherwise; date operators parse the property with `property_timestamp` (migration
  * `property_filter_functions`: ISO text, UTC unless it says otherwise, else no match).
  */
-import { ValidationError } from "../../core/errors.js";
 import { Prisma } from "../../generated/prisma/client.js";
 import { behavioralSql } from "./behavioral.js";
-import { parseFilterDate } from "./filter-dates.js";
+import type { PropertyNode } from "./property-filters.js";
+import { VERSION_PATTERN, type Version } from "./semver.js";
 import {
-  type BehavioralFilter,
-  cohortIdOf,
-  isPropertyGroup,
-  type PropertyFilter,
-  type PropertyGroup,
-  type PropertyNode,
-} from "./property-filters.js";
-import { parseSemver, VERSION_PATTERN, type Version } from "./semver.js";
+  type PropertyTest,
+  type SqlDialect,
+  type TranslationContext,
+  translator,
+  type ValueTest,
+} from "./translate.js";
 
-/**
- * The rows an expression reads, by the fixed SQL aliases of the caller's query (never input):
- * `person` a `persons` row, `group` a `groups` row, `event` an `events` row. A filter whose type
- * has no row here is refused.
- */
-export interface SqlTargets {
-  person?: string;
-  group?: string;
-  event?: string;
-}
+export type { CohortDefinition, SqlTargets, TranslationContext } from "./translate.js";
 
-/** A cohort as the translation needs it. */
-export interface CohortDefinition {
-  id: number;
-  name: string | null;
-  deleted: boolean;
-  isStatic: boolean;
-  /** The criteria of a dynamic cohort (`filters.properties`); null for a static one. */
-  criteria: PropertyGroup | null;
-}
-
-/** What a translation needs besides the filters. */
-export interface TranslationContext {
-  /** The project every cohort read belongs to. */
-  projectId: number;
-  /** The clock relative dates (`-7d`) count back from. */
-  now: Date;
-  targets: SqlTargets;
-  /**
-   * Every cohort the filters reach, directly or through other cohorts (`./cohort-definitions.ts`
-   * loads them). A cohort not here, or deleted, matches nobody.
-   */
-  cohorts: ReadonlyMap<number, CohortDefinition>;
-  /**
-   * Whose rules `exact`/`is_not` follow: `flags` (default) compares case-insensitively as flag
-   * matching does; `query` case-sensitively as HogQL does (the query engine's filters).
-   */
-  semantics?: "flags" | "query";
-}
-
-const ALIAS = /^[a-z_][a-z0-9_]*$/;
 const TRUE = Prisma.sql`TRUE`;
 const FALSE = Prisma.sql`FALSE`;
 
-/** Operators that match when the property is missing (§3.5's negative operators). */
-const NEGATIVE_OPERATORS = new Set(["is_not", "not_icontains", "not_regex", "is_not_set"]);
-/** A negative operator's positive twin. */
-const POSITIVE_OF: Record<string, string> = {
-  is_not: "exact",
-  not_icontains: "icontains",
-  not_regex: "regex",
-};
 const COMPARISONS: Record<string, Prisma.Sql> = {
   gt: Prisma.raw(">"),
   gte: Prisma.raw(">="),
   lt: Prisma.raw("<"),
   lte: Prisma.raw("<="),
 };
-const PYTHON_FLOAT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
-
-function alias(name: string | undefined, type: string): Prisma.Sql {
-  if (name === undefined) {
-    throw new ValidationError(`Filters on ${type} properties cannot be used here.`, {
-      code: "invalid_property_type",
-    });
-  }
-  if (!ALIAS.test(name)) throw new Error(`not a fixed SQL alias: ${name}`);
-  return Prisma.raw(name);
-}
-
-/** Python's `str()` of a scalar filter value (`True`, `5`, `a`): what PostHog compares text with. */
-function pythonText(value: string | number | boolean): string {
-  if (typeof value === "boolean") return value ? "True" : "False";
-  return String(value);
-}
-
-/** The JSON object of properties a filter reads. */
-function propertiesColumn(filter: PropertyFilter, ctx: TranslationContext): Prisma.Sql {
-  switch (filter.type) {
-    case "person":
-      return Prisma.sql`${alias(ctx.targets.person, "person")}.properties`;
-    case "event":
-      return Prisma.sql`${alias(ctx.targets.event, "event")}.properties`;
-    default:
-      return Prisma.sql`${alias(ctx.targets.group, "group")}.group_properties`;
-  }
-}
 
 /**
- * A positive operator on one scalar value: TRUE/FALSE when the property is present, NULL when it
+ * A positive operator on one value: TRUE/FALSE when the property is present, NULL when it
  * is missing (the caller decides what missing means).
  */
-function positive(
-  operator: string,
-  value: string | number | boolean,
-  json: Prisma.Sql,
-  text: Prisma.Sql,
-  now: Date,
-): Prisma.Sql {
-  const valueText = pythonText(value);
-  switch (operator) {
-    case "exact":
-      return Prisma.sql`lower(${text}) = ${valueText.toLowerCase()}`;
+function positive(test: ValueTest, json: Prisma.Sql, text: Prisma.Sql): Prisma.Sql {
+  switch (test.kind) {
     case "icontains":
-      return Prisma.sql`strpos(lower(${text}), ${valueText.toLowerCase()}) > 0`;
+      return Prisma.sql`strpos(lower(${text}), ${test.needle}) > 0`;
     case "regex":
-      return Prisma.sql`(${text} ~ ${valueText})`;
-    case "gt":
-    case "gte":
-    case "lt":
-    case "lte": {
-      const op = COMPARISONS[operator]!;
+      return Prisma.sql`(${text} ~ ${test.pattern})`;
+    case "compare": {
+      const op = COMPARISONS[test.op]!;
       // Python `str()` of the property: booleans as True/False, everything else its JSON text.
       const pythonProperty = Prisma.sql`(CASE jsonb_typeof(${json}) WHEN 'boolean' THEN initcap(${text}) ELSE ${text} END)`;
-      const textCompare = Prisma.sql`(${pythonProperty} COLLATE "C" ${op} ${valueText}::text COLLATE "C")`;
-      if (typeof value === "boolean" || !PYTHON_FLOAT.test(valueText)) return textCompare;
-      const number = valueText.trim();
+      const textCompare = Prisma.sql`(${pythonProperty} COLLATE "C" ${op} ${test.text}::text COLLATE "C")`;
+      if (test.number === null) return textCompare;
       return Prisma.sql`(CASE jsonb_typeof(${json})
-        WHEN 'number' THEN (${json})::numeric ${op} ${number}::numeric
-        WHEN 'boolean' THEN (CASE WHEN ${json} = 'true'::jsonb THEN 1 ELSE 0 END) ${op} ${number}::numeric
-        WHEN 'string' THEN (${text} COLLATE "C" ${op} ${valueText}::text COLLATE "C")
+        WHEN 'number' THEN (${json})::numeric ${op} ${test.number}::numeric
+        WHEN 'boolean' THEN (CASE WHEN ${json} = 'true'::jsonb THEN 1 ELSE 0 END) ${op} ${test.number}::numeric
+        WHEN 'string' THEN (${text} COLLATE "C" ${op} ${test.text}::text COLLATE "C")
         ELSE NULL END)`;
     }
-    case "is_date_exact":
-    case "is_date_before":
-    case "is_date_after": {
-      const date = parseFilterDate(valueText, now);
-      if (date === null) return FALSE;
+    case "date": {
       const stamp = Prisma.sql`property_timestamp(${text})`;
-      if (operator === "is_date_before") return Prisma.sql`(${stamp} < ${date}::timestamptz)`;
-      if (operator === "is_date_after") return Prisma.sql`(${stamp} > ${date}::timestamptz)`;
-      const day = date.toISOString().slice(0, 10);
-      return Prisma.sql`((${stamp} AT TIME ZONE 'UTC')::date = ${day}::date)`;
+      if (test.op === "is_date_before") return Prisma.sql`(${stamp} < ${test.at}::timestamptz)`;
+      if (test.op === "is_date_after") return Prisma.sql`(${stamp} > ${test.at}::timestamptz)`;
+      return Prisma.sql`((${stamp} AT TIME ZONE 'UTC')::date = ${test.day}::date)`;
     }
-    default:
-      return semver(operator, valueText, text);
+    case "semver":
+      return semver(test, text);
+    case "never":
+      return FALSE;
   }
 }
 
@@ -185,9 +95,7 @@ function versionArray(version: Version): string {
 }
 
 /** A semver operator: the property's leading version compared with the value's range. */
-function semver(operator: string, valueText: string, text: Prisma.Sql): Prisma.Sql {
-  const range = parseSemver(operator, valueText);
-  if (range === null) return FALSE;
+function semver({ range }: Extract<ValueTest, { kind: "semver" }>, text: Prisma.Sql): Prisma.Sql {
   const property = Prisma.sql`(SELECT CASE WHEN m IS NULL THEN NULL
       ELSE ARRAY[m[1], coalesce(m[2], '0'), coalesce(m[3], '0')]::numeric[] END
     FROM regexp_match(${text}, ${VERSION_PATTERN}) AS m)`;
@@ -204,98 +112,54 @@ function semver(operator: string, valueText: string, text: Prisma.Sql): Prisma.S
   return range.negate ? Prisma.sql`(NOT ${inRange})` : inRange;
 }
 
-/**
- * `exact` with any of `values` over the property's text: lower-cased text forms for flag semantics,
- * the text exactly for query semantics (a boolean as the JSON text `->>` gives: `true`/`false`).
- */
-function exactAnyOf(
-  values: ReadonlyArray<string | number | boolean>,
-  text: Prisma.Sql,
-  semantics: "flags" | "query",
-): Prisma.Sql {
-  const forms =
-    semantics === "flags"
-      ? values.map((v) => pythonText(v).toLowerCase())
-      : values.map((v) => (typeof v === "boolean" ? String(v) : pythonText(v)));
-  const property = semantics === "flags" ? Prisma.sql`lower(${text})` : text;
-  return forms.length === 1
-    ? Prisma.sql`${property} = ${forms[0]}::text`
-    : Prisma.sql`${property} = ANY(${forms}::text[])`;
-}
-
 /** A person/group/event property filter, with PostHog's null semantics applied. */
-function propertyFilter(filter: PropertyFilter, ctx: TranslationContext): Prisma.Sql {
-  const properties = propertiesColumn(filter, ctx);
-  const json = Prisma.sql`(${properties} -> ${filter.key}::text)`;
-  const text = Prisma.sql`(${properties} ->> ${filter.key}::text)`;
-  const operator = filter.operator ?? "exact";
-  const isGroup = filter.type === "group";
+function property(test: PropertyTest): Prisma.Sql {
+  const properties = Prisma.sql`${test.row}.${Prisma.raw(test.column)}`;
+  const json = Prisma.sql`(${properties} -> ${test.key}::text)`;
+  const text = Prisma.sql`(${properties} ->> ${test.key}::text)`;
+  const isGroup = test.groupTypeIndex !== null;
   const groupMatch = isGroup
-    ? Prisma.sql` AND ${alias(ctx.targets.group, "group")}.group_type_index = ${filter.group_type_index ?? -1}`
+    ? Prisma.sql` AND ${test.row}.group_type_index = ${test.groupTypeIndex}`
     : Prisma.empty;
+  const { check } = test;
+  if (check.kind === "set") return Prisma.sql`(${text} IS NOT NULL${groupMatch})`;
+  if (check.kind === "not_set") return Prisma.sql`(${text} IS NULL${groupMatch})`;
 
-  if (operator === "is_set") return Prisma.sql`(${text} IS NOT NULL${groupMatch})`;
-  if (operator === "is_not_set") return Prisma.sql`(${text} IS NULL${groupMatch})`;
-
-  const negative = NEGATIVE_OPERATORS.has(operator);
-  const base = POSITIVE_OF[operator] ?? operator;
-  const values = Array.isArray(filter.value) ? filter.value : [filter.value as string | number | boolean];
-  const anyOf =
-    base === "exact"
-      ? exactAnyOf(values, text, ctx.semantics ?? "flags")
-      : Prisma.sql`(${Prisma.join(
-          values.map((v) => positive(base, v, json, text, ctx.now)),
-          " OR ",
-        )})`;
+  let anyOf: Prisma.Sql;
+  if (check.kind === "exact") {
+    // `exact` with any of the forms over the property's text (lower-cased for flag semantics).
+    const prop = check.lowerCase ? Prisma.sql`lower(${text})` : text;
+    anyOf =
+      check.forms.length === 1
+        ? Prisma.sql`${prop} = ${check.forms[0]}::text`
+        : Prisma.sql`${prop} = ANY(${check.forms}::text[])`;
+  } else {
+    anyOf = Prisma.sql`(${Prisma.join(
+      check.tests.map((t) => positive(t, json, text)),
+      " OR ",
+    )})`;
+  }
   // Missing: FALSE for a positive operator, TRUE for a negative one (§3.5).
-  const decided = negative ? Prisma.sql`COALESCE(NOT ${anyOf}, TRUE)` : Prisma.sql`COALESCE(${anyOf}, FALSE)`;
+  const decided = check.negative
+    ? Prisma.sql`COALESCE(NOT ${anyOf}, TRUE)`
+    : Prisma.sql`COALESCE(${anyOf}, FALSE)`;
   return isGroup ? Prisma.sql`(${decided}${groupMatch})` : decided;
 }
 
-/** Membership of a cohort: its criteria for a dynamic one, its `cohort_people` rows for a static one. */
-function cohortFilter(filter: PropertyFilter, ctx: TranslationContext, path: readonly number[]): Prisma.Sql {
-  const person = alias(ctx.targets.person, "cohort");
-  const id = cohortIdOf(filter.value);
-  const cohort = id === null ? undefined : ctx.cohorts.get(id);
-  let member: Prisma.Sql;
-  if (!cohort || cohort.deleted) {
-    member = FALSE;
-  } else if (path.includes(cohort.id)) {
-    throw new ValidationError(
-      `Cohorts cannot depend on themselves: cohort ${cohort.id} is part of a cycle.`,
-      {
-        code: "cohort_cycle",
-      },
-    );
-  } else if (cohort.isStatic || cohort.criteria === null) {
-    member = Prisma.sql`EXISTS (SELECT 1 FROM cohort_people cp
-      WHERE cp.project_id = ${ctx.projectId} AND cp.cohort_id = ${cohort.id} AND cp.person_id = ${person}.id)`;
-  } else {
-    member = node(cohort.criteria, ctx, [...path, cohort.id]);
-  }
-  return filter.operator === "not_in" ? Prisma.sql`(NOT ${member})` : member;
-}
+/** PostgreSQL's leaves of the translation. */
+const POSTGRES: SqlDialect = {
+  true: TRUE,
+  false: FALSE,
+  group: (type, parts) => Prisma.sql`(${Prisma.join(parts, type === "AND" ? " AND " : " OR ")})`,
+  not: (sql) => Prisma.sql`(NOT ${sql})`,
+  property,
+  // Membership of a static cohort: its `cohort_people` rows.
+  staticCohort: (person, projectId, cohortId) => Prisma.sql`EXISTS (SELECT 1 FROM cohort_people cp
+      WHERE cp.project_id = ${projectId} AND cp.cohort_id = ${cohortId} AND cp.person_id = ${person}.id)`,
+  behavioral: behavioralSql,
+};
 
-function node(item: PropertyNode, ctx: TranslationContext, path: readonly number[]): Prisma.Sql {
-  if (isPropertyGroup(item)) {
-    if (item.values.length === 0) return TRUE;
-    const parts = item.values.map((child) => node(child, ctx, path));
-    return Prisma.sql`(${Prisma.join(parts, item.type === "AND" ? " AND " : " OR ")})`;
-  }
-  if (item.type === "behavioral") {
-    return behavioralSql(item as BehavioralFilter, {
-      projectId: ctx.projectId,
-      now: ctx.now,
-      person: alias(ctx.targets.person, "behavioral"),
-      // Event filters read the criterion's own events row, compared as HogQL compares.
-      eventFilterSql: (filters, event) =>
-        node(filters, { ...ctx, targets: { event }, semantics: "query" }, path),
-    });
-  }
-  const filter = item as PropertyFilter;
-  const sql = filter.type === "cohort" ? cohortFilter(filter, ctx, path) : propertyFilter(filter, ctx);
-  return filter.negation ? Prisma.sql`(NOT ${sql})` : sql;
-}
+const translate = translator(POSTGRES);
 
 /**
  * The SQL boolean expression of a property tree (or one filter) over `ctx.targets`.
@@ -304,5 +168,5 @@ function node(item: PropertyNode, ctx: TranslationContext, path: readonly number
  * @throws NotImplementedError for behavioral criteria not calculated here (`./behavioral.ts`).
  */
 export function toSql(root: PropertyNode, ctx: TranslationContext): Prisma.Sql {
-  return node(root, ctx, []);
+  return translate(root, ctx);
 }
