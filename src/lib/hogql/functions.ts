@@ -74,6 +74,13 @@ export function findFunction(name: string): FunctionDef | undefined {
   return FUNCTIONS.get(name) ?? FUNCTIONS.get(ownValue(ALIASES, name) ?? "");
 }
 
+/** The name of the `FUNCTIONS` row a HogQL name calls (`uniqExact` → `uniq`); undefined when not allowed. */
+export function canonicalFunctionName(name: string): string | undefined {
+  if (FUNCTIONS.has(name)) return name;
+  const target = ownValue(ALIASES, name);
+  return target !== undefined && FUNCTIONS.has(target) ? target : undefined;
+}
+
 /** Every callable name (for close-match suggestions). */
 export function functionNames(): string[] {
   return [...FUNCTIONS.keys(), ...Object.keys(ALIASES)];

@@ -8,6 +8,10 @@
  *
  * Every table reference reads a view that holds `project_id = <project>` inside it (./tables.ts):
  * the tables' views, a lazy `person` join's source, or a subquery or CTE printed the same way.
+ *
+ * Scoping and its errors are the same for every dialect; what a dialect prints here (quoted names,
+ * the tables' guarded sources, the lazy person join, property access) is its `ResolverDialect`:
+ * PostgreSQL's is `POSTGRES_RESOLVER` below, ClickHouse's ./clickhouse/tables.ts `clickHouseResolver`.
  */
 import { Prisma } from "../../generated/prisma/client.js";
 import { out } from "./functions/shared.js";
@@ -52,6 +56,8 @@ export interface TableRef {
   personJoin?: string;
   /** SQL alias of the person row `{filters}` reads (internal id as `id`), once used. */
   filterPersonJoin?: string;
+  /** The columns of `table` the query reads (a lazy join reads the columns it joins on). */
+  used?: Set<string>;
 }
 
 /**
@@ -78,12 +84,66 @@ export interface Scope {
   ctes: Map<string, CteDef>;
 }
 
+/**
+ * What a dialect prints for the resolver: quoted identifiers, the guarded source of each table,
+ * the lazy joins of an events row, and `properties.a.b` typed by its property definition.
+ */
+export interface ResolverDialect {
+  /** A quoted identifier (a column name after `t1.`, a USING column). */
+  quote(name: string): Prisma.Sql;
+  /**
+   * The guarded subquery (without alias) reading the project's rows of `table`, printed once the
+   * query is resolved: `used` holds the columns the query reads from this reference (ClickHouse
+   * leaves out the work of the ones it does not read).
+   */
+  tableSource(table: HogQLTable, projectId: number, used: ReadonlySet<string>): Prisma.Sql;
+  /**
+   * The lazy join of the events row `eventsAlias` to its current person, as `joinAlias`
+   * (` LEFT JOIN ... AS joinAlias ON ...`): `person` for `person.*` fields (./tables.ts
+   * `PERSON_FIELDS`), `filters` for the `{filters}` person (internal id as `id`).
+   */
+  lazyJoin(kind: "person" | "filters", eventsAlias: string, joinAlias: string, projectId: number): Prisma.Sql;
+  /**
+   * `base.a.b` for JSON column `base` (`keys` = `[a, b]`): the value as text (NULL when missing or
+   * JSON null), typed by `definition` (`Numeric`, `Boolean`, `DateTime`; text when undefined).
+   */
+  property(base: Prisma.Sql, keys: string[], definition: string | undefined): Printed;
+}
+
+/** PostgreSQL's names and tables (./tables.ts), `->>` for properties. */
+export const POSTGRES_RESOLVER: ResolverDialect = {
+  quote: quoteIdent,
+  tableSource: (table, projectId) => table.source(projectId),
+  lazyJoin(kind, eventsAlias, joinAlias, projectId) {
+    const source = personJoinSource(projectId);
+    return kind === "person"
+      ? sql` LEFT JOIN ${source} AS ${raw(joinAlias)} ON ${raw(joinAlias)}.distinct_id = ${raw(eventsAlias)}.distinct_id`
+      : sql` LEFT JOIN (SELECT distinct_id, pk AS id, properties FROM ${source} AS fp) AS ${raw(joinAlias)} ON ${raw(joinAlias)}.distinct_id = ${raw(eventsAlias)}.distinct_id`;
+  },
+  property(base, keys, definition) {
+    const path = keys.slice(0, -1).reduce((acc, key) => sql`(${acc} -> ${key}::text)`, base);
+    const text = sql`(${path} ->> ${keys[keys.length - 1]!}::text)`;
+    switch (definition) {
+      case "Numeric":
+        return out(sql`hogql_to_float(${text})`, "Float64", true);
+      case "Boolean":
+        return out(sql`(CASE ${text} WHEN 'true' THEN true WHEN 'false' THEN false END)`, "Bool", true);
+      case "DateTime":
+        return out(sql`hogql_to_timestamptz(${text})`, "DateTime", true);
+      default:
+        return out(text, "String", true);
+    }
+  },
+};
+
 /** What the resolver has the printer (./printer.ts) print: queries and expressions, in a scope. */
 export interface ExpressionPrinter {
   /** A SELECT or set of SELECTs, with the CTEs visible from where it stands. */
   query(node: HogQLNode, ctes: ReadonlyMap<string, CteDef>): PrintedQuery;
   /** Any expression, nested and measured. */
   expr(node: HogQLNode, scope: Scope): Printed;
+  /** A join's ON condition (ClickHouse needs its equalities bare to find the join keys). */
+  joinConstraint(node: HogQLNode, scope: Scope): Prisma.Sql;
 }
 
 /** One output column of a SELECT list item: its HogQL name and its printed expression. */
@@ -102,12 +162,13 @@ export class Resolver {
   private cteCount = 0;
   /** Column CTEs being expanded, one inside the other. */
   private cteExpansions = 0;
-  /** The guarded source (a view, a CTE's name or a subquery) of each table reference. */
-  private readonly sources = new Map<TableRef, Prisma.Sql>();
+  /** The guarded source (a view, a CTE's name or a subquery) of each table reference, printed last. */
+  private readonly sources = new Map<TableRef, () => Prisma.Sql>();
 
   constructor(
     private readonly options: ResolveOptions,
     private readonly printer: ExpressionPrinter,
+    private readonly dialect: ResolverDialect = POSTGRES_RESOLVER,
   ) {}
 
   private nextAlias(prefix = "t"): string {
@@ -187,15 +248,16 @@ export class Resolver {
         const names = fields.map((field) => {
           const chain = field["chain"] as unknown[] | undefined;
           if (field.node !== "Field" || chain?.length !== 1) fail("USING takes column names.");
-          return quoteIdent(String(chain[0]));
+          for (const { ref } of constraints) ref.used?.add(String(chain[0]));
+          return this.dialect.quote(String(chain[0]));
         });
         return sql` USING (${join(names, ", ")})`;
       }
-      return sql` ON ${this.printer.expr(expr, scope).sql}`;
+      return sql` ON ${this.printer.joinConstraint(expr, scope)}`;
     });
     constraints.forEach(({ ref, joinType }, i) => {
       entries.push(() => {
-        const source = this.sources.get(ref)!;
+        const source = this.sources.get(ref)!();
         const head = joinType ? sql`${raw(joinType)} ` : Prisma.empty;
         return sql`${head}${source} AS ${raw(ref.sqlAlias)}${printedConstraints[i]!}${this.lazyJoins(ref)}`;
       });
@@ -205,16 +267,10 @@ export class Resolver {
 
   private lazyJoins(ref: TableRef): Prisma.Sql {
     const parts: Prisma.Sql[] = [];
-    const source = personJoinSource(this.options.projectId);
-    if (ref.personJoin) {
-      parts.push(
-        sql` LEFT JOIN ${source} AS ${raw(ref.personJoin)} ON ${raw(ref.personJoin)}.distinct_id = ${raw(ref.sqlAlias)}.distinct_id`,
-      );
-    }
+    const { projectId } = this.options;
+    if (ref.personJoin) parts.push(this.dialect.lazyJoin("person", ref.sqlAlias, ref.personJoin, projectId));
     if (ref.filterPersonJoin) {
-      parts.push(
-        sql` LEFT JOIN (SELECT distinct_id, pk AS id, properties FROM ${source} AS fp) AS ${raw(ref.filterPersonJoin)} ON ${raw(ref.filterPersonJoin)}.distinct_id = ${raw(ref.sqlAlias)}.distinct_id`,
-      );
+      parts.push(this.dialect.lazyJoin("filters", ref.sqlAlias, ref.filterPersonJoin, projectId));
     }
     return parts.length > 0 ? join(parts, "") : Prisma.empty;
   }
@@ -231,17 +287,18 @@ export class Resolver {
       const cte = chain.length === 1 ? scope.ctes.get(tableName) : undefined;
       if (cte?.kind === "subquery") {
         ref = { sqlAlias, columns: columnsOf(cte.columns) };
-        this.sources.set(ref, raw(cte.sqlName));
+        this.sources.set(ref, () => raw(cte.sqlName));
       } else {
         const hogqlTable = HOGQL_TABLES.get(tableName);
         if (!hogqlTable) fail(`Unknown table \`${tableName}\`.`);
-        ref = { sqlAlias, columns: hogqlTable.columns, table: hogqlTable };
-        this.sources.set(ref, hogqlTable.source(this.options.projectId));
+        const used = new Set<string>();
+        ref = { sqlAlias, columns: hogqlTable.columns, table: hogqlTable, used };
+        this.sources.set(ref, () => this.dialect.tableSource(hogqlTable, this.options.projectId, used));
       }
     } else if (table.node === "SelectQuery" || table.node === "SelectSetQuery") {
       const printed = this.printer.query(table, scope.ctes);
       ref = { sqlAlias, columns: columnsOf(printed.columns) };
-      this.sources.set(ref, sql`(${printed.sql})`);
+      this.sources.set(ref, () => sql`(${printed.sql})`);
     } else if (table.node === "Placeholder") {
       return fail("Unresolved placeholder in FROM.");
     } else {
@@ -284,9 +341,10 @@ export class Resolver {
     for (const ref of refs) {
       for (const [name, column] of ref.columns) {
         if (column.hidden) continue;
+        ref.used?.add(name);
         columns.push({
           name,
-          printed: out(sql`${raw(ref.sqlAlias)}.${quoteIdent(name)}`, column.type, column.nullable),
+          printed: out(sql`${raw(ref.sqlAlias)}.${this.dialect.quote(name)}`, column.type, column.nullable),
         });
       }
     }
@@ -364,8 +422,10 @@ export class Resolver {
     const [name, ...rest] = path as [string, ...string[]];
     if (name === "person" && ref.table?.hasPersonJoin && rest.length > 0) {
       ref.personJoin ??= `${ref.sqlAlias}_person`;
+      ref.used?.add("distinct_id").add("person_id");
       return this.columnPath(ref.personJoin, PERSON_FIELDS, rest, chain, "person", true);
     }
+    ref.used?.add(name);
     return this.columnPath(
       ref.sqlAlias,
       ref.columns,
@@ -387,7 +447,7 @@ export class Resolver {
     const [name, ...keys] = path as [string, ...string[]];
     const column = columns.get(name);
     if (!column) fail(`Unable to resolve field: ${chain.join(".")}`);
-    const base = sql`${raw(alias)}.${quoteIdent(name)}`;
+    const base = sql`${raw(alias)}.${this.dialect.quote(name)}`;
     if (keys.length === 0) return out(base, column.type, column.nullable || joined);
     if (column.type !== "JSON") fail(`Unable to resolve field: ${chain.join(".")}`);
     return this.property(base, keys, name === "properties" ? propertyKind : null);
@@ -395,19 +455,8 @@ export class Resolver {
 
   /** `properties.a.b`: the JSON value as text (NULL when missing or JSON null), typed by its definition. */
   private property(base: Prisma.Sql, keys: string[], kind: "event" | "person" | null): Printed {
-    const path = keys.slice(0, -1).reduce((acc, key) => sql`(${acc} -> ${key}::text)`, base);
-    const text = sql`(${path} ->> ${keys[keys.length - 1]!}::text)`;
     const definition = kind && keys.length === 1 ? this.options.propertyTypes[kind].get(keys[0]!) : undefined;
-    switch (definition) {
-      case "Numeric":
-        return out(sql`hogql_to_float(${text})`, "Float64", true);
-      case "Boolean":
-        return out(sql`(CASE ${text} WHEN 'true' THEN true WHEN 'false' THEN false END)`, "Bool", true);
-      case "DateTime":
-        return out(sql`hogql_to_timestamptz(${text})`, "DateTime", true);
-      default:
-        return out(text, "String", true);
-    }
+    return this.dialect.property(base, keys, definition);
   }
 
   /**
@@ -419,6 +468,7 @@ export class Resolver {
     const events = scope.order.find((ref) => ref.table?.name === "events");
     if (!events) fail("The {filters} placeholder needs the events table in FROM.");
     events.filterPersonJoin ??= `${events.sqlAlias}_fperson`;
+    events.used?.add("distinct_id");
     return out(
       sql`(${this.options.filters({ event: events.sqlAlias, person: events.filterPersonJoin })})`,
       "Bool",

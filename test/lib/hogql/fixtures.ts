@@ -4,7 +4,8 @@
  * that runs a HogQLQuery through the REST door (`POST /api/projects/:id/query/`).
  */
 import { randomUUID } from "node:crypto";
-import { Prisma } from "../../../src/generated/prisma/client.js";
+import type { ClickHouseClient } from "../../../src/analytics/clickhouse/client.js";
+import { Prisma, type PrismaClient } from "../../../src/generated/prisma/client.js";
 import { insertPerson } from "../../support/people.js";
 import type { TestResponse, TestServer } from "../../support/server.js";
 
@@ -132,4 +133,138 @@ export function runHogQL(
     body: { query: { kind: "HogQLQuery", query, ...extra } },
     ...(key ? { key } : {}),
   });
+}
+
+/** A person as both stores keep it: PostgreSQL's `persons` and ClickHouse's `person`. */
+export interface StorePerson {
+  uuid: string;
+  distinctIds: string[];
+  properties: Record<string, unknown>;
+  isIdentified: boolean;
+  /** ISO 8601 instant (milliseconds: ClickHouse's `person.created_at` is DateTime64(3)). */
+  createdAt: string;
+}
+
+/** An event as both stores keep it. */
+export interface StoreEvent extends EventFixture {
+  uuid: string;
+  /** The person's uuid as stored at capture, or null. */
+  personId: string | null;
+}
+
+/** ClickHouse's DateTime64 text of an ISO 8601 instant (UTC, as its JSONEachRow input reads it). */
+function clickHouseTime(iso: string): string {
+  return new Date(iso).toISOString().replace("T", " ").replace("Z", "");
+}
+
+/**
+ * Inserts persons into ClickHouse's `person` and `person_distinct_id2` for `projectId` (version 1,
+ * not deleted), as the PostgreSQL twin `insertPerson` (test/support/people.ts) stores them.
+ */
+export async function insertClickHousePersons(
+  client: ClickHouseClient,
+  projectId: number,
+  persons: readonly StorePerson[],
+  version = 1,
+): Promise<void> {
+  await client.insert({
+    table: "person",
+    format: "JSONEachRow",
+    values: persons.map((person) => ({
+      id: person.uuid,
+      created_at: clickHouseTime(person.createdAt),
+      team_id: projectId,
+      properties: JSON.stringify(person.properties),
+      is_identified: person.isIdentified ? 1 : 0,
+      is_deleted: 0,
+      version,
+      _timestamp: clickHouseTime(person.createdAt),
+    })),
+  });
+  await client.insert({
+    table: "person_distinct_id2",
+    format: "JSONEachRow",
+    values: persons.flatMap((person) =>
+      person.distinctIds.map((distinctId) => ({
+        team_id: projectId,
+        distinct_id: distinctId,
+        person_id: person.uuid,
+        is_deleted: 0,
+        version,
+        _timestamp: clickHouseTime(person.createdAt),
+      })),
+    ),
+  });
+}
+
+/** Inserts events into ClickHouse's `events` for `projectId`, as capture writes them. */
+export async function insertClickHouseEvents(
+  client: ClickHouseClient,
+  projectId: number,
+  events: readonly StoreEvent[],
+): Promise<void> {
+  await client.insert({
+    table: "events",
+    format: "JSONEachRow",
+    values: events.map((e) => ({
+      uuid: e.uuid,
+      event: e.event,
+      properties: JSON.stringify(e.properties ?? {}),
+      timestamp: clickHouseTime(e.timestamp),
+      team_id: projectId,
+      distinct_id: e.distinctId,
+      elements_chain: "",
+      created_at: clickHouseTime(e.timestamp),
+      person_id: e.personId,
+      _timestamp: clickHouseTime(e.timestamp),
+    })),
+  });
+}
+
+/** Inserts events with their uuid and person into PostgreSQL's `events` (the twin of `insertClickHouseEvents`). */
+export async function insertPostgresEvents(
+  db: PrismaClient,
+  projectId: number,
+  events: readonly StoreEvent[],
+): Promise<void> {
+  for (const e of events) {
+    await db.$executeRaw(Prisma.sql`INSERT INTO events (project_id, uuid, event, distinct_id, person_id, properties, timestamp, created_at)
+      VALUES (${projectId}, ${e.uuid}::uuid, ${e.event}, ${e.distinctId}, ${e.personId}::uuid, ${JSON.stringify(e.properties ?? {})}::jsonb, ${e.timestamp}::timestamptz, ${e.timestamp}::timestamptz)`);
+  }
+}
+
+/**
+ * The same persons and events in both stores for `projectId`: PostgreSQL through `insertPerson`
+ * and `insertPostgresEvents`, ClickHouse through its twins. Each event's `personId` is its
+ * distinct id's person (as capture stores it). Returns the persons as stored.
+ */
+export async function seedBothStores(
+  db: PrismaClient,
+  client: ClickHouseClient,
+  projectId: number,
+  data: {
+    persons: ReadonlyArray<Omit<StorePerson, "uuid">>;
+    events: readonly EventFixture[];
+  },
+): Promise<{ persons: StorePerson[]; events: StoreEvent[] }> {
+  const persons: StorePerson[] = [];
+  for (const person of data.persons) {
+    const row = await insertPerson(db, projectId, {
+      distinctIds: person.distinctIds,
+      properties: person.properties,
+      isIdentified: person.isIdentified,
+      createdAt: new Date(person.createdAt),
+    });
+    persons.push({ ...person, uuid: row.uuid });
+  }
+  const personOf = new Map(persons.flatMap((p) => p.distinctIds.map((d) => [d, p.uuid] as const)));
+  const events = data.events.map((e) => ({
+    ...e,
+    uuid: randomUUID(),
+    personId: personOf.get(e.distinctId) ?? null,
+  }));
+  await insertPostgresEvents(db, projectId, events);
+  await insertClickHousePersons(client, projectId, persons);
+  await insertClickHouseEvents(client, projectId, events);
+  return { persons, events };
 }

@@ -52,8 +52,12 @@ const UNITS: Record<string, string> = {
   yy: "year",
 };
 
-/** A constant unit argument (`'day'`), checked against ClickHouse's unit names. */
-function unitOf(node: HogQLNode | undefined, call: string): string {
+/**
+ * A constant unit argument (`'day'`, `'dd'`), checked against ClickHouse's unit names, as its
+ * canonical name (`second` ... `year`).
+ * @throws ValidationError naming the call for a unit that is not a constant string or not known.
+ */
+export function unitOf(node: HogQLNode | undefined, call: string): string {
   const text = constantString(node, call, "a unit");
   const unit = ownValue(UNITS, text.toLowerCase());
   if (!unit) throw new ValidationError(`${call}() does not know the unit '${text}'.`);
