@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
+import { chdbInstalled, openTestClickHouse } from "../support/clickhouse.js";
 import { localEvaluator } from "../support/flag-parity.js";
 import { postgresAnswers } from "../support/postgres.js";
 import type { BenchReady } from "./server.js";
@@ -516,6 +517,25 @@ function figuresFor(ready: BenchReady): Figure[] {
       },
       eventsPerRequest: CAPTURE_BATCH,
     },
+    ...(ready.oursClickHouse
+      ? [
+          {
+            id: "capture",
+            name: "  into ClickHouse, vs",
+            ours: {
+              name: "capture (ClickHouse)",
+              target: captureTarget(`${ready.oursClickHouse}/batch/`, ready.projectToken),
+              expected: [200],
+            },
+            against: {
+              name: "capture (PostgreSQL)",
+              target: captureTarget(`${ready.ours}/batch/`, ready.projectToken),
+              expected: [200],
+            },
+            eventsPerRequest: CAPTURE_BATCH,
+          },
+        ]
+      : []),
     {
       id: "catalogue",
       name: `POST /batch/ ${CAPTURE_BATCH} events, ${CATALOGUE_EVENT_NAMES} names`,
@@ -676,7 +696,19 @@ function figuresFor(ready: BenchReady): Figure[] {
 }
 
 async function benchBackend(label: string, backend: string): Promise<void> {
-  const { child, ready } = await startServer(backend);
+  // chdb, where test/clickhouse has it: the capture figure's ClickHouse side (issue 30).
+  const clickhouse = chdbInstalled ? await openTestClickHouse() : null;
+  if (!clickhouse)
+    console.warn(
+      "!! chdb is not installed (npm ci --prefix test/clickhouse): capture into ClickHouse skipped",
+    );
+  const { child, ready } = await startServer(
+    backend,
+    clickhouse ? { BENCH_CLICKHOUSE_URL: clickhouse.url } : {},
+  ).catch(async (error: unknown) => {
+    await clickhouse?.close();
+    throw error;
+  });
   try {
     const auth = { authorization: `Bearer ${ready.key}` };
     const flags = ready.flagIds.length;
@@ -780,6 +812,7 @@ async function benchBackend(label: string, backend: string): Promise<void> {
     if (!ONLY || ONLY.includes("flags")) await printLocalCeiling(ready, auth);
   } finally {
     await stopServer(child);
+    await clickhouse?.close();
   }
 }
 

@@ -20,9 +20,12 @@ import http from "node:http";
 import { Session } from "node:inspector/promises";
 import pg from "pg";
 import pino from "pino";
+import { type ClickHouseClient, openClickHouse } from "../../src/analytics/clickhouse/client.js";
 import { buildApp } from "../../src/app.js";
+import { createServices } from "../../src/composition.js";
 import { loadConfig } from "../../src/config.js";
 import { generateProjectApiToken } from "../../src/core/auth/api-keys.js";
+import { dataAccessOf } from "../../src/core/context.js";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import { applyMigrations } from "../../src/db/migrations.js";
 import { bootstrap } from "../../src/users/bootstrap.js";
@@ -49,6 +52,11 @@ export interface BenchReady {
   oursKeeping: string;
   /** Our app as `ours`, capturing without the event catalogue (`SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP`). */
   oursWithoutCatalogue: string;
+  /**
+   * Our app as `ours` with events in ClickHouse (issue 30: capture writes them there, persons stay
+   * in PostgreSQL and are mirrored), when the parent started chdb (`BENCH_CLICKHOUSE_URL`).
+   */
+  oursClickHouse?: string;
   baseline: string;
   key: string;
   projectId: number;
@@ -303,19 +311,33 @@ async function main(backend: string): Promise<void> {
   await database.prisma.$executeRawUnsafe("ANALYZE");
   // Figures measure the read path with the REST door's answers by ETag off; a second app on the
   // same database keeps them (the default) for the figure of a repeated read.
-  /** An app on `database` with `env` as its configuration, listening on a free port: its base URL. */
-  const listening = async (env: Record<string, string>): Promise<string> => {
+  /**
+   * An app on `database` with `env` as its configuration (and `clickhouse` as its analytics store,
+   * when given), listening on a free port: its base URL.
+   */
+  const listening = async (env: Record<string, string>, clickhouse?: ClickHouseClient): Promise<string> => {
+    // The configuration this backend loads in service (DATABASE_URL names PostgreSQL).
+    const config = loadConfig({
+      PORT: "0",
+      ...(pgUrl ? { DATABASE_URL: pgUrl } : {}),
+      ...RATE_LIMITS_OFF,
+      ...SERVER_ENV,
+      ...env,
+    });
     const app = await buildApp({
-      // The configuration this backend loads in service (DATABASE_URL names PostgreSQL).
-      config: loadConfig({
-        PORT: "0",
-        ...(pgUrl ? { DATABASE_URL: pgUrl } : {}),
-        ...RATE_LIMITS_OFF,
-        ...SERVER_ENV,
-        ...env,
-      }),
+      config,
       database,
       logger: pino({ level: "silent" }),
+      ...(clickhouse
+        ? {
+            services: createServices({
+              now: () => new Date(),
+              config,
+              data: dataAccessOf(database),
+              clickhouse,
+            }),
+          }
+        : {}),
     });
     await app.listen({ port: 0, host: "127.0.0.1" });
     cleanups.unshift(() => app.close());
@@ -330,6 +352,13 @@ async function main(backend: string): Promise<void> {
     RESPONSE_CACHE_BYTES: "0",
     SKIP_UPDATE_EVENT_AND_PROPERTIES_STEP: "true",
   });
+  const clickhouseUrl = process.env["BENCH_CLICKHOUSE_URL"];
+  let oursClickHouse: string | undefined;
+  if (clickhouseUrl) {
+    const clickhouse = openClickHouse(clickhouseUrl);
+    cleanups.push(() => clickhouse.close());
+    oursClickHouse = await listening({ RESPONSE_CACHE_BYTES: "0" }, clickhouse);
+  }
   const baseline = await startBaseline(sql, seeded.projectId);
   cleanups.unshift(() => baseline.close());
   // Twice: the first poll reads the key and builds the payload, the second is answered as every
@@ -407,6 +436,7 @@ async function main(backend: string): Promise<void> {
     ours,
     oursKeeping,
     oursWithoutCatalogue,
+    ...(oursClickHouse ? { oursClickHouse } : {}),
     baseline: `http://127.0.0.1:${baseline.port}`,
     localEvaluation: { token: localEvaluationToken, etag, baseline: staticBytes.url },
     listBytes: listBytes.url,

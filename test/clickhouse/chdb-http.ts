@@ -2,8 +2,8 @@
  * The smallest adapter between chdb (the ClickHouse engine, embedded) and the product's ClickHouse
  * client (`@clickhouse/client` over HTTP, src/analytics/clickhouse/client.ts): a `node:http` server
  * speaking the part of ClickHouse's HTTP interface that client uses, so the suite runs the product's
- * own client, unchanged, on the real engine. Run as a process of its own (test/support/global-setup.ts
- * starts one per run): `node --import tsx test/clickhouse/chdb-http.ts --path DIR`; it prints
+ * own client, unchanged, on the real engine. Run as a process of its own (test/support/clickhouse.ts
+ * starts one per test file): `node --import tsx test/clickhouse/chdb-http.ts --path DIR [--sessions N]`; it prints
  * `listening <url>` once it answers, and ends on SIGTERM.
  *
  * What it serves (https://clickhouse.com/docs/interfaces/http):
@@ -237,8 +237,15 @@ function errorText(error: unknown, version: string): { code: number; text: strin
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const at = process.argv.indexOf("--path");
-  const served = await serveChdb({ path: at > 0 ? process.argv[at + 1]! : "./chdb-data", port: 0 });
+  const option = (name: string) => {
+    const at = process.argv.indexOf(`--${name}`);
+    return at > 0 ? process.argv[at + 1] : undefined;
+  };
+  const served = await serveChdb({
+    path: option("path") ?? "./chdb-data",
+    port: 0,
+    sessions: Number(option("sessions") ?? 4),
+  });
   process.stdout.write(`listening ${served.url} ${served.version}\n`);
   process.once("SIGTERM", () => void served.close().then(() => process.exit(0)));
 }

@@ -17,6 +17,8 @@ import { applyClickHouseMigrations } from "../../src/analytics/clickhouse/migrat
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const ADAPTER = path.join(ROOT, "test", "clickhouse", "chdb-http.ts");
+/** Queries the adapter runs at once (its sessions; an insert waiting for its flush holds one). */
+const ENGINE_SESSIONS = 16;
 
 /** Whether chdb is installed for the suite (test/clickhouse/node_modules). */
 export const chdbInstalled: boolean = existsSync(
@@ -64,6 +66,9 @@ function listeningUrl(child: ChildProcess): Promise<string> {
 async function startEngine(dir: string) {
   const child = spawn(process.execPath, ["--import", "tsx", ADAPTER, "--path", dir], {
     cwd: ROOT,
+    // Each query in flight holds a thread of libuv's pool (chdb's native calls run there): room
+    // for the adapter's sessions, as a server has a thread per connection.
+    env: { ...process.env, UV_THREADPOOL_SIZE: String(ENGINE_SESSIONS + 4) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const end = async (signal: NodeJS.Signals) => {
