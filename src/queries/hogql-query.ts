@@ -14,7 +14,7 @@ import { parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { hogqlFiltersSchema, prepareFilters } from "../lib/hogql/filters.js";
 import { loadPropertyTypes } from "../lib/hogql/property-types.js";
-import { clickHouseTypeName, type HogQLType, jsonValue } from "../lib/hogql/types.js";
+import { clickHouseTypeName, type HogQLType, jsonValue, type PrintedColumn } from "../lib/hogql/types.js";
 import { cachedResponseFields, type QueryKind } from "./query-kinds.js";
 import type { QueryWorkers } from "./query-workers.js";
 import { bindOnce } from "./run-sql.js";
@@ -83,21 +83,47 @@ export const createHogQLQueryKind = (workers: QueryWorkers): QueryKind => ({
       loadPropertyTypes(deps.ctx.db, project.id, prepared.names),
     );
     const filters = await time("filters", () => prepareFilters(deps.ctx.db, project.id, query.filters, now));
-    const printed = await time("print", () =>
-      workers.printHogQL(prepared, {
-        projectId: project.id,
-        timezone: project.timezone,
-        propertyTypes,
-        filters,
-      }),
-    );
-    const statement =
-      plan.kind === "paginated" && prepared.root !== "SelectQuery"
-        ? Prisma.sql`${printed.sql} LIMIT ${plan.limit + 1}::bigint OFFSET ${plan.offset}::bigint`
-        : printed.sql;
-    const rows = await time("execute", () =>
-      deps.execute<Record<string, unknown>>(statement, project.timezone),
-    );
+    const paginatedSet = plan.kind === "paginated" && prepared.root !== "SelectQuery";
+    let rows: Record<string, unknown>[];
+    let printed: { columns: PrintedColumn[]; hogql: string };
+    let printedSql: string;
+    if (deps.executeClickHouse) {
+      // Events in ClickHouse (issue 30): printed for it, run there.
+      const onClickHouse = await time("print", () =>
+        workers.printHogQLClickHouse(prepared, {
+          projectId: project.id,
+          timezone: project.timezone,
+          propertyTypes,
+          filters: filters !== undefined,
+          now,
+        }),
+      );
+      const statement = paginatedSet
+        ? {
+            sql: `SELECT * FROM (${onClickHouse.sql}) LIMIT {sbx_limit:Int64} OFFSET {sbx_offset:Int64}`,
+            params: { ...onClickHouse.params, sbx_limit: plan.limit + 1, sbx_offset: plan.offset },
+          }
+        : onClickHouse;
+      const execute = deps.executeClickHouse;
+      rows = await time("execute", () => execute<Record<string, unknown>>(statement));
+      printed = onClickHouse;
+      printedSql = statement.sql;
+    } else {
+      const onPostgres = await time("print", () =>
+        workers.printHogQL(prepared, {
+          projectId: project.id,
+          timezone: project.timezone,
+          propertyTypes,
+          filters,
+        }),
+      );
+      const statement = paginatedSet
+        ? Prisma.sql`${onPostgres.sql} LIMIT ${plan.limit + 1}::bigint OFFSET ${plan.offset}::bigint`
+        : onPostgres.sql;
+      rows = await time("execute", () => deps.execute<Record<string, unknown>>(statement, project.timezone));
+      printed = onPostgres;
+      printedSql = bindOnce(statement).text;
+    }
     const page = plan.kind === "paginated" ? rows.slice(0, plan.limit) : rows;
     const results = page.map((row) =>
       printed.columns.map((column, index) => jsonValue(row[`_${index}`], column.type, project.timezone)),
@@ -120,7 +146,7 @@ export const createHogQLQueryKind = (workers: QueryWorkers): QueryKind => ({
         : {}),
       query: query.query,
       hogql: printed.hogql,
-      clickhouse: bindOnce(statement).text,
+      clickhouse: printedSql,
       timings,
       modifiers: query.modifiers ?? {},
       error: null,

@@ -44,6 +44,21 @@ export type QueryTask =
       filters: boolean;
       limits: PrintLimits;
     }
+  /**
+   * Print a prepared query for ClickHouse (issue 30); answers `PrintedClickHouse`
+   * (src/lib/hogql/clickhouse/printer.ts). `now`: the instant relative dates resolve from, ms.
+   */
+  | {
+      kind: "print-clickhouse";
+      astJson: string;
+      projectId: number;
+      timezone: string;
+      propertyTypes: PropertyTypes;
+      /** Whether the query has `filters` (refused on ClickHouse: the printer's module comment). */
+      filters: boolean;
+      limits: PrintLimits;
+      now: number;
+    }
   /** Parse Trends formulas and check them against `seriesCount` series; answers null. */
   | { kind: "check-formulas"; formulas: string[]; seriesCount: number }
   /** Evaluate Trends formulas over series columns; answers one `Float64Array` per formula. */

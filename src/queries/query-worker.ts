@@ -15,9 +15,10 @@
  * a task), so a fresh thread's first task mostly finds it ready. No top-level await: under tsx the
  * workers load this module through `require`, which cannot wait.
  */
-import { ValidationError } from "../core/errors.js";
+import { NotImplementedError, ValidationError } from "../core/errors.js";
 import { lowerThreadPriority, WORKER_TRAP_EXIT_CODE, WORKER_WARM_UP } from "../core/worker-pool.js";
 import { Prisma } from "../generated/prisma/client.js";
+import { printClickHouse } from "../lib/hogql/clickhouse/printer.js";
 import { hogqlText } from "../lib/hogql/hogql-text.js";
 import { applyLimits } from "../lib/hogql/limits.js";
 import { type HogQLNode, HogQLParserTrap, hogqlParser, parseHogQLSelect } from "../lib/hogql/parser.js";
@@ -77,6 +78,15 @@ async function perform(task: QueryTask): Promise<unknown> {
       };
       return result;
     }
+    case "print-clickhouse":
+      return printClickHouse(JSON.parse(task.astJson) as HogQLNode, {
+        projectId: task.projectId,
+        timezone: task.timezone,
+        propertyTypes: task.propertyTypes,
+        filters: task.filters,
+        limits: task.limits,
+        now: new Date(task.now),
+      });
     case "check-formulas":
       for (const formula of task.formulas) checkFormula(parseFormula(formula), task.seriesCount);
       return null;
@@ -100,7 +110,7 @@ export default async function runQueryTask(
     return { ok: true, value: await perform(task) };
   } catch (error) {
     if (error instanceof HogQLParserTrap) process.exit(WORKER_TRAP_EXIT_CODE);
-    if (error instanceof ValidationError) {
+    if (error instanceof ValidationError || error instanceof NotImplementedError) {
       return { ok: false, error: { detail: error.detail, code: error.code, attr: error.attr } };
     }
     throw error;

@@ -12,9 +12,10 @@
  */
 import path from "node:path";
 import type { Config } from "../config.js";
-import { ValidationError } from "../core/errors.js";
+import { NotImplementedError, ValidationError } from "../core/errors.js";
 import { createWorkerPool } from "../core/worker-pool.js";
 import { Prisma } from "../generated/prisma/client.js";
+import type { PrintedClickHouse } from "../lib/hogql/clickhouse/printer.js";
 import type { FiltersSql } from "../lib/hogql/filters.js";
 import type { HogQLNode } from "../lib/hogql/parser.js";
 import type { PlaceholderInputs } from "../lib/hogql/placeholders.js";
@@ -77,6 +78,21 @@ export interface QueryWorkers {
     },
   ): Promise<PrintedRun>;
   /**
+   * Second stage for the ClickHouse store (issue 30): prints a prepared query for ClickHouse
+   * (src/lib/hogql/clickhouse/printer.ts), relative dates resolved from `now`.
+   * @throws ValidationError as `printHogQL`, and for `{filters}` when the query has filters.
+   */
+  printHogQLClickHouse(
+    prepared: PreparedHogQL,
+    options: {
+      projectId: number;
+      timezone: string;
+      propertyTypes: PropertyTypes;
+      filters: boolean;
+      now: Date;
+    },
+  ): Promise<PrintedClickHouse>;
+  /**
    * Parses Trends formulas and checks them against `seriesCount` series.
    * @throws ValidationError for the formula limits and PostHog's formula errors.
    */
@@ -107,9 +123,18 @@ export function createQueryWorkers(config: Pick<Config, "limits" | "queryWorkers
   });
   const run = async <T>(task: QueryTask): Promise<T> => {
     const result = await pool.run(task);
-    if (!result.ok)
+    if (!result.ok) {
+      // What is not built (the ClickHouse printer's `{filters}`: NotImplementedError's code) is 501,
+      // not the query's fault.
+      if (result.error.code === "not_implemented") throw new NotImplementedError(result.error.detail);
       throw new ValidationError(result.error.detail, { code: result.error.code, attr: result.error.attr });
+    }
     return result.value as T;
+  };
+  /** The printers' bounds (src/config.ts `HOGQL_MAX_EXPRESSION_DEPTH`, `HOGQL_MAX_PRINTED_BYTES`). */
+  const printLimits = {
+    maxDepth: limits.hogqlMaxExpressionDepth,
+    maxPrintedBytes: limits.hogqlMaxPrintedBytes,
   };
   const textLimits = {
     maxLength: limits.hogqlMaxQueryLength,
@@ -140,7 +165,7 @@ export function createQueryWorkers(config: Pick<Config, "limits" | "queryWorkers
         timezone: options.timezone,
         propertyTypes: options.propertyTypes,
         filters: options.filters !== undefined,
-        limits: { maxDepth: limits.hogqlMaxExpressionDepth, maxPrintedBytes: limits.hogqlMaxPrintedBytes },
+        limits: printLimits,
       });
       let values = printed.values;
       const filters = options.filters;
@@ -152,6 +177,18 @@ export function createQueryWorkers(config: Pick<Config, "limits" | "queryWorkers
         values = values.map((value) => (isFiltersMarker(value) ? filters(value.filtersTargets) : value));
       }
       return { sql: new Prisma.Sql(printed.strings, values), columns: printed.columns, hogql: printed.hogql };
+    },
+    printHogQLClickHouse(prepared, options) {
+      return run<PrintedClickHouse>({
+        kind: "print-clickhouse",
+        astJson: prepared.astJson,
+        projectId: options.projectId,
+        timezone: options.timezone,
+        propertyTypes: options.propertyTypes,
+        filters: options.filters,
+        limits: printLimits,
+        now: options.now.getTime(),
+      });
     },
     async checkFormulas(formulas, seriesCount) {
       checkFormulaTexts(formulas);

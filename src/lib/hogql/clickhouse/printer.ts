@@ -39,8 +39,8 @@
  *    else the person stored at capture (PostgreSQL: as stored at capture).
  * 10. Relative dates (`{variables.x}` = `-7d`) are resolved when printing (PostHog's
  *    `relative_date_parse`), not by the database when running.
- * 11. `{filters}` with filters set is refused (their property-filter SQL is PostgreSQL's); without
- *    filters it is `true`.
+ * 11. `{filters}` with filters set is refused as not built yet (NotImplementedError, 501: their
+ *    date range is PostgreSQL's SQL); without filters it is `true`.
  * 12. An interval selected as such (`INTERVAL 2 HOUR`) leaves as its count of units (2), not as
  *    seconds; a difference of timestamps is seconds on both.
  * 13. Lambdas are refused naming ClickHouse (`... cannot be printed for ClickHouse.`).
@@ -49,7 +49,9 @@
  * Comparisons answer `UInt8` inside the query; output columns typed `Bool` leave as booleans, as on
  * PostgreSQL. A date beside an interval is midnight in the project's timezone, then shifted.
  */
+
 import { DateTime } from "luxon";
+import { NotImplementedError } from "../../../core/errors.js";
 import { Prisma } from "../../../generated/prisma/client.js";
 import { type RelativeDate, resolveRelativeDate } from "../../relative-dates.js";
 import { arithmeticType, numericOf } from "../coercion.js";
@@ -338,7 +340,7 @@ class ClickHousePrinter extends PrinterBase {
 
   protected filtersExpr(_scope: Scope): Printed {
     if (this.hasFilters) {
-      fail(
+      throw new NotImplementedError(
         "The {filters} placeholder is not supported on ClickHouse yet: its property filters print to PostgreSQL only.",
       );
     }
