@@ -108,8 +108,8 @@ export function createServices(
   const persons = createPersonService(deps);
   const flagEvaluation = createFlagEvaluationService(deps, flagDefinitions);
   const queries = createQueryService(deps, [
-    createHogQLQueryKind(queryWorkers),
-    createTrendsQueryKind(queryWorkers),
+    createHogQLQueryKind(queryWorkers, deps.clickhouse),
+    createTrendsQueryKind(queryWorkers, deps.clickhouse),
     experimentQueryKind,
   ]);
   const dashboards = createDashboardService({ queries });

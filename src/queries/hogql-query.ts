@@ -10,6 +10,8 @@
  */
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
+import type { ClickHouseClient } from "../analytics/clickhouse/client.js";
+import { readClickHouse } from "../analytics/clickhouse/query.js";
 import { parseInput } from "../core/validation.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { hogqlFiltersSchema, prepareFilters } from "../lib/hogql/filters.js";
@@ -55,8 +57,12 @@ function typeFromValues(rows: unknown[][], index: number): HogQLType {
   return "String";
 }
 
-/** The `HogQLQuery` kind, parsing and printing in `workers`. */
-export const createHogQLQueryKind = (workers: QueryWorkers): QueryKind => ({
+/**
+ * The `HogQLQuery` kind, parsing and printing in `workers`; run on `clickhouse` when given (the
+ * ClickHouse analytics store, src/core/services.ts `ServiceDeps.clickhouse`: printed for it, read
+ * there read-only within the run's timeout), else on PostgreSQL.
+ */
+export const createHogQLQueryKind = (workers: QueryWorkers, clickhouse?: ClickHouseClient): QueryKind => ({
   kind: "HogQLQuery",
   async run(deps, project, input, options) {
     const started = performance.now();
@@ -87,7 +93,7 @@ export const createHogQLQueryKind = (workers: QueryWorkers): QueryKind => ({
     let rows: Record<string, unknown>[];
     let printed: { columns: PrintedColumn[]; hogql: string };
     let printedSql: string;
-    if (deps.executeClickHouse) {
+    if (clickhouse) {
       // Events in ClickHouse (issue 30): printed for it, run there.
       const onClickHouse = await time("print", () =>
         workers.printHogQLClickHouse(prepared, {
@@ -104,8 +110,11 @@ export const createHogQLQueryKind = (workers: QueryWorkers): QueryKind => ({
             params: { ...onClickHouse.params, sbx_limit: plan.limit + 1, sbx_offset: plan.offset },
           }
         : onClickHouse;
-      const execute = deps.executeClickHouse;
-      rows = await time("execute", () => execute<Record<string, unknown>>(statement));
+      rows = await time("execute", () =>
+        readClickHouse<Record<string, unknown>>(clickhouse, statement, {
+          timeoutSeconds: Math.max(1, Math.ceil(options.timeoutMs / 1000)),
+        }),
+      );
       printed = onClickHouse;
       printedSql = statement.sql;
     } else {

@@ -19,7 +19,6 @@ import { createHash } from "node:crypto";
 import type { ServiceContext } from "../core/context.js";
 import type { ProjectRecord } from "../core/records.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import type { ClickHouseStatement } from "../lib/hogql/clickhouse/params.js";
 
 /** Options of one run. */
 export interface QueryRunOptions {
@@ -36,13 +35,6 @@ export interface QueryRunDeps {
   now: () => Date;
   /** Runs one read statement (read-only transaction, statement timeout, session TimeZone). */
   execute<R>(query: Prisma.Sql, timezone: string): Promise<R[]>;
-  /**
-   * With the ClickHouse analytics store (issue 30), where events are: runs one read statement there
-   * (a `Prisma.Sql` of ClickHouse-typed parameters, src/lib/hogql/clickhouse/params.ts, or one
-   * already rendered; read-only, the run's time bound), its rows as JSON objects. Absent: events are
-   * in PostgreSQL (`execute`).
-   */
-  executeClickHouse?: <R>(query: Prisma.Sql | ClickHouseStatement) => Promise<R[]>;
 }
 
 /** A query response: PostHog's JSON object for the kind. */

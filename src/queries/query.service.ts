@@ -9,13 +9,10 @@
  * flight in this process; beyond that a run fails at once with 429
  * `Too many concurrent requests. Please try again later.` (posthog-behavior.md §4.7).
  */
-import { readClickHouse } from "../analytics/clickhouse/query.js";
 import { authorizeProject } from "../core/auth/access.js";
 import type { ProjectAccess, ServiceContext } from "../core/context.js";
 import { TooManyRequestsError, ValidationError } from "../core/errors.js";
 import type { ServiceDeps } from "../core/services.js";
-import type { Prisma } from "../generated/prisma/client.js";
-import type { ClickHouseStatement } from "../lib/hogql/clickhouse/params.js";
 import type { QueryKind, QueryResponse } from "./query-kinds.js";
 import { countedRun } from "./query-metrics.js";
 import { runReadOnly } from "./run-sql.js";
@@ -41,7 +38,6 @@ export type QueryService = ReturnType<typeof createQueryService>;
 /** Creates the query service over the registered kinds (src/composition.ts lists them). */
 export function createQueryService(deps: ServiceDeps, kinds: readonly QueryKind[]) {
   const registry = new Map(kinds.map((kind) => [kind.kind, kind]));
-  const { clickhouse } = deps;
   const inFlight = new Map<number, number>();
 
   /** Runs `query` for an authorised `project` (see `run`). */
@@ -72,14 +68,6 @@ export function createQueryService(deps: ServiceDeps, kinds: readonly QueryKind[
             now: deps.now,
             execute: (sql, timezone) =>
               runReadOnly(ctx.db, sql, { timeoutMs, timezone, maxCost: ctx.limits.queryMaxCost }),
-            ...(clickhouse
-              ? {
-                  executeClickHouse: <R>(sql: Prisma.Sql | ClickHouseStatement) =>
-                    readClickHouse<R>(clickhouse, sql, {
-                      timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
-                    }),
-                }
-              : {}),
           },
           project,
           query,

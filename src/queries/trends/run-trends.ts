@@ -1,7 +1,10 @@
 /**
- * Runs a `TrendsQuery` over the project's events in PostgreSQL (PGlite or a server) and answers
- * PostHog's `TrendsQueryResponse` (query-and-experiments.md 1c, 1d). The query registry of
- * `src/queries/` registers it for `kind: "TrendsQuery"`.
+ * Runs a `TrendsQuery` over the project's events and answers PostHog's `TrendsQueryResponse`
+ * (query-and-experiments.md 1c, 1d; posthog/hogql_queries/insights/trends/trends_query_runner.py).
+ * The query registry of `src/queries/` registers it for `kind: "TrendsQuery"`. This module is the
+ * orchestration every analytics store shares (dates, buckets, cohorts, formulas, the response);
+ * the events are read by a store (./store.ts): PostgreSQL (PGlite or a server, the default,
+ * ./series-sql.ts) or ClickHouse (./clickhouse-store.ts).
  *
  * Cost: one statement per series and period (two periods with compare), each bounded by the
  * project and the range; plus one to find the earliest event for `date_from: "all"`, and, only when
@@ -11,21 +14,20 @@
  * `filterTestAccounts`: PostHog applies the team's `test_account_filters`; projects here have none
  * (no such setting is stored), so it is accepted, echoed, and filters nothing.
  * Person properties (filters, breakdowns, math properties) are the person's current ones, joined
- * through the event's `person_id` (capture keeps it pointing at the surviving person after merges),
- * PostHog's "joined" persons mode.
+ * through the event's `person_id` (capture keeps it pointing at the surviving person after merges;
+ * on ClickHouse, through the distinct id's current person), PostHog's "joined" persons mode.
  */
 import { DateTime } from "luxon";
 import { ValidationError } from "../../core/errors.js";
 import type { SqlReader } from "../../db/sql-reader.js";
-import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
+import type { PrismaClient } from "../../generated/prisma/client.js";
 import { loadCohortDefinitions } from "../../lib/property-filters/cohort-definitions.js";
 import {
   type PropertyGroup,
   referencedCohortIds,
   walkNodes,
 } from "../../lib/property-filters/property-filters.js";
-import { checkRegexPatterns } from "../../lib/property-filters/regex-check.js";
-import { type CohortDefinition, toSql } from "../../lib/property-filters/to-sql.js";
+import type { CohortDefinition } from "../../lib/property-filters/to-sql.js";
 import { bucketStarts, dayOf, labelOf } from "./buckets.js";
 import { type DateRange, isoInZone, previousRange, resolveDateRange } from "./date-range.js";
 import { isDistinctMath } from "./math.js";
@@ -40,7 +42,8 @@ import {
   sortBreakdowns,
   type TrendResult,
 } from "./response.js";
-import { BREAKDOWN_OTHER, type SeriesRow, type SeriesShape, seriesStatement } from "./series-sql.js";
+import { BREAKDOWN_OTHER, type SeriesShape } from "./series-sql.js";
+import { postgresTrendsStore, type TrendsStore } from "./store.js";
 import { andTrees, parseTrendsQuery, TOTAL_VALUE_DISPLAYS, type TrendsQuery } from "./trends-query.schema.js";
 
 /**
@@ -50,6 +53,12 @@ import { andTrees, parseTrendsQuery, TOTAL_VALUE_DISPLAYS, type TrendsQuery } fr
 export interface TrendsDeps {
   reader: SqlReader;
   db: Pick<PrismaClient, "cohort" | "$queryRaw">;
+  /**
+   * The analytics store events are read from (./store.ts): default PostgreSQL's through `reader`
+   * and `db`; ClickHouse's is ./clickhouse-store.ts `clickHouseTrendsStore`. Cohort definitions are
+   * read with `db` either way (configuration stays in PostgreSQL).
+   */
+  store?: TrendsStore;
   formulas: {
     /** Parses formulas and checks them against `seriesCount` series. @throws ValidationError. */
     checkFormulas(formulas: readonly string[], seriesCount: number): Promise<void>;
@@ -111,13 +120,6 @@ function filterEcho(query: TrendsQuery, range: DateRange): Record<string, unknow
   return echo;
 }
 
-async function earliestEvent(reader: SqlReader, projectId: number): Promise<Date | null> {
-  const [row] = await reader.rows<{ first: Date | string | null }>(
-    Prisma.sql`SELECT min(timestamp) AS first FROM events WHERE project_id = ${projectId}::int`,
-  );
-  return row?.first ? new Date(row.first) : null;
-}
-
 /**
  * Runs `input` (a TrendsQuery node) for `project`.
  * @throws ValidationError for an invalid query (unknown fields, unsupported math or breakdown,
@@ -130,6 +132,7 @@ export async function runTrendsQuery(
   options: TrendsOptions = {},
 ): Promise<TrendsQueryResponse> {
   const query = parseTrendsQuery(input);
+  const store = deps.store ?? postgresTrendsStore(deps);
   const now = options.now ?? new Date();
   if (!DateTime.now().setZone(project.timezone).isValid) {
     throw new ValidationError(`The project's timezone '${project.timezone}' is not a known IANA zone.`);
@@ -150,9 +153,9 @@ export async function runTrendsQuery(
   const all: PropertyGroup = { type: "AND", values: trees.filter((t): t is PropertyGroup => t !== null) };
   let cohorts: ReadonlyMap<number, CohortDefinition> = new Map();
   if (referencedCohortIds(all).length > 0) cohorts = await loadCohortDefinitions(deps.db, project.id, all);
-  await checkRegexPatterns(deps.db, all, "properties");
+  await store.checkRegexPatterns(all, "properties");
 
-  const earliest = query.dateFrom === "all" ? await earliestEvent(deps.reader, project.id) : null;
+  const earliest = query.dateFrom === "all" ? await store.earliestEvent(project.id) : null;
   const current = resolveDateRange({
     dateFrom: query.dateFrom,
     dateTo: query.dateTo,
@@ -171,6 +174,13 @@ export async function runTrendsQuery(
   const breakdownPerson = query.breakdowns.some((b) => b.type === "person");
   const results: TrendResult[] = [];
   let hasMore = false;
+  const readSeries = await store.begin({
+    projectId: project.id,
+    timezone: project.timezone,
+    now,
+    cohorts,
+    breakdowns: query.breakdowns,
+  });
 
   for (const period of periods) {
     let buckets: DateTime[];
@@ -190,33 +200,20 @@ export async function runTrendsQuery(
     const values: SeriesValues[] = [];
     for (const [index, series] of query.series.entries()) {
       const tree = trees[index] ?? null;
-      const where = tree
-        ? toSql(tree, {
-            projectId: project.id,
-            now,
-            targets: { event: "e", person: "p" },
-            cohorts,
-            semantics: "query",
-          })
-        : Prisma.sql`TRUE`;
       const shape: SeriesShape = totalValue
         ? "total"
         : isCumulative && isDistinctMath(series.math)
           ? "cumulative-distinct"
           : "buckets";
-      const rows = await deps.reader.rows<SeriesRow>(
-        seriesStatement({
-          projectId: project.id,
-          series,
-          range: period.range,
-          buckets,
-          shape,
-          where,
-          joinPerson: needsPerson(tree) || breakdownPerson || series.mathPropertyType === "person",
-          breakdowns: query.breakdowns,
-          breakdownLimit: query.breakdownLimit,
-        }),
-      );
+      const rows = await readSeries({
+        series,
+        tree,
+        range: period.range,
+        buckets,
+        shape,
+        joinPerson: needsPerson(tree) || breakdownPerson || series.mathPropertyType === "person",
+        breakdownLimit: query.breakdownLimit,
+      });
       let items = seriesValues(rows, index, buckets.length, query.breakdowns.length > 0);
       if (items.some((item) => item.breakdown?.every((v) => v === BREAKDOWN_OTHER))) hasMore = true;
       if (query.hideOther)

@@ -5,6 +5,7 @@
 import { expect } from "vitest";
 import type { SqlReader } from "../../../src/db/sql-reader.js";
 import { runTrendsQuery, type TrendsQueryResponse } from "../../../src/queries/trends/run-trends.js";
+import type { TrendsStore } from "../../../src/queries/trends/store.js";
 import { projectToken, sendToSdk } from "../../support/capture.js";
 import type { TestServer } from "../../support/server.js";
 
@@ -93,14 +94,29 @@ export function countingReader(reader: SqlReader): { reader: SqlReader; count: (
   };
 }
 
+/** Options of `runOn`. */
+export interface RunOptions {
+  projectId?: number;
+  timezone?: string;
+  now?: Date;
+  reader?: SqlReader;
+  /** The analytics store (default PostgreSQL's, through `reader`). */
+  store?: TrendsStore;
+}
+
 /** Runs a Trends query on `s` for a project (default the server's, UTC). */
 export function runOn(
   s: TestServer,
   query: Record<string, unknown>,
-  options: { projectId?: number; timezone?: string; now?: Date; reader?: SqlReader } = {},
+  options: RunOptions = {},
 ): Promise<TrendsQueryResponse> {
   return runTrendsQuery(
-    { reader: options.reader ?? s.database.reader, db: s.db, formulas: s.services.queryWorkers },
+    {
+      reader: options.reader ?? s.database.reader,
+      db: s.db,
+      formulas: s.services.queryWorkers,
+      ...(options.store ? { store: options.store } : {}),
+    },
     { id: options.projectId ?? s.projectId, timezone: options.timezone ?? "UTC" },
     { kind: "TrendsQuery", ...query },
     { now: options.now ?? new Date("2020-01-20T10:00:00Z") },

@@ -1,16 +1,21 @@
 /**
- * Trends beyond PostHog's fixture, on PGlite and PostgreSQL: the breakdown limit and "Other" over 30
+ * Trends beyond PostHog's fixture, on every analytics store (./stores.ts: PGlite, PostgreSQL,
+ * ClickHouse on chdb), the same cases and assertions: the breakdown limit and "Other" over 30
  * values, a project in another timezone (its days, its DST change), the project guard, and the
- * refusals of what the engine does not evaluate.
+ * refusals of what the engine does not evaluate. No case shows an intended difference between
+ * the stores (src/queries/trends/clickhouse-store.ts lists those outside these fixtures).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { describeEachBackend } from "../../support/server.js";
-import { capture, pageviews, runOn, sendFixture } from "./fixture.js";
+import { capture, pageviews, sendFixture } from "./fixture.js";
+import { describeEachStore } from "./stores.js";
 
-describeEachBackend("Trends: limits, timezones, refusals", (server) => {
+describeEachStore("Trends: limits, timezones, refusals", (ctx) => {
+  const { server } = ctx;
   let manyValues: number;
   let newYork: number;
   let groups: number;
+  let saoPaulo: number;
+  let merged: number;
   beforeAll(async () => {
     const s = server();
     groups = await s.createProject("Groups");
@@ -59,13 +64,39 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
       at("2020-01-10T05:00:00Z"), // Jan 10, 00:00
       at("2020-03-09T03:30:00Z"), // Mar 8, 23:30 EDT (clocks went forward that morning)
       at("2020-03-09T04:30:00Z"), // Mar 9, 00:30 EDT
+      at("2020-11-01T05:30:00Z"), // Nov 1, 01:30 EDT (clocks went back at 02:00 EDT: 25 hours that day)
+      at("2020-11-01T06:30:00Z"), // Nov 1, 01:30 EST
+      at("2020-11-02T04:30:00Z"), // Nov 1, 23:30 EST
+    ]);
+    // São Paulo skipped midnight on 4 Nov 2018 (00:00 -03 became 01:00 -02): that day starts at 01:00.
+    saoPaulo = await s.createProject("São Paulo");
+    await s.db.project.update({ where: { id: saoPaulo }, data: { timezone: "America/Sao_Paulo" } });
+    await capture(s, saoPaulo, [
+      { event: "$pageview", distinct_id: "sp", timestamp: "2018-11-04T02:30:00Z", properties: {} }, // Nov 3, 23:30 -03
+      { event: "$pageview", distinct_id: "sp", timestamp: "2018-11-04T03:30:00Z", properties: {} }, // Nov 4, 01:30 -02
+      { event: "$pageview", distinct_id: "sp", timestamp: "2018-11-05T02:30:00Z", properties: {} }, // Nov 5, 00:30 -02
+    ]);
+    // Two persons merged by $identify: every event counts for the one person left, with its properties.
+    merged = await s.createProject("Merged");
+    const view = (distinct_id: string, properties: Record<string, unknown>, hour: string) => ({
+      event: "$pageview",
+      distinct_id,
+      timestamp: `2020-01-10T${hour}:00:00Z`,
+      properties,
+    });
+    await capture(s, merged, [
+      view("anon", { $set: { plan: "free" } }, "10"),
+      view("user", { $set: { plan: "pro" } }, "11"),
+    ]);
+    await capture(s, merged, [
+      { ...view("user", { $anon_distinct_id: "anon" }, "12"), event: "$identify" },
+      view("anon", {}, "13"),
     ]);
   });
 
   describe("breakdown limit and Other", () => {
     const run = (breakdownFilter: Record<string, unknown>) =>
-      runOn(
-        server(),
+      ctx.run(
         {
           series: [pageviews()],
           dateRange: { date_from: "2020-01-09", date_to: "2020-01-11" },
@@ -87,8 +118,7 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
     });
 
     it("keeps up to 300 values on a WorldMap", async () => {
-      const response = await runOn(
-        server(),
+      const response = await ctx.run(
         {
           series: [pageviews()],
           dateRange: { date_from: "2020-01-09", date_to: "2020-01-11" },
@@ -111,11 +141,7 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
 
   describe("project timezone", () => {
     const run = (query: Record<string, unknown>) =>
-      runOn(
-        server(),
-        { series: [pageviews()], ...query },
-        { projectId: newYork, timezone: "America/New_York" },
-      );
+      ctx.run({ series: [pageviews()], ...query }, { projectId: newYork, timezone: "America/New_York" });
 
     it("reads absolute dates and buckets days in the project's zone", async () => {
       const response = await run({ dateRange: { date_from: "2020-01-09", date_to: "2020-01-10" } });
@@ -142,6 +168,42 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
       expect(response.results[0]!.data).toEqual([0, 1, 0]);
     });
 
+    it("keeps a 25-hour local day whole, by day and by hour", async () => {
+      const response = await run({ dateRange: { date_from: "2020-10-31", date_to: "2020-11-02" } });
+      expect(response.results[0]!.data).toEqual([0, 3, 0]);
+      const hours = await run({
+        interval: "hour",
+        dateRange: { date_from: "2020-11-01 00:00", date_to: "2020-11-01 02:00" },
+      });
+      // 01:00 happens twice, each hour its own bucket (the buckets are hours of elapsed time).
+      expect(hours.results[0]!.labels).toEqual(["1-Nov 00:00", "1-Nov 01:00", "1-Nov 01:00", "1-Nov 02:00"]);
+      expect(hours.results[0]!.data).toEqual([0, 1, 1, 0]);
+    });
+
+    it("starts a day at 01:00 where midnight was skipped (São Paulo, 4 Nov 2018)", async () => {
+      const response = await ctx.run(
+        { series: [pageviews()], dateRange: { date_from: "2018-11-03", date_to: "2018-11-05" } },
+        { projectId: saoPaulo, timezone: "America/Sao_Paulo" },
+      );
+      expect(response.results[0]!.days).toEqual(["2018-11-03", "2018-11-04", "2018-11-05"]);
+      expect(response.results[0]!.data).toEqual([1, 1, 1]);
+      const weekly = await ctx.run(
+        {
+          series: [pageviews({ math: "weekly_active" })],
+          dateRange: { date_from: "2018-11-03", date_to: "2018-11-05" },
+        },
+        { projectId: saoPaulo, timezone: "America/Sao_Paulo" },
+      );
+      expect(weekly.results[0]!.data).toEqual([1, 1, 1]);
+    });
+
+    it("starts `date_from: all` at the project's earliest event", async () => {
+      const response = await run({ dateRange: { date_from: "all", date_to: "2020-01-10" } });
+      // The earliest event is 8 Jan, 23:59 in New York (the clock says 20 Jan).
+      expect(response.resolved_date_range.date_from).toBe("2020-01-08T00:00:00.000-05:00");
+      expect(response.results[0]!.data).toEqual([1, 1, 1]);
+    });
+
     it("counts months, and nothing of other projects", async () => {
       const response = await run({
         interval: "month",
@@ -152,10 +214,24 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
     });
   });
 
+  describe("merged persons", () => {
+    const run = (query: Record<string, unknown>) =>
+      ctx.run(
+        { series: [pageviews()], dateRange: { date_from: "2020-01-10", date_to: "2020-01-10" }, ...query },
+        { projectId: merged },
+      );
+
+    it("counts the events of both distinct ids as one user, with the person's current properties", async () => {
+      expect((await run({ series: [pageviews({ math: "dau" })] })).results[0]!.data).toEqual([1]);
+      const byPlan = await run({ breakdownFilter: { breakdown: "plan", breakdown_type: "person" } });
+      expect(byPlan.results).toHaveLength(1);
+      expect(byPlan.results[0]!.count).toBe(3);
+    });
+  });
+
   describe("groups and person properties", () => {
     const run = (node: Record<string, unknown>) =>
-      runOn(
-        server(),
+      ctx.run(
         {
           series: [{ kind: "EventsNode", event: "order", ...node }],
           dateRange: { date_from: "2020-01-10", date_to: "2020-01-11" },
@@ -169,8 +245,7 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
     });
 
     it("reads 1/0 as true/false in a breakdown by a Boolean property", async () => {
-      const response = await runOn(
-        server(),
+      const response = await ctx.run(
         {
           series: [{ kind: "EventsNode", event: "order" }],
           dateRange: { date_from: "2020-01-12", date_to: "2020-01-12" },
@@ -199,7 +274,7 @@ describeEachBackend("Trends: limits, timezones, refusals", (server) => {
   });
 
   describe("refusals", () => {
-    const run = (query: Record<string, unknown>) => runOn(server(), query);
+    const run = (query: Record<string, unknown>) => ctx.run(query);
     const series = [pageviews()];
 
     it("names unknown fields", async () => {
