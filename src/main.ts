@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `signalbox` command line: `serve`, `migrate`, `bootstrap`, `keys create`, `keys list`,
- * `keys revoke`, `projects create`, `users create`, `users list`, `config`.
+ * The `signalbox` command line: `serve`, `migrate`, `copy-to-clickhouse`, `bootstrap`, `keys create`,
+ * `keys list`, `keys revoke`, `projects create`, `users create`, `users list`, `config`.
  * With no DATABASE_URL every command uses the embedded database in DATA_DIR (migrated automatically);
  * with DATABASE_URL, PostgreSQL (migrated by `signalbox migrate`). Configuration: src/config.ts.
  */
@@ -299,6 +299,34 @@ program
         `${JSON.stringify({ database: database.description, ...report, ...clickhouse })}\n`,
       );
     } finally {
+      await database.close();
+    }
+  });
+
+program
+  .command("copy-to-clickhouse")
+  .description(
+    "Copy every project's events, persons, distinct ids, groups and static cohort members from the database (DATABASE_URL, or the embedded one in DATA_DIR) into ClickHouse at CLICKHOUSE_URL, its tables created first; safe to run again. Run it with capture stopped. Prints JSON: the rows copied per table.",
+  )
+  .action(async () => {
+    const config = loadConfig();
+    if (!config.clickhouseUrl)
+      throw new CliError("copy-to-clickhouse needs CLICKHOUSE_URL (where to copy to).");
+    const log = logger(config, true);
+    const { openClickHouse } = await import("./analytics/clickhouse/client.js");
+    const { copyToClickHouse } = await import("./analytics/clickhouse/copy.js");
+    const clickhouse = await migrateClickHouse(config.clickhouseUrl);
+    const database = await open(config, log, true);
+    const client = openClickHouse(config.clickhouseUrl);
+    try {
+      const copied = await copyToClickHouse(database.reader, client, {
+        onPage: (table, rows) => process.stderr.write(`${table}: ${rows} rows copied\n`),
+      });
+      process.stdout.write(
+        `${JSON.stringify({ database: database.description, clickhouse: clickhouse.database, copied })}\n`,
+      );
+    } finally {
+      await client.close();
       await database.close();
     }
   });
