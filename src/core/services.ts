@@ -11,7 +11,7 @@
  *
  * The composition root (src/composition.ts) builds one object of this type per process.
  */
-import type { ClickHouseClient } from "../analytics/clickhouse/client.js";
+import type { ClickHouseClient } from "@clickhouse/client";
 import type { Config } from "../config.js";
 import type { DataAccess } from "./context.js";
 
