@@ -59,6 +59,24 @@ export interface WorkingGroup {
   changed: boolean;
 }
 
+/** A `groups` row as read (`version`, a bigint, as text: the same on every driver). */
+interface GroupRow {
+  group_type_index: number;
+  group_key: string;
+  group_properties: Properties;
+  created_at: Date;
+  version: string;
+}
+
+/** A row as the group it holds. */
+const groupOf = (row: GroupRow): WrittenGroup => ({
+  groupTypeIndex: row.group_type_index,
+  groupKey: row.group_key,
+  properties: row.group_properties,
+  createdAt: row.created_at,
+  version: BigInt(row.version),
+});
+
 /** Loads and locks (`FOR UPDATE`, in key order) the stored groups among `keys` (one statement). */
 export async function loadGroups(
   tx: IngestTx,
@@ -66,14 +84,7 @@ export async function loadGroups(
   keys: ReadonlyArray<{ groupTypeIndex: number; groupKey: string }>,
 ): Promise<WorkingGroup[]> {
   if (keys.length === 0) return [];
-  const rows = await tx.rows<{
-    group_type_index: number;
-    group_key: string;
-    group_properties: Properties;
-    created_at: Date;
-    /** bigint, read as text (the same on every driver). */
-    version: string;
-  }>(Prisma.sql`
+  const rows = await tx.rows<GroupRow>(Prisma.sql`
     SELECT g.group_type_index, g.group_key, g.group_properties, g.created_at, g.version::text AS version
     FROM groups g
     WHERE g.project_id = ${projectId}
@@ -81,15 +92,7 @@ export async function loadGroups(
         SELECT * FROM unnest(${keys.map((k) => k.groupTypeIndex)}::integer[], ${keys.map((k) => k.groupKey)}::text[]))
     ORDER BY g.group_type_index, g.group_key
     FOR UPDATE OF g`);
-  return rows.map((row) => ({
-    groupTypeIndex: row.group_type_index,
-    groupKey: row.group_key,
-    properties: row.group_properties,
-    createdAt: row.created_at,
-    version: BigInt(row.version),
-    stored: true,
-    changed: false,
-  }));
+  return rows.map((row) => ({ ...groupOf(row), stored: true, changed: false }));
 }
 
 function groupColumns(group: WorkingGroup) {
@@ -111,15 +114,6 @@ export interface WrittenGroup {
   version: bigint;
 }
 
-/** A row `writeGroups` reads back (bigint as text, the same on every driver). */
-interface WrittenRow {
-  group_type_index: number;
-  group_key: string;
-  group_properties: Properties;
-  created_at: Date;
-  version: string;
-}
-
 /** The columns `writeGroups` reads back from the rows it wrote, of the table named `table` in the statement. */
 const written = (table: "groups" | "g") =>
   Prisma.sql`RETURNING ${Prisma.raw(table)}.group_type_index, ${Prisma.raw(table)}.group_key,
@@ -137,10 +131,10 @@ export async function writeGroups(
 ): Promise<WrittenGroup[]> {
   const created = groups.filter((g) => !g.stored);
   const updated = groups.filter((g) => g.stored && g.changed);
-  const rows: WrittenRow[] = [];
+  const rows: GroupRow[] = [];
   if (created.length > 0) {
     rows.push(
-      ...(await tx.rows<WrittenRow>(Prisma.sql`
+      ...(await tx.rows<GroupRow>(Prisma.sql`
       INSERT INTO groups (project_id, group_type_index, group_key, group_properties, created_at, version)
       SELECT ${projectId}, v.group_type_index, v.group_key, v.group_properties, v.created_at, v.version
       FROM jsonb_to_recordset(${JSON.stringify(created.map(groupColumns))}::jsonb) AS v(
@@ -154,7 +148,7 @@ export async function writeGroups(
   }
   if (updated.length > 0) {
     rows.push(
-      ...(await tx.rows<WrittenRow>(Prisma.sql`
+      ...(await tx.rows<GroupRow>(Prisma.sql`
       UPDATE groups g
       SET group_properties = v.group_properties, created_at = v.created_at, version = v.version
       FROM jsonb_to_recordset(${JSON.stringify(updated.map(groupColumns))}::jsonb) AS v(
@@ -164,11 +158,5 @@ export async function writeGroups(
       ${written("g")}`)),
     );
   }
-  return rows.map((row) => ({
-    groupTypeIndex: row.group_type_index,
-    groupKey: row.group_key,
-    properties: row.group_properties,
-    createdAt: row.created_at,
-    version: BigInt(row.version),
-  }));
+  return rows.map(groupOf);
 }

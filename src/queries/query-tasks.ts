@@ -22,6 +22,17 @@ export function isFiltersMarker(value: unknown): value is FiltersMarker {
   return typeof value === "object" && value !== null && "filtersTargets" in value;
 }
 
+/** What printing a prepared query needs, for either store. */
+interface PrintInputs {
+  astJson: string;
+  projectId: number;
+  timezone: string;
+  propertyTypes: PropertyTypes;
+  /** Whether `{filters}` has SQL (a `FiltersMarker` is printed for it), or is TRUE. */
+  filters: boolean;
+  limits: PrintLimits;
+}
+
 /** A task of the query worker. */
 export type QueryTask =
   /** Parse HogQL text (an endpoint's query); answers the AST. */
@@ -34,31 +45,13 @@ export type QueryTask =
       page: { limit?: number | undefined; offset?: number | undefined };
     }
   /** Print a prepared query; answers `PrintedHogQL`. */
-  | {
-      kind: "print";
-      astJson: string;
-      projectId: number;
-      timezone: string;
-      propertyTypes: PropertyTypes;
-      /** Whether `{filters}` has SQL (a `FiltersMarker` is printed for it), or is TRUE. */
-      filters: boolean;
-      limits: PrintLimits;
-    }
+  | ({ kind: "print" } & PrintInputs)
   /**
    * Print a prepared query for ClickHouse (issue 30); answers `PrintedClickHouse`
-   * (src/lib/hogql/clickhouse/printer.ts). `now`: the instant relative dates resolve from, ms.
+   * (src/lib/hogql/clickhouse/printer.ts; `{filters}` with filters is refused there). `now`: the
+   * instant relative dates resolve from, ms.
    */
-  | {
-      kind: "print-clickhouse";
-      astJson: string;
-      projectId: number;
-      timezone: string;
-      propertyTypes: PropertyTypes;
-      /** Whether the query has `filters` (refused on ClickHouse: the printer's module comment). */
-      filters: boolean;
-      limits: PrintLimits;
-      now: number;
-    }
+  | ({ kind: "print-clickhouse"; now: number } & PrintInputs)
   /** Parse Trends formulas and check them against `seriesCount` series; answers null. */
   | { kind: "check-formulas"; formulas: string[]; seriesCount: number }
   /** Evaluate Trends formulas over series columns; answers one `Float64Array` per formula. */

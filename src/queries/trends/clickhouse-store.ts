@@ -54,14 +54,14 @@ import { Prisma, type PrismaClient } from "../../generated/prisma/client.js";
 import { param } from "../../lib/hogql/clickhouse/params.js";
 import { checkClickHouseRegexPatterns, toClickHouse } from "../../lib/property-filters/to-clickhouse.js";
 import { bucketEnd } from "./buckets.js";
-import { type DateRange, startOfInterval } from "./date-range.js";
+import { startOfInterval } from "./date-range.js";
 import { isActorMath, isDistinctMath } from "./math.js";
 import {
   activeWindowDays,
   BREAKDOWN_NULL,
   BREAKDOWN_OTHER,
   type SeriesRow,
-  type SeriesShape,
+  type SeriesStatement,
 } from "./series-sql.js";
 import type { TrendsStore } from "./store.js";
 import {
@@ -212,22 +212,14 @@ function breakdownValues(breakdowns: Breakdown[], booleans: ReadonlySet<string>)
   return sql`[${Prisma.join(items)}]`;
 }
 
-/** What one ClickHouse series statement needs (./series-sql.ts `SeriesStatement`, filters translated by `toClickHouse`). */
-export interface ClickHouseSeriesStatement {
-  projectId: number;
-  /** The project's IANA timezone (the zone the buckets were computed in). */
+/**
+ * What one ClickHouse series statement needs: PostgreSQL's (./series-sql.ts `SeriesStatement`, its
+ * filters translated by `toClickHouse` over `e` and `p`), with the project's IANA timezone (the zone
+ * the buckets were computed in) and the breakdown properties read as Boolean (`event:<name>`,
+ * `person:<name>`).
+ */
+export interface ClickHouseSeriesStatement extends SeriesStatement {
   timezone: string;
-  series: TrendsSeries;
-  range: DateRange;
-  buckets: DateTime[];
-  shape: SeriesShape;
-  /** The filters, translated over `e` and `p` (`true` when none). */
-  where: Prisma.Sql;
-  /** Join the current person's properties (`p`). */
-  joinPerson: boolean;
-  breakdowns: Breakdown[];
-  breakdownLimit: number;
-  /** The breakdown properties read as Boolean (`event:<name>`, `person:<name>`). */
   booleans: ReadonlySet<string>;
 }
 
