@@ -5,7 +5,8 @@
  *   through the query door `POST /api/projects/:id/query/`, beside the same daily counts written by
  *   hand (one `GROUP BY` day over the same rows, on the raw driver);
  * - `hogql group-by`: `SELECT properties.$browser AS browser, count() AS c FROM events WHERE
- *   timestamp > now() - INTERVAL 30 DAY GROUP BY browser ORDER BY c DESC` through the same door,
+ *   timestamp > now() - INTERVAL 30 DAY GROUP BY browser ORDER BY c DESC, browser` (ties in name
+ *   order, so that both answers list them alike) through the same door,
  *   beside the same statement written by hand.
  * Every run through the door computes (it keeps no cache): these are the cold figures. The cached
  * figures run the same two queries as saved-query endpoints (`POST …/endpoints/:name/run/`, not
@@ -56,7 +57,7 @@ const TRENDS = {
   dateRange: { date_from: "-30d" },
 };
 const HOGQL =
-  "SELECT properties.$browser AS browser, count() AS c FROM events WHERE timestamp > now() - INTERVAL 30 DAY GROUP BY browser ORDER BY c DESC";
+  "SELECT properties.$browser AS browser, count() AS c FROM events WHERE timestamp > now() - INTERVAL 30 DAY GROUP BY browser ORDER BY c DESC, browser";
 
 /** A query run through the door (`POST /api/projects/:id/query/`) of the app at `base`: its answer. */
 function queryDoor(base: string, projectId: number, headers: Record<string, string>) {
@@ -125,7 +126,7 @@ async function benchPostgres(): Promise<void> {
         () =>
           raw<{ browser: string; c: string }>(
             `SELECT properties ->> '$browser' AS browser, count(*) AS c FROM events
-             WHERE project_id = $1 AND timestamp > now() - interval '30 days' GROUP BY 1 ORDER BY 2 DESC LIMIT 101`,
+             WHERE project_id = $1 AND timestamp > now() - interval '30 days' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 101`,
             [projectId],
           ),
       );
