@@ -7,11 +7,7 @@
  */
 import type { HogQLNode } from "./parser.js";
 
-/**
- * HogQL's comparison operators as ClickHouse's functions, as PostHog's printer writes them: the
- * `hogql` text here, and the ClickHouse printer's SQL (./clickhouse/printer.ts).
- */
-export const COMPARE_FUNCTIONS: Readonly<Record<string, string>> = {
+const COMPARE_FUNCTIONS: Record<string, string> = {
   "==": "equals",
   "!=": "notEquals",
   "<": "less",

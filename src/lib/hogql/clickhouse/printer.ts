@@ -57,7 +57,7 @@ import { type RelativeDate, resolveRelativeDate } from "../../relative-dates.js"
 import { arithmeticType, numericOf } from "../coercion.js";
 import { out } from "../functions/shared.js";
 import type { CallInfo, FunctionDef } from "../functions.js";
-import { COMPARE_FUNCTIONS, hogqlText } from "../hogql-text.js";
+import { hogqlText } from "../hogql-text.js";
 import { INT_WINDOW_ARGUMENTS, lookup, TEXT_OPERATORS } from "../operators.js";
 import type { HogQLNode } from "../parser.js";
 import { fail, nodes } from "../print-shared.js";
@@ -72,6 +72,24 @@ import { clickHouseResolver, JOIN_SETTINGS } from "./tables.js";
 const sql = Prisma.sql;
 const raw = Prisma.raw;
 const join = Prisma.join;
+
+/**
+ * HogQL's comparison operators as ClickHouse's functions (PostHog's printer writes the same); the
+ * regular-expression operators are printed apart (`match`), where ../hogql-text.ts names HogQL's own
+ * functions for them.
+ */
+const COMPARE_FUNCTIONS: Record<string, string> = {
+  "==": "equals",
+  "!=": "notEquals",
+  "<": "less",
+  "<=": "lessOrEquals",
+  ">": "greater",
+  ">=": "greaterOrEquals",
+  like: "like",
+  ilike: "ilike",
+  "not like": "notLike",
+  "not ilike": "notILike",
+};
 
 /** HogQL's set operators as ClickHouse's (a bare `UNION` needs a setting: DISTINCT is spelled). */
 const SET_OPERATORS: Record<string, string> = {
