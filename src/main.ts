@@ -151,6 +151,16 @@ async function admin(command: AdminCommand): Promise<AdminResult> {
   }
 }
 
+/** The summary line of a migration run of `target`, on stderr. */
+function reportApplied(count: number, target: string, started: number): void {
+  const ms = Math.round(performance.now() - started);
+  process.stderr.write(
+    count
+      ? `applied ${count} migration${count === 1 ? "" : "s"} to ${target} in ${ms} ms\n`
+      : `no pending migrations: ${target} is up to date\n`,
+  );
+}
+
 /**
  * Applies `database`'s pending migrations (then, on PostgreSQL, the job queue's schema, which is
  * graphile-worker's: src/core/jobs/), writing progress on stderr, as stdout carries the command's
@@ -173,38 +183,6 @@ async function migrate(database: Database, log: Logger): Promise<MigrationReport
   if (database.migrationTarget.kind === "postgres") await migrateJobQueue(database.migrationTarget.url, log);
   reportApplied(report.applied.length, database.description, started);
   return report;
-}
-
-/** The summary line of a migration run of `target`, on stderr. */
-function reportApplied(count: number, target: string, started: number): void {
-  const ms = Math.round(performance.now() - started);
-  process.stderr.write(
-    count
-      ? `applied ${count} migration${count === 1 ? "" : "s"} to ${target} in ${ms} ms\n`
-      : `no pending migrations: ${target} is up to date\n`,
-  );
-}
-
-/**
- * Applies the ClickHouse analytics tables' pending migrations (src/analytics/clickhouse/migrations.ts)
- * at `url`, naming each on stderr as it is recorded, then the summary line as `migrate`'s.
- */
-async function migrateClickHouse(url: string): Promise<{ database: string; applied: string[] }> {
-  const { openClickHouse } = await import("./analytics/clickhouse/client.js");
-  const { applyClickHouseMigrations } = await import("./analytics/clickhouse/migrations.js");
-  const { redactUrl } = await import("./db/database.js");
-  const started = performance.now();
-  const description = `ClickHouse at ${redactUrl(url)}`;
-  const client = openClickHouse(url);
-  try {
-    const applied = await applyClickHouseMigrations(client, undefined, (name) =>
-      process.stderr.write(`applied ${name} to ClickHouse\n`),
-    );
-    reportApplied(applied.length, description, started);
-    return { database: description, applied };
-  } finally {
-    await client.close();
-  }
 }
 
 function integerList(value: string): number[] {
@@ -293,7 +271,12 @@ program
       // ClickHouse's tables too, when configured (its status is not reported by --status yet).
       const clickhouse =
         config.clickhouseUrl && !options.status
-          ? { clickhouse: await migrateClickHouse(config.clickhouseUrl) }
+          ? {
+              clickhouse: await (await import("./cli/clickhouse-commands.js")).migrateClickHouse(
+                config.clickhouseUrl,
+                reportApplied,
+              ),
+            }
           : {};
       process.stdout.write(
         `${JSON.stringify({ database: database.description, ...report, ...clickhouse })}\n`,
@@ -313,20 +296,12 @@ program
     if (!config.clickhouseUrl)
       throw new CliError("copy-to-clickhouse needs CLICKHOUSE_URL (where to copy to).");
     const log = logger(config, true);
-    const { openClickHouse } = await import("./analytics/clickhouse/client.js");
-    const { copyToClickHouse } = await import("./analytics/clickhouse/copy.js");
-    const clickhouse = await migrateClickHouse(config.clickhouseUrl);
+    const { copyHistoryToClickHouse } = await import("./cli/clickhouse-commands.js");
     const database = await open(config, log, true);
-    const client = openClickHouse(config.clickhouseUrl);
     try {
-      const copied = await copyToClickHouse(database.reader, client, {
-        onPage: (table, rows) => process.stderr.write(`${table}: ${rows} rows copied\n`),
-      });
-      process.stdout.write(
-        `${JSON.stringify({ database: database.description, clickhouse: clickhouse.database, copied })}\n`,
-      );
+      const report = await copyHistoryToClickHouse(database, config.clickhouseUrl, reportApplied);
+      process.stdout.write(`${JSON.stringify(report)}\n`);
     } finally {
-      await client.close();
       await database.close();
     }
   });
