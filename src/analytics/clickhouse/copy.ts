@@ -8,9 +8,11 @@
  * tables are left as they are; run it with capture stopped (or before capture writes to
  * ClickHouse), so that nothing captured meanwhile is missed.
  */
+
 import { v5 as uuidv5 } from "uuid";
 import type { SqlReader } from "../../db/sql-reader.js";
 import { Prisma } from "../../generated/prisma/client.js";
+import { clickHouseDateTime } from "../../lib/hogql/clickhouse/params.js";
 import type { ClickHouseClient } from "./client.js";
 
 /** Rows read and inserted per statement. */
@@ -27,9 +29,6 @@ export interface CopyReport {
   groups: number;
   staticCohortMembers: number;
 }
-
-/** ClickHouse's DateTime64 text of a PostgreSQL timestamp (UTC). */
-const dateTime64 = (date: Date) => date.toISOString().replace("T", " ").replace("Z", "");
 
 /** PostgreSQL's text of a timestamptz column as ClickHouse's DateTime64(6) reads it: UTC, to the microsecond. */
 const microseconds = (column: Prisma.Sql) =>
@@ -102,7 +101,7 @@ const PERSONS: TableCopy<
   keyOf: (row) => [row.project_id, row.id],
   toClickHouse: (row, now) => ({
     id: row.uuid,
-    created_at: dateTime64(row.created_at),
+    created_at: clickHouseDateTime(row.created_at),
     team_id: row.project_id,
     properties: JSON.stringify(row.properties),
     is_identified: row.is_identified ? 1 : 0,
@@ -154,7 +153,7 @@ const GROUPS: TableCopy<
   toClickHouse: (row, now) => ({
     group_type_index: row.group_type_index,
     group_key: row.group_key,
-    created_at: dateTime64(row.created_at),
+    created_at: clickHouseDateTime(row.created_at),
     team_id: row.project_id,
     group_properties: JSON.stringify(row.group_properties),
     version: row.version,
@@ -223,7 +222,7 @@ export async function copyToClickHouse(
   options: { pageRows?: number; now?: Date; onPage?: (table: string, rows: number) => void } = {},
 ): Promise<CopyReport> {
   const pageRows = options.pageRows ?? COPY_PAGE_ROWS;
-  const now = dateTime64(options.now ?? new Date());
+  const now = clickHouseDateTime(options.now ?? new Date());
   const onPage = options.onPage ?? (() => {});
   const persons = await copyTable(reader, client, PERSONS, pageRows, now, onPage);
   const distinctIds = await copyTable(reader, client, DISTINCT_IDS, pageRows, now, onPage);

@@ -11,6 +11,7 @@
  * (`fsync_after_insert`): a power loss, unlike a process crash, can lose the last seconds on one
  * server, as PostHog's own ClickHouse can.
  */
+import { clickHouseDateTime } from "../../lib/hogql/clickhouse/params.js";
 import type { ClickHouseClient } from "./client.js";
 
 /** An event as capture stores it. */
@@ -40,9 +41,6 @@ const CAPTURE_INSERT_SETTINGS = {
   date_time_input_format: "best_effort",
 } as const;
 
-/** ClickHouse's DateTime64(6) text of `date` (UTC). */
-const dateTime64 = (date: Date) => date.toISOString().replace("T", " ").replace("Z", "");
-
 /**
  * Stores `events` of project `projectId` in ClickHouse, resolving once they are written.
  * @throws the client's ClickHouseError (or a connection error): nothing acknowledged, the caller
@@ -55,7 +53,7 @@ export async function insertEvents(
   now: Date,
 ): Promise<void> {
   if (events.length === 0) return;
-  const written = dateTime64(now);
+  const written = clickHouseDateTime(now);
   await client.insert({
     table: "events",
     format: "JSONEachRow",
@@ -64,7 +62,7 @@ export async function insertEvents(
       uuid: event.uuid,
       event: event.event,
       properties: JSON.stringify(event.properties),
-      timestamp: dateTime64(event.timestamp),
+      timestamp: clickHouseDateTime(event.timestamp),
       team_id: projectId,
       distinct_id: event.distinctId,
       elements_chain: "",

@@ -13,8 +13,10 @@
  * the ClickHouse write and the commit leaves ClickHouse a version PostgreSQL does not have, which
  * the resend writes again (the same version: ReplacingMergeTree keeps the last inserted).
  */
+
 import type { WrittenGroup } from "../../ingestion/group-store.js";
 import type { MovedDistinctId, PersonWritePlan, WorkingPerson } from "../../ingestion/person-store.js";
+import { clickHouseDateTime } from "../../lib/hogql/clickhouse/params.js";
 import type { ClickHouseClient } from "./client.js";
 
 /** A `person` row. */
@@ -53,9 +55,6 @@ interface GroupRow {
 /** The version PostHog gives a deleted person's row: above any its live rows had. */
 const DELETED_VERSION_STEP = 100n;
 
-/** ClickHouse's DateTime64 text of `date` (UTC). */
-const dateTime64 = (date: Date) => date.toISOString().replace("T", " ").replace("Z", "");
-
 /** What a capture request mirrors into ClickHouse. */
 export interface MirrorRows {
   persons: PersonRow[];
@@ -68,11 +67,11 @@ export function groupRows(projectId: number, groups: readonly WrittenGroup[], no
   return groups.map((group) => ({
     group_type_index: group.groupTypeIndex,
     group_key: group.groupKey,
-    created_at: dateTime64(group.createdAt),
+    created_at: clickHouseDateTime(group.createdAt),
     team_id: projectId,
     group_properties: JSON.stringify(group.properties),
     version: group.version.toString(),
-    _timestamp: dateTime64(now),
+    _timestamp: clickHouseDateTime(now),
   }));
 }
 
@@ -83,10 +82,10 @@ export function personRows(
   moved: readonly MovedDistinctId[],
   now: Date,
 ): Pick<MirrorRows, "persons" | "distinctIds"> {
-  const written = dateTime64(now);
+  const written = clickHouseDateTime(now);
   const person = (p: WorkingPerson, deleted: boolean): PersonRow => ({
     id: p.uuid,
-    created_at: dateTime64(p.createdAt),
+    created_at: clickHouseDateTime(p.createdAt),
     team_id: projectId,
     properties: JSON.stringify(p.state.properties),
     is_identified: p.isIdentified ? 1 : 0,

@@ -54,7 +54,7 @@
  */
 import { ValidationError } from "../../core/errors.js";
 import { Prisma } from "../../generated/prisma/client.js";
-import { param } from "../hogql/clickhouse/params.js";
+import { clickHouseDateTime, param } from "../hogql/clickhouse/params.js";
 import {
   BEHAVIORAL_EVENT_ALIAS,
   type BehavioralSpec,
@@ -90,7 +90,7 @@ function micros(ms: number): Prisma.Sql {
 /** An instant as a `DateTime64(6, 'UTC')` parameter, clamped to the type's range. */
 function instant(date: Date): Prisma.Sql {
   const clamped = new Date(Math.min(Math.max(date.getTime(), FIRST_INSTANT), LAST_INSTANT));
-  return param(clamped.toISOString().replace("T", " ").replace("Z", ""), DATETIME);
+  return param(clickHouseDateTime(clamped), DATETIME);
 }
 
 const COMPARISONS: Record<string, Prisma.Sql> = {

@@ -3,9 +3,11 @@
  * same organization (present in every test, so that any leak across projects shows), and a helper
  * that runs a HogQLQuery through the REST door (`POST /api/projects/:id/query/`).
  */
+
 import { randomUUID } from "node:crypto";
 import type { ClickHouseClient } from "../../../src/analytics/clickhouse/client.js";
 import { Prisma, type PrismaClient } from "../../../src/generated/prisma/client.js";
+import { clickHouseDateTime } from "../../../src/lib/hogql/clickhouse/params.js";
 import { insertPerson } from "../../support/people.js";
 import type { TestResponse, TestServer } from "../../support/server.js";
 
@@ -153,9 +155,7 @@ export interface StoreEvent extends EventFixture {
 }
 
 /** ClickHouse's DateTime64 text of an ISO 8601 instant (UTC, as its JSONEachRow input reads it). */
-function clickHouseTime(iso: string): string {
-  return new Date(iso).toISOString().replace("T", " ").replace("Z", "");
-}
+const clickHouseTime = (iso: string): string => clickHouseDateTime(new Date(iso));
 
 /**
  * Inserts persons into ClickHouse's `person` and `person_distinct_id2` for `projectId` (version 1,

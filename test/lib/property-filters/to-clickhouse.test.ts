@@ -8,10 +8,11 @@
  * Another project's rows (a person, static cohort members, events and distinct ids under the same
  * names and ids) must never count.
  */
+
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../../src/generated/prisma/client.js";
-import { param, renderClickHouse } from "../../../src/lib/hogql/clickhouse/params.js";
+import { clickHouseDateTime, param, renderClickHouse } from "../../../src/lib/hogql/clickhouse/params.js";
 import { storedCriteria } from "../../../src/lib/property-filters/cohort-definitions.js";
 import {
   cohortCriteriaSchema,
@@ -42,9 +43,6 @@ import {
 const PROJECT = 7;
 const OTHER_PROJECT = 8;
 const WRITTEN = "2026-11-23 11:00:00.000000";
-
-/** A JS instant as ClickHouse's DateTime64 text (UTC). */
-const dateTime64 = (date: Date) => date.toISOString().replace("T", " ").replace("Z", "");
 
 describe.skipIf(!chdbInstalled)("property filters to ClickHouse on chdb", () => {
   let clickhouse: TestClickHouse;
@@ -127,11 +125,11 @@ describe.skipIf(!chdbInstalled)("property filters to ClickHouse on chdb", () => 
       uuid: e.uuid,
       event: e.event,
       properties: JSON.stringify(e.properties),
-      timestamp: dateTime64(e.timestamp),
+      timestamp: clickHouseDateTime(e.timestamp),
       team_id: team,
       distinct_id: e.distinctId,
       elements_chain: "",
-      created_at: dateTime64(e.timestamp),
+      created_at: clickHouseDateTime(e.timestamp),
       person_id: null,
       _timestamp: WRITTEN,
     });

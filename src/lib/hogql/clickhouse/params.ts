@@ -8,6 +8,14 @@
  */
 import { Prisma } from "../../../generated/prisma/client.js";
 
+/**
+ * An instant as ClickHouse's DateTime64 text, UTC (`2026-11-29 10:11:12.345`): what its parameters
+ * and JSONEachRow inserts read for a `DateTime64(…, 'UTC')`, whatever `date_time_input_format`.
+ */
+export function clickHouseDateTime(date: Date): string {
+  return date.toISOString().replace("T", " ").replace("Z", "");
+}
+
 /** One bound value and its ClickHouse type (`String`, `Int64`, `DateTime64(6, 'UTC')`, ...). */
 export class ClickHouseParam {
   constructor(
